@@ -1,0 +1,60 @@
+/**
+ * Every error this library throws carries a stable string `code`; callers and tests branch on
+ * `code`, never on `message`. Local failures and failures reported by a peer on the wire are
+ * separate classes (see style.md, habit 3), and both keep their cause.
+ */
+export class GrokSeatError extends Error {
+  readonly code: string;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.details = Object.freeze({ ...(options.details ?? {}) });
+  }
+
+  /** A plain object for `--json` output and logs. */
+  toJSON(): { code: string; message: string; details: Record<string, unknown> } {
+    return { code: this.code, message: this.message, details: { ...this.details } };
+  }
+}
+
+/** Bad arguments from our own caller (a pid <= 0, a path longer than sun_path, an unknown flag). */
+export class UsageError extends GrokSeatError {}
+
+/** Which peer reported a wire error. */
+export type WirePeer = "herdr" | "leader" | "acp" | "mcp";
+
+/**
+ * An error a peer sent us on the wire: a Herdr `{code,message}` body, a leader `error` frame or
+ * control `Err`, a JSON-RPC error object. `code` is the peer's own code as a string
+ * (e.g. "pane_not_found", "internal_error", "-32602"); `peer` says who sent it.
+ */
+export class WireError extends GrokSeatError {
+  readonly peer: WirePeer;
+  readonly data: unknown;
+
+  constructor(
+    peer: WirePeer,
+    code: string,
+    message: string,
+    options: { data?: unknown; details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(code, message, options);
+    this.peer = peer;
+    this.data = options.data;
+  }
+}
+
+/** Narrow an unknown thrown value to a GrokSeatError with one of the given codes. */
+export function isErrorCode<C extends string>(
+  err: unknown,
+  ...codes: readonly C[]
+): err is GrokSeatError & { code: C } {
+  return err instanceof GrokSeatError && (codes.length === 0 || codes.includes(err.code as C));
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// Test runner: runs every test/**/*.test.ts file in its own uvu process (node --import tsx, ESM,
+// top-level await allowed; see ../shared/docs/acp-mcp-toolchain.md §5), a few at a time, and
+// ends with the one line CI reads: "N passed, N failed". It exits non-zero on any failed
+// assertion, on a file that crashes, hangs or exits without uvu's totals, and when no test ran.
+//
+// Usage: node scripts/test.mjs [filter ...] [--jobs N] [--timeout SECONDS]
+//   filter: a substring of the test file path (e.g. "test/kernel" or "frame-codec").
+import { spawn } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const uvuBin = join(root, "node_modules", "uvu", "bin.js");
+
+function parseArgs(argv) {
+  const filters = [];
+  let jobs = Number(process.env.TEST_JOBS) || Math.min(2, availableParallelism());
+  let timeoutS = Number(process.env.TEST_FILE_TIMEOUT) || 900;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--jobs") jobs = Number(argv[++i]);
+    else if (a === "--timeout") timeoutS = Number(argv[++i]);
+    else filters.push(a.replace(/\\/g, "/"));
+  }
+  if (!Number.isInteger(jobs) || jobs < 1) throw new Error("--jobs must be a positive integer");
+  if (!(timeoutS > 0)) throw new Error("--timeout must be a positive number of seconds");
+  return { filters, jobs, timeoutS };
+}
+
+function discover(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    if (name === "node_modules" || name.startsWith(".")) continue;
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...discover(p));
+    else if (name.endsWith(".test.ts")) out.push(p);
+  }
+  return out.sort();
+}
+
+function escapeRegExp(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function runFile(file, timeoutS) {
+  return new Promise((done) => {
+    const started = Date.now();
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", uvuBin, dirname(file), `^${escapeRegExp(basename(file))}$`, "--no-color"],
+      { cwd: root, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const chunks = [];
+    child.stdout.on("data", (c) => chunks.push(c));
+    child.stderr.on("data", (c) => chunks.push(c));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutS * 1000);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const output = Buffer.concat(chunks).toString("utf8");
+      const last = (re) => {
+        const all = [...output.matchAll(re)];
+        return all.length ? Number(all[all.length - 1][1]) : null;
+      };
+      const total = last(/^\s*Total:\s+(\d+)/gm);
+      const passed = last(/^\s*Passed:\s+(\d+)/gm);
+      const skipped = last(/^\s*Skipped:\s+(\d+)/gm) ?? 0;
+      let problem = null;
+      if (timedOut) problem = `timed out after ${timeoutS}s`;
+      else if (total === null || passed === null)
+        problem = `uvu exited (code ${code}, signal ${signal}) without printing totals`;
+      else if (code !== 0 && total === passed)
+        problem = `uvu exited with code ${code} although every test passed`;
+      done({
+        file,
+        output,
+        total: total ?? 0,
+        passed: passed ?? 0,
+        skipped,
+        problem,
+        ms: Date.now() - started,
+      });
+    });
+  });
+}
+
+async function main() {
+  const { filters, jobs, timeoutS } = parseArgs(process.argv.slice(2));
+  const all = discover(join(root, "test")).map((f) => relative(root, f));
+  const files = filters.length ? all.filter((f) => filters.some((x) => f.includes(x))) : all;
+  const results = [];
+  let next = 0;
+  async function worker() {
+    while (next < files.length) {
+      const file = files[next++];
+      const r = await runFile(file, timeoutS);
+      results.push(r);
+      process.stdout.write(`\n── ${r.file} (${(r.ms / 1000).toFixed(1)} s)\n${r.output.trimEnd()}\n`);
+      if (r.problem) process.stdout.write(`!! ${r.file}: ${r.problem}\n`);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for (const r of results) {
+    passed += r.passed;
+    skipped += r.skipped;
+    failed += r.total - r.passed + (r.problem && r.total === r.passed ? 1 : 0);
+  }
+  const broken = results.filter((r) => r.problem || r.total !== r.passed).map((r) => r.file);
+  if (broken.length) process.stdout.write(`\nfailing files:\n  ${broken.join("\n  ")}\n`);
+  if (passed + failed === 0) process.stdout.write("\ntest: no test ran\n");
+  process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`);
+  process.exitCode = failed > 0 || passed + failed === 0 ? 1 : 0;
+}
+
+main().catch((err) => {
+  process.stdout.write(`test: runner error: ${err?.stack ?? err}\n0 passed, 1 failed\n`);
+  process.exitCode = 2;
+});
