@@ -19,7 +19,8 @@ const steps = [
   ["biome", "npx", ["biome", "ci", "."]],
 ];
 const native = nativeSources("native");
-if (native.length) steps.push(["clang-format", "npx", ["clang-format", "--dry-run", "--Werror", ...native]]);
+if (native.length)
+  steps.push(["clang-format", "npx", ["clang-format", "--dry-run", "--Werror", ...native]]);
 
 let failed = 0;
 for (const [name, cmd, args] of steps) {

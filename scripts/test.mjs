@@ -101,7 +101,9 @@ async function main() {
       const file = files[next++];
       const r = await runFile(file, timeoutS);
       results.push(r);
-      process.stdout.write(`\n── ${r.file} (${(r.ms / 1000).toFixed(1)} s)\n${r.output.trimEnd()}\n`);
+      process.stdout.write(
+        `\n── ${r.file} (${(r.ms / 1000).toFixed(1)} s)\n${r.output.trimEnd()}\n`,
+      );
       if (r.problem) process.stdout.write(`!! ${r.file}: ${r.problem}\n`);
     }
   }
@@ -118,7 +120,9 @@ async function main() {
   const broken = results.filter((r) => r.problem || r.total !== r.passed).map((r) => r.file);
   if (broken.length) process.stdout.write(`\nfailing files:\n  ${broken.join("\n  ")}\n`);
   if (passed + failed === 0) process.stdout.write("\ntest: no test ran\n");
-  process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`);
+  process.stdout.write(
+    `\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`,
+  );
   process.exitCode = failed > 0 || passed + failed === 0 ? 1 : 0;
 }
 
