@@ -1,0 +1,37 @@
+{
+  # The kernel-proofs addon: one N-API glue file, shared POSIX code, and one backend per OS,
+  # chosen here by OS (no #ifdef chains in the sources; kernel-proofs.md §5, style.md habit 1).
+  "targets": [
+    {
+      "target_name": "grok_seat_proofs",
+      "sources": ["native/addon.cc", "native/posix/files.cc"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions"],
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra"],
+      "conditions": [
+        ["OS=='linux'", {
+          "sources": [
+            "native/linux/info.cc",
+            "native/linux/pidfd.cc",
+            "native/linux/procfs.cc"
+          ]
+        }],
+        ["OS=='mac'", {
+          "sources": [],
+          # audit_token_to_pid/_euid/_pidversion live in libbsm (kernel-proofs.md §1.3, §4).
+          "libraries": ["-lbsm"],
+          "xcode_settings": {
+            "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+            "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+            "CLANG_CXX_LIBRARY": "libc++",
+            # LOCAL_PEERTOKEN and p_idversion need macOS 11 (kernel-proofs.md §1.1, §1.3).
+            "MACOSX_DEPLOYMENT_TARGET": "11.0",
+            "OTHER_CPLUSPLUSFLAGS": ["-Wall", "-Wextra"]
+          }
+        }]
+      ]
+    }
+  ]
+}

@@ -1,0 +1,156 @@
+/**
+ * The one lazy loader of the native addon (style.md habit 9). Importing the package never loads
+ * the `.node` file: the first kernel call does. A failed load names every path that was tried;
+ * an OS without a backend gets a clear UNSUPPORTED error. Native errors are turned into
+ * KernelError / UsageError here, in one place.
+ */
+import { createRequire } from "node:module";
+import { arch, platform } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as v from "valibot";
+import { GrokSeatError, UsageError } from "../errors.js";
+import { KernelError } from "./kernel-error.js";
+import { isNativeAddon, missingExports, type NativeAddon, RawNativeError } from "./native.js";
+
+/**
+ * The package root: `lib/kernel/addon.ts` under tsx and `dist/kernel/addon.js` after `tsc` are
+ * both two levels below it, so one relative URL is right for both.
+ */
+export const packageRoot: string = fileURLToPath(new URL("../..", import.meta.url));
+
+let loaded: NativeAddon | undefined;
+
+/** Where node-gyp-build looks, in its order (node-gyp-build.js `load.path`). */
+export function candidateDirs(root: string = packageRoot): string[] {
+  const tuple = `${platform()}-${arch()}`;
+  return [
+    join(root, "build", "Release"),
+    join(root, "build", "Debug"),
+    join(root, "prebuilds", tuple),
+    join(dirname(process.execPath), "prebuilds", tuple),
+  ];
+}
+
+type Resolver = (dir: string) => string;
+
+function nodeGypBuildResolver(): Resolver {
+  const require = createRequire(import.meta.url);
+  const mod: unknown = require("node-gyp-build");
+  const resolve: unknown = typeof mod === "function" ? Reflect.get(mod, "path") : undefined;
+  if (typeof resolve !== "function") {
+    throw new GrokSeatError("ADDON_LOAD_FAILED", "node-gyp-build has no path() function");
+  }
+  return (dir) => {
+    const found: unknown = Reflect.apply(resolve, mod, [dir]);
+    if (typeof found !== "string") throw new Error("node-gyp-build.path returned no path");
+    return found;
+  };
+}
+
+/** Load (once) and return the addon. Throws UNSUPPORTED off Linux/macOS, ADDON_LOAD_FAILED else. */
+export function addon(): NativeAddon {
+  if (loaded !== undefined) return loaded;
+  const os = process.platform;
+  if (os !== "linux" && os !== "darwin") {
+    throw new KernelError("UNSUPPORTED", {
+      pid: null,
+      syscall: "load addon",
+      errno: 0,
+      message: `UNSUPPORTED: grok-seat's kernel proofs exist for linux and darwin, not ${os}`,
+    });
+  }
+  const tried = candidateDirs();
+  let file: string;
+  try {
+    file = nodeGypBuildResolver()(packageRoot);
+  } catch (cause) {
+    throw new GrokSeatError(
+      "ADDON_LOAD_FAILED",
+      `no grok_seat_proofs.node found; tried ${tried.join(", ")} (run npm run build:native)`,
+      { details: { tried }, cause },
+    );
+  }
+  let mod: unknown;
+  try {
+    mod = createRequire(import.meta.url)(file);
+  } catch (cause) {
+    throw new GrokSeatError(
+      "ADDON_LOAD_FAILED",
+      `loading ${file} failed; tried ${tried.join(", ")}`,
+      {
+        details: { tried, file },
+        cause,
+      },
+    );
+  }
+  if (!isNativeAddon(mod)) {
+    throw new GrokSeatError(
+      "ADDON_LOAD_FAILED",
+      `${file} lacks ${missingExports(mod).join(", ")}: stale build? (npm run build:native)`,
+      { details: { tried, file } },
+    );
+  }
+  loaded = mod;
+  return mod;
+}
+
+/** True once the addon was loaded (for tests of the lazy-load rule). */
+export function addonLoaded(): boolean {
+  return loaded !== undefined;
+}
+
+/** Turn whatever the addon threw into KernelError (kernel failures) or UsageError (our caller's). */
+export function typedError(err: unknown): Error {
+  const parsed = v.safeParse(RawNativeError, err);
+  if (!parsed.success) {
+    return new KernelError("SYSCALL_FAILED", {
+      pid: null,
+      syscall: "native call",
+      errno: 0,
+      message: `SYSCALL_FAILED: unexpected native error: ${String(err)}`,
+    });
+  }
+  const e = parsed.output;
+  if (e.code === "INVALID_ARGUMENT") {
+    return new UsageError("INVALID_ARGUMENT", e.message, {
+      details: { syscall: e.syscall, errno: e.errno },
+      cause: err,
+    });
+  }
+  return new KernelError(e.code, {
+    pid: e.pid,
+    syscall: e.syscall,
+    errno: e.errno,
+    message: e.message,
+  });
+}
+
+/** Run one native call with typed errors. */
+export function callNative<T>(fn: (native: NativeAddon) => T): T {
+  const native = addon();
+  try {
+    return fn(native);
+  } catch (err) {
+    throw typedError(err);
+  }
+}
+
+/** Parse a native result; a mismatch means a stale or broken build, never bad input. */
+export function parseNative<const S extends v.GenericSchema>(
+  schema: S,
+  value: unknown,
+  what: string,
+): v.InferOutput<S> {
+  const parsed = v.safeParse(schema, value);
+  if (parsed.success) return parsed.output;
+  const issue = parsed.issues[0];
+  const where =
+    issue === undefined ? "" : ` at ${v.getDotPath(issue) ?? "<root>"}: ${issue.message}`;
+  throw new KernelError("SYSCALL_FAILED", {
+    pid: null,
+    syscall: what,
+    errno: 0,
+    message: `SYSCALL_FAILED: ${what} returned an unexpected shape${where}`,
+  });
+}

@@ -1,0 +1,26 @@
+/**
+ * flock(2) on a file descriptor: the simulator's leader lock and the delivery admission lock.
+ * The kernel drops the lock when the last fd to the open file is closed, including on death.
+ */
+import { UsageError } from "../errors.js";
+import { callNative } from "./addon.js";
+
+export type FlockMode = "exclusive" | "shared" | "unlock";
+
+const ops = { exclusive: "ex", shared: "sh", unlock: "un" } as const;
+
+/**
+ * Take, share or drop a lock. Returns false only when `nonBlocking` and another open file holds
+ * a conflicting lock; every other failure throws (INVALID_ARGUMENT for a bad or closed fd).
+ * A blocking call blocks the event loop: prefer `nonBlocking` and retry.
+ */
+export function flock(
+  fd: number,
+  mode: FlockMode,
+  options: { nonBlocking?: boolean } = {},
+): boolean {
+  const op = ops[mode];
+  if (op === undefined)
+    throw new UsageError("INVALID_ARGUMENT", `unknown flock mode ${String(mode)}`);
+  return callNative((n) => n.flock(fd, op, options.nonBlocking ?? false));
+}

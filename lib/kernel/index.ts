@@ -1,0 +1,17 @@
+/** lib/kernel: the only layer that touches the native addon. Exports by name. */
+export { addonLoaded } from "./addon.js";
+export { type FlockMode, flock } from "./flock.js";
+export { type KernelInfoDetails, kernelInfo } from "./info.js";
+export { KernelError } from "./kernel-error.js";
+export { processFacts } from "./process.js";
+export type {
+  FileType,
+  KernelFailureCode,
+  KernelInfo,
+  PeerCredentials,
+  ProcessFacts,
+  ProcessHandle,
+  ProcessIdentity,
+  SocketDirFacts,
+  SocketFacts,
+} from "./types.js";

@@ -1,0 +1,129 @@
+/**
+ * The raw native surface of `grok_seat_proofs.node`, typed in one place (the fsevents / node-pty
+ * habit: one typed surface, backend picked once at load). Results are `unknown` on purpose: the
+ * addon is outside bytes too, so every result goes through the valibot schemas below before the
+ * rest of lib/kernel sees it (style.md habit 6).
+ */
+import * as v from "valibot";
+
+/** A native process handle (native/addon.cc `ProcessHandle`). */
+export interface NativeProcessHandle {
+  readonly pid: number;
+  readonly identityKind: string;
+  readonly identity: string;
+  /** pidfd_send_signal / proc_signal_with_audittoken; throws a native error when gone. */
+  signal(signal: number): void;
+  isAlive(): boolean;
+  /** Calls `onExit` once when the process exits; returns true if it had already exited. */
+  watchExit(onExit: () => void): boolean;
+  close(): void;
+}
+
+export interface NativeAddon {
+  /** flock(2) on fd; false = would block (only with nonBlocking). */
+  flock(fd: number, op: "ex" | "sh" | "un", nonBlocking: boolean): boolean;
+  processFacts(pid: number): unknown;
+  socketFacts(path: string, dir: string): unknown;
+  peerCredentials(fd: number): unknown;
+  peerSocketFile(fd: number): unknown;
+  kernelInfo(): unknown;
+  openProcessHandle(pid: number, expectedIdentity: string | null): NativeProcessHandle;
+}
+
+const identityKind = v.picklist(["linux-pidfs", "linux-boot-ticks", "darwin-uniqueid"]);
+const nonNegativeInt = v.pipe(v.number(), v.integer(), v.minValue(0));
+const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+const decimal = v.pipe(v.string(), v.regex(/^\d+$/));
+const fileType = v.picklist(["socket", "file", "directory", "symlink", "fifo", "char", "block"]);
+
+export const RawProcessFacts = v.object({
+  pid: positiveInt,
+  ppid: nonNegativeInt,
+  uid: nonNegativeInt,
+  euid: nonNegativeInt,
+  executable: v.nullable(v.string()),
+  executableDeleted: v.boolean(),
+  cwd: v.nullable(v.string()),
+  tty: v.nullable(v.string()),
+  startTimeUs: nonNegativeInt,
+  startTimePrecisionUs: positiveInt,
+  identityKind,
+  identity: v.pipe(v.string(), v.minLength(1)),
+});
+
+const RawPathFacts = v.object({
+  type: v.union([fileType, v.literal("other")]),
+  inode: decimal,
+  device: decimal,
+  uid: nonNegativeInt,
+  mode: v.pipe(nonNegativeInt, v.maxValue(0o7777)),
+});
+
+export const RawSocketFacts = v.object({
+  file: RawPathFacts,
+  dir: RawPathFacts,
+  listeners: v.array(positiveInt),
+  listenersTruncated: v.boolean(),
+});
+
+export const RawPeerCredentials = v.object({
+  pid: nonNegativeInt,
+  uid: nonNegativeInt,
+  gid: nonNegativeInt,
+  method: v.picklist(["SO_PEERPIDFD", "SO_PEERCRED", "LOCAL_PEERTOKEN"]),
+  identityKind: v.nullable(identityKind),
+  identity: v.nullable(v.string()),
+});
+
+export const RawPeerSocketFile = v.object({
+  ownSocketInode: decimal,
+  peerSocketInode: decimal,
+  device: decimal,
+  inode32: nonNegativeInt,
+});
+
+export const RawKernelInfo = v.object({
+  platform: v.picklist(["linux", "darwin"]),
+  release: v.string(),
+  bootId: v.pipe(v.string(), v.minLength(1)),
+  pidfsIdentity: v.boolean(),
+  peerPidfd: v.boolean(),
+  sunPathMax: positiveInt,
+});
+
+/** The error object addon.cc throws: `{ code, pid, syscall, errno }` on an Error. */
+export const RawNativeError = v.object({
+  code: v.picklist([
+    "NO_SUCH_PROCESS",
+    "ACCESS_DENIED",
+    "ZOMBIE",
+    "UNSUPPORTED",
+    "SYSCALL_FAILED",
+    "INVALID_ARGUMENT",
+  ]),
+  pid: v.nullable(positiveInt),
+  syscall: v.string(),
+  errno: nonNegativeInt,
+  message: v.string(),
+});
+
+const methodNames = [
+  "flock",
+  "processFacts",
+  "socketFacts",
+  "peerCredentials",
+  "peerSocketFile",
+  "kernelInfo",
+  "openProcessHandle",
+] as const;
+
+/** The names a loaded module must export as functions to count as this addon. */
+export function missingExports(mod: unknown): string[] {
+  if (typeof mod !== "object" || mod === null) return [...methodNames];
+  return methodNames.filter((name) => typeof Reflect.get(mod, name) !== "function");
+}
+
+/** Narrow a loaded module to the addon surface after `missingExports` returned nothing. */
+export function isNativeAddon(mod: unknown): mod is NativeAddon {
+  return missingExports(mod).length === 0;
+}

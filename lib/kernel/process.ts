@@ -1,0 +1,34 @@
+/**
+ * Per-pid facts read from the kernel in one native call (kernel-proofs.md §1.1, §2.1): parent,
+ * uids, executable, cwd, controlling tty, start time with its honest precision, and an identity
+ * stronger than (pid, start time).
+ */
+import { callNative, parseNative } from "./addon.js";
+import { RawProcessFacts } from "./native.js";
+import type { ProcessFacts } from "./types.js";
+
+/**
+ * Facts of one process. Throws KernelError: NO_SUCH_PROCESS (really gone), ZOMBIE (exited, not
+ * reaped), ACCESS_DENIED (exists but unreadable to us: never reported as gone); UsageError
+ * INVALID_ARGUMENT for a pid that is not an integer in 1..2^31-1.
+ */
+export function processFacts(pid: number): ProcessFacts {
+  const raw = parseNative(
+    RawProcessFacts,
+    callNative((n) => n.processFacts(pid)),
+    "processFacts",
+  );
+  return {
+    pid: raw.pid,
+    ppid: raw.ppid,
+    uid: raw.uid,
+    euid: raw.euid,
+    executable: raw.executable,
+    executableDeleted: raw.executableDeleted,
+    cwd: raw.cwd,
+    tty: raw.tty,
+    startTimeUs: raw.startTimeUs,
+    startTimePrecisionUs: raw.startTimePrecisionUs,
+    identity: { kind: raw.identityKind, value: raw.identity },
+  };
+}

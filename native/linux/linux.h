@@ -1,0 +1,76 @@
+// Helpers shared by the Linux backend files (not part of the cross-OS surface in proofs.h).
+// Constants missing from Debian 12's 6.1 uapi headers are defined here, once, from the kernel's
+// include/uapi (kernel-proofs.md §2.2, §2.3).
+#pragma once
+
+#include <linux/ioctl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../proofs.h"
+
+#ifndef PID_FS_MAGIC
+#define PID_FS_MAGIC 0x50494446  // include/uapi/linux/magic.h, kernel >= 6.9
+#endif
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77  // include/uapi/asm-generic/socket.h, kernel >= 6.5
+#endif
+
+namespace proofs::linux_backend {
+
+// struct pidfd_info, VER0 (64 bytes): include/uapi/linux/pidfd.h, kernel >= 6.13. The ioctl is
+// extensible: the size is encoded in the request number, so the 64-byte form works everywhere.
+struct PidfdInfo {
+  uint64_t mask;
+  uint64_t cgroupid;
+  uint32_t pid;
+  uint32_t tgid;
+  uint32_t ppid;
+  uint32_t ruid;
+  uint32_t rgid;
+  uint32_t euid;
+  uint32_t egid;
+  uint32_t suid;
+  uint32_t sgid;
+  uint32_t fsuid;
+  uint32_t fsgid;
+  int32_t exit_code;
+};
+static_assert(sizeof(PidfdInfo) == 64, "PIDFD_INFO_SIZE_VER0");
+constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+constexpr uint64_t kPidfdInfoPid = 1;
+constexpr uint64_t kPidfdInfoCreds = 2;
+constexpr uint64_t kPidfdInfoExit = 8;
+
+// Classification in one place (kernel-proofs.md §5, psutil's rule): errno first, then "is the pid
+// gone", then "is it a zombie". proc_dir is an open /proc/<pid> dirfd or -1.
+Error classify(int err, const char* syscall, int32_t pid, int proc_dir);
+Error unsupported(const char* syscall, int err);
+
+// The per-boot id (/proc/sys/kernel/random/boot_id), read once.
+const char* boot_id();
+// Opens a pidfd and, when it lives on pidfs, returns its inode in *inode (0 otherwise).
+// Returns -1 with errno set when pidfd_open fails.
+int open_pidfd(int32_t pid, uint64_t* inode);
+// The pidfs inode of an fd, or 0 when the fd is not on pidfs (kernel < 6.9).
+uint64_t pidfs_inode(int pidfd);
+// PIDFD_GET_INFO; returns false (errno set) when the kernel lacks it or the call failed.
+bool pidfd_info(int pidfd, PidfdInfo* info);
+// Formats an identity value into out (capacity kIdentityCapacity).
+void format_pidfs_identity(uint64_t inode, char* out);
+void format_ticks_identity(int32_t pid, uint64_t ticks, char* out);
+
+// Fields of /proc/<pid>/stat, parsed after the last ')' (comm may contain anything).
+struct StatFields {
+  char state;
+  int32_t ppid;
+  uint32_t tty_nr;
+  uint64_t starttime;
+};
+// Reads stat through an open /proc/<pid> dirfd; returns errno (0 on success).
+int read_stat(int proc_dir, StatFields* out);
+// Opens /proc/<pid> as a directory (O_PATH is not enough: we openat() through it).
+int open_proc_dir(int32_t pid);
+
+}  // namespace proofs::linux_backend
