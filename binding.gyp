@@ -13,9 +13,13 @@
       "conditions": [
         ["OS=='linux'", {
           "sources": [
+            "native/linux/handle.cc",
             "native/linux/info.cc",
+            "native/linux/peer.cc",
             "native/linux/pidfd.cc",
-            "native/linux/procfs.cc"
+            "native/linux/procfs.cc",
+            "native/linux/sockdiag.cc",
+            "native/linux/socket.cc"
           ]
         }],
         ["OS=='mac'", {

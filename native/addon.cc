@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "proofs.h"
 
@@ -141,6 +142,289 @@ Napi::Value ProcessFacts(const Napi::CallbackInfo& info) {
   return o;
 }
 
+// A path argument: a non-empty string without NUL bytes, at most max_bytes long in UTF-8.
+std::string path_arg(const Napi::CallbackInfo& info, size_t i, size_t max_bytes, const char* what) {
+  Napi::Env env = info.Env();
+  if (info.Length() <= i || !info[i].IsString()) throw_usage(env, what, "path must be a string");
+  std::string s = info[i].As<Napi::String>().Utf8Value();
+  if (s.empty()) throw_usage(env, what, "path must not be empty");
+  if (s.find('\0') != std::string::npos) throw_usage(env, what, "path must not contain NUL");
+  if (s.size() > max_bytes) throw_usage(env, what, "path is longer than sun_path allows");
+  return s;
+}
+
+const char* file_type(proofs::FileType t) {
+  switch (t) {
+    case proofs::FileType::kSocket:
+      return "socket";
+    case proofs::FileType::kFile:
+      return "file";
+    case proofs::FileType::kDirectory:
+      return "directory";
+    case proofs::FileType::kSymlink:
+      return "symlink";
+    case proofs::FileType::kFifo:
+      return "fifo";
+    case proofs::FileType::kChar:
+      return "char";
+    case proofs::FileType::kBlock:
+      return "block";
+    case proofs::FileType::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+// 64-bit kernel numbers travel as decimal strings, never as doubles (lib/kernel/types.ts).
+Napi::String decimal(Napi::Env env, uint64_t v) {
+  return Napi::String::New(env, std::to_string(v));
+}
+
+Napi::Object path_facts(Napi::Env env, const proofs::PathFacts& p) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("type", Napi::String::New(env, file_type(p.type)));
+  o.Set("inode", decimal(env, p.inode));
+  o.Set("device", decimal(env, p.device));
+  o.Set("uid", Napi::Number::New(env, p.uid));
+  o.Set("mode", Napi::Number::New(env, p.mode));
+  return o;
+}
+
+Napi::Value SocketFacts(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string path = path_arg(info, 0, proofs::sun_path_max(), "socket path");
+  std::string dir = path_arg(info, 1, proofs::kPathCapacity - 1, "socket dir");
+  static thread_local proofs::SocketFacts f;
+  check(env, proofs::socket_facts(path.c_str(), dir.c_str(), &f));
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("file", path_facts(env, f.file));
+  o.Set("dir", path_facts(env, f.dir));
+  Napi::Array listeners = Napi::Array::New(env, f.listener_count);
+  for (size_t i = 0; i < f.listener_count; i++) {
+    listeners.Set(static_cast<uint32_t>(i), Napi::Number::New(env, f.listeners[i]));
+  }
+  o.Set("listeners", listeners);
+  o.Set("listenersTruncated", Napi::Boolean::New(env, f.listeners_truncated));
+  return o;
+}
+
+const char* peer_method(proofs::PeerMethod m) {
+  switch (m) {
+    case proofs::PeerMethod::kSoPeerPidfd:
+      return "SO_PEERPIDFD";
+    case proofs::PeerMethod::kSoPeerCred:
+      return "SO_PEERCRED";
+    case proofs::PeerMethod::kLocalPeerToken:
+      return "LOCAL_PEERTOKEN";
+  }
+  return "SO_PEERCRED";
+}
+
+Napi::Value PeerCredentials(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int fd = fd_arg(info, 0);
+  proofs::PeerCredentials c;
+  check(env, proofs::peer_credentials(fd, &c));
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("pid", Napi::Number::New(env, c.pid));
+  o.Set("uid", Napi::Number::New(env, c.uid));
+  o.Set("gid", Napi::Number::New(env, c.gid));
+  o.Set("method", Napi::String::New(env, peer_method(c.method)));
+  o.Set("identityKind", c.has_identity
+                            ? Napi::Value(Napi::String::New(env, identity_kind(c.identity_kind)))
+                            : env.Null());
+  o.Set("identity", nullable_string(env, c.has_identity, c.identity));
+  return o;
+}
+
+Napi::Value PeerSocketFile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int fd = fd_arg(info, 0);
+  proofs::PeerSocketFile p;
+  check(env, proofs::peer_socket_file(fd, &p));
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("ownSocketInode", decimal(env, p.own_socket_inode));
+  o.Set("peerSocketInode", decimal(env, p.peer_socket_inode));
+  o.Set("device", p.has_file ? Napi::Value(decimal(env, p.device)) : env.Null());
+  o.Set("inode32", p.has_file ? Napi::Value(Napi::Number::New(env, p.inode32)) : env.Null());
+  return o;
+}
+
+// A process handle. Exit is observed with a uv_poll on the backend's exit fd (the pidfd on
+// Linux, a kqueue with EVFILT_PROC NOTE_EXIT on macOS): no thread, no kill(pid, 0) polling. While
+// an exit watch is active the poll keeps the event loop alive, like a ChildProcess; close() or the
+// exit releases it.
+class Handle : public Napi::ObjectWrap<Handle> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function ctor =
+        DefineClass(env, "ProcessHandle",
+                    {
+                        InstanceMethod("signal", &Handle::Signal),
+                        InstanceMethod("isAlive", &Handle::IsAlive),
+                        InstanceMethod("watchExit", &Handle::WatchExit),
+                        InstanceMethod("close", &Handle::Close),
+                        InstanceAccessor("pid", &Handle::Pid, nullptr),
+                        InstanceAccessor("identityKind", &Handle::IdentityKind, nullptr),
+                        InstanceAccessor("identity", &Handle::Identity, nullptr),
+                    });
+    constructor() = Napi::Persistent(ctor);
+    exports.Set("openProcessHandle", Napi::Function::New(env, Open, "openProcessHandle"));
+  }
+
+  explicit Handle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Handle>(info) {
+    Napi::Env env = info.Env();
+    int32_t pid = pid_arg(info, 0);
+    std::string expected;
+    bool has_expected = info.Length() > 1 && info[1].IsString();
+    if (has_expected) expected = info[1].As<Napi::String>().Utf8Value();
+    check(env, proofs::handle_open(pid, has_expected ? expected.c_str() : nullptr, &h_));
+    open_ = true;
+  }
+
+  ~Handle() override {
+    StopWatch();
+    if (open_) proofs::handle_close(&h_);
+  }
+
+ private:
+  static Napi::FunctionReference& constructor() {
+    static Napi::FunctionReference ctor;
+    return ctor;
+  }
+
+  // openProcessHandle(pid, expectedIdentity | null) -> ProcessHandle
+  static Napi::Value Open(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    pid_arg(info, 0);
+    if (info.Length() > 1 && !info[1].IsString() && !info[1].IsNull() && !info[1].IsUndefined()) {
+      throw_usage(env, "expectedIdentity", "expectedIdentity must be a string or null");
+    }
+    std::vector<napi_value> args = {info[0]};
+    if (info.Length() > 1) args.push_back(info[1]);
+    return constructor().New(args);
+  }
+
+  void EnsureOpen(Napi::Env env) {
+    if (!open_) throw_usage(env, "handle", "the process handle is closed");
+  }
+
+  Napi::Value Pid(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), h_.pid);
+  }
+  Napi::Value IdentityKind(const Napi::CallbackInfo& info) {
+    return Napi::String::New(info.Env(), identity_kind(h_.identity_kind));
+  }
+  Napi::Value Identity(const Napi::CallbackInfo& info) {
+    return Napi::String::New(info.Env(), h_.identity);
+  }
+
+  Napi::Value Signal(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    EnsureOpen(env);
+    if (info.Length() < 1 || !info[0].IsNumber()) throw_usage(env, "signal", "signal number");
+    double d = info[0].As<Napi::Number>().DoubleValue();
+    if (!std::isfinite(d) || std::trunc(d) != d || d < 0 || d > 128) {
+      throw_usage(env, "signal", "signal must be an integer in 0..128");
+    }
+    check(env, proofs::handle_signal(&h_, static_cast<int>(d)));
+    return env.Undefined();
+  }
+
+  Napi::Value IsAlive(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    EnsureOpen(env);
+    bool alive = false;
+    check(env, proofs::handle_alive(&h_, &alive));
+    return Napi::Boolean::New(env, alive);
+  }
+
+  // watchExit(onExit) -> true if already exited (onExit is then not called).
+  Napi::Value WatchExit(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    EnsureOpen(env);
+    if (info.Length() < 1 || !info[0].IsFunction()) throw_usage(env, "watchExit", "callback");
+    if (poll_ != nullptr) throw_usage(env, "watchExit", "already watching");
+    bool already = false;
+    check(env, proofs::handle_watch_exit(&h_, &already));
+    if (already) return Napi::Boolean::New(env, true);
+    uv_loop_t* loop = nullptr;
+    if (napi_get_uv_event_loop(env, &loop) != napi_ok || loop == nullptr) {
+      throw_error(env, Error{Failure::kUnsupported, 0, "napi_get_uv_event_loop", h_.pid});
+    }
+    auto* poll = new uv_poll_t;
+    int rc = uv_poll_init(loop, poll, h_.exit_fd);
+    if (rc != 0) {
+      delete poll;
+      throw_error(env, Error{Failure::kSyscallFailed, -rc, "uv_poll_init", h_.pid});
+    }
+    poll->data = this;
+    rc = uv_poll_start(poll, UV_READABLE | UV_DISCONNECT, OnPoll);
+    if (rc != 0) {
+      uv_close(reinterpret_cast<uv_handle_t*>(poll), FreePoll);
+      throw_error(env, Error{Failure::kSyscallFailed, -rc, "uv_poll_start", h_.pid});
+    }
+    poll_ = poll;
+    env_ = env;
+    on_exit_ = Napi::Persistent(info[0].As<Napi::Function>());
+    Ref();  // keep this object (and the fd) alive while the kernel may still report the exit
+    napi_add_env_cleanup_hook(env, CleanupHook, this);
+    return Napi::Boolean::New(env, false);
+  }
+
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    StopWatch();
+    if (open_) proofs::handle_close(&h_);
+    open_ = false;
+    return info.Env().Undefined();
+  }
+
+  static void FreePoll(uv_handle_t* handle) {
+    delete reinterpret_cast<uv_poll_t*>(handle);
+  }
+
+  static void CleanupHook(void* arg) {
+    static_cast<Handle*>(arg)->StopWatch(false);
+  }
+
+  // Stop and close the poll before the fd is closed (libuv: never close a polled fd).
+  void StopWatch(bool remove_hook = true) {
+    if (poll_ == nullptr) return;
+    uv_poll_stop(poll_);
+    uv_close(reinterpret_cast<uv_handle_t*>(poll_), FreePoll);
+    poll_ = nullptr;
+    if (remove_hook) napi_remove_env_cleanup_hook(env_, CleanupHook, this);
+    on_exit_.Reset();
+    Unref();
+  }
+
+  static void OnPoll(uv_poll_t* poll, int status, int events) {
+    (void)events;
+    auto* self = static_cast<Handle*>(poll->data);
+    bool is_exited = status < 0;  // an error on the exit fd ends the watch as well
+    if (!is_exited && proofs::failed(proofs::handle_exit_ready(&self->h_, &is_exited))) {
+      is_exited = true;
+    }
+    if (!is_exited) return;  // a spurious wakeup: keep watching
+    Napi::Env env = self->env_;
+    Napi::HandleScope scope(env);
+    Napi::Function cb = self->on_exit_.Value();
+    self->StopWatch();  // may drop the last reference; do not touch self afterwards
+    try {
+      // MakeCallback runs the microtask queue afterwards, so the promise resolves promptly.
+      cb.MakeCallback(env.Global(), {});
+    } catch (const Napi::Error& e) {
+      (void)e;  // lib/kernel/handle.ts resolves a promise here; it does not throw
+    }
+  }
+
+  proofs::ProcessHandle h_{};
+  bool open_ = false;
+  uv_poll_t* poll_ = nullptr;
+  napi_env env_ = nullptr;
+  Napi::FunctionReference on_exit_;
+};
+
 Napi::Value KernelInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   proofs::KernelInfo k;
@@ -155,16 +439,11 @@ Napi::Value KernelInfo(const Napi::CallbackInfo& info) {
   return o;
 }
 
-// Not built yet in this first slice: the name exists so lib/kernel/addon.ts accepts the module.
-Napi::Value NotYet(const Napi::CallbackInfo& info) {
-  throw_error(info.Env(), Error{Failure::kUnsupported, 0, "not built yet", -1});
-}
-
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
-  for (const char* name :
-       {"socketFacts", "peerCredentials", "peerSocketFile", "openProcessHandle"}) {
-    exports.Set(name, Napi::Function::New(env, NotYet, name));
-  }
+  exports.Set("socketFacts", Napi::Function::New(env, SocketFacts, "socketFacts"));
+  exports.Set("peerCredentials", Napi::Function::New(env, PeerCredentials, "peerCredentials"));
+  exports.Set("peerSocketFile", Napi::Function::New(env, PeerSocketFile, "peerSocketFile"));
+  Handle::Init(env, exports);
   exports.Set("flock", Napi::Function::New(env, Flock, "flock"));
   exports.Set("processFacts", Napi::Function::New(env, ProcessFacts, "processFacts"));
   exports.Set("kernelInfo", Napi::Function::New(env, KernelInfo, "kernelInfo"));

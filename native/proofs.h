@@ -99,6 +99,7 @@ struct PeerCredentials {
 struct PeerSocketFile {
   uint64_t own_socket_inode;   // sockfs inode of our socket
   uint64_t peer_socket_inode;  // sockfs inode of the accepted socket on the other side
+  bool has_file;               // false when the peer is not bound to a file (socketpair, abstract)
   uint64_t device;             // converted from the kernel's major<<20|minor encoding
   uint32_t inode32;            // udiag_vfs_ino: only the low 32 bits of the file's inode
 };

@@ -78,8 +78,8 @@ export const RawPeerCredentials = v.object({
 export const RawPeerSocketFile = v.object({
   ownSocketInode: decimal,
   peerSocketInode: decimal,
-  device: decimal,
-  inode32: nonNegativeInt,
+  device: v.nullable(decimal),
+  inode32: v.nullable(nonNegativeInt),
 });
 
 export const RawKernelInfo = v.object({

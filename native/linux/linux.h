@@ -74,3 +74,21 @@ int read_stat(int proc_dir, StatFields* out);
 int open_proc_dir(int32_t pid);
 
 }  // namespace proofs::linux_backend
+
+namespace proofs::linux_backend {
+
+// sock_diag (sockdiag.cc). Device numbers are returned in the user-space st_dev encoding.
+uint64_t user_dev_from_kernel(uint32_t kdev);
+// sockfs inodes of listening sockets bound to the file (dev, ino).
+Error listening_socket_inodes(uint64_t file_dev, uint64_t file_ino, uint64_t* out, size_t cap,
+                              size_t* count);
+// The sockfs inode of the peer of a connected socket.
+Error peer_of(uint64_t own_ino, uint64_t* peer_ino);
+// The file a socket is bound to; *has_file = false for unbound or abstract sockets.
+Error bound_file_of(uint64_t sock_ino, bool* has_file, uint64_t* dev, uint32_t* ino32);
+// Pids (tgids) holding an fd to one of the sockfs inodes, from /proc/*/fd. Processes whose fd
+// table we may not read are skipped and counted in *denied.
+size_t socket_holders(const uint64_t* inodes, size_t n, int32_t* pids, size_t cap, bool* truncated,
+                      size_t* denied);
+
+}  // namespace proofs::linux_backend

@@ -1,0 +1,30 @@
+/**
+ * Credentials of the peer of a connected unix socket our process holds (kernel-proofs.md §2.3,
+ * §1.3). Linux: SO_PEERCRED (pid/uid/gid at connect()/listen()) + SO_PEERPIDFD, whose pidfs
+ * inode is the same identity processFacts reports. macOS: LOCAL_PEERTOKEN, checked against
+ * p_idversion so a recycled pid is never reported as the peer.
+ */
+import type { Socket } from "node:net";
+import { callNative, parseNative } from "./addon.js";
+import { RawPeerCredentials } from "./native.js";
+import { socketFd } from "./socket-fd.js";
+import type { PeerCredentials } from "./types.js";
+
+export function peerCredentials(socket: Socket): PeerCredentials {
+  const fd = socketFd(socket);
+  return peerCredentialsOfFd(fd);
+}
+
+/** The same for a raw fd (a socket received over SCM_RIGHTS, or held by another library). */
+export function peerCredentialsOfFd(fd: number): PeerCredentials {
+  const raw = parseNative(
+    RawPeerCredentials,
+    callNative((n) => n.peerCredentials(fd)),
+    "peerCredentials",
+  );
+  const identity =
+    raw.identityKind !== null && raw.identity !== null
+      ? { kind: raw.identityKind, value: raw.identity }
+      : null;
+  return { pid: raw.pid, uid: raw.uid, gid: raw.gid, identity, method: raw.method };
+}
