@@ -1,0 +1,115 @@
+/**
+ * A live `events.subscribe` stream (herdr-socket-api.md §1.5). The request line was the only
+ * write; this object never writes again and never half-closes, because the server reads any byte
+ * or an EOF as "client gone" (§1.3, `ipc::probe_stream_closed`). Closing destroys the socket.
+ *
+ * Pushed lines are parsed into `HerdrEvent`s and read with `for await`. A line that is not JSON,
+ * has neither event shape or is over the size cap ends the stream with a typed error: after a
+ * framing fault nothing later on the stream can be trusted.
+ */
+import { GrokSeatError } from "../errors.js";
+import type { LineConnection } from "./connection.js";
+import { type HerdrEvent, parseEventLine } from "./wire-events.js";
+
+export type SubscriptionEnd =
+  | { readonly reason: "closed" }
+  | { readonly reason: "server_closed" }
+  | { readonly reason: "error"; readonly error: GrokSeatError };
+
+export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
+  readonly #conn: LineConnection;
+  #closedByUs = false;
+  #end: SubscriptionEnd | null = null;
+  readonly #ended: Promise<SubscriptionEnd>;
+  #resolveEnded: (end: SubscriptionEnd) => void = () => {};
+
+  constructor(conn: LineConnection) {
+    this.#conn = conn;
+    this.#ended = new Promise((resolve) => {
+      this.#resolveEnded = resolve;
+    });
+  }
+
+  /** Settles once the stream is over, with why. */
+  get ended(): Promise<SubscriptionEnd> {
+    return this.#ended;
+  }
+
+  /** The next event, or null when the stream ended; throws the typed error that ended it. */
+  async next(): Promise<HerdrEvent | null> {
+    if (this.#end !== null) {
+      if (this.#end.reason === "error") throw this.#end.error;
+      return null;
+    }
+    let line: string | null;
+    try {
+      line = await this.#conn.nextLine();
+    } catch (err) {
+      const error =
+        err instanceof GrokSeatError
+          ? err
+          : new GrokSeatError("HERDR_SOCKET_ERROR", "event stream failed", { cause: err });
+      if (this.#closedByUs) {
+        this.#finish({ reason: "closed" });
+        return null;
+      }
+      this.#finish({ reason: "error", error });
+      throw error;
+    }
+    if (line === null) {
+      this.#finish({ reason: this.#closedByUs ? "closed" : "server_closed" });
+      return null;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      throw this.#abort(
+        new GrokSeatError("HERDR_REPLY_MALFORMED", "Herdr pushed a line that is not JSON", {
+          details: { line: line.slice(0, 200) },
+          cause: err,
+        }),
+      );
+    }
+    const event = parseEventLine(value);
+    if (event === null) {
+      throw this.#abort(
+        new GrokSeatError("HERDR_REPLY_MALFORMED", "Herdr pushed a line that is not an event", {
+          details: { line: line.slice(0, 200) },
+        }),
+      );
+    }
+    return event;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<HerdrEvent> {
+    try {
+      for (;;) {
+        const event = await this.next();
+        if (event === null) return;
+        yield event;
+      }
+    } finally {
+      this.close();
+    }
+  }
+
+  /** Stop the stream: destroy the socket (never `end()`). Idempotent. */
+  close(): void {
+    this.#closedByUs = true;
+    this.#conn.close();
+    this.#finish({ reason: "closed" });
+  }
+
+  #abort(error: GrokSeatError): GrokSeatError {
+    this.#conn.close();
+    this.#finish({ reason: "error", error });
+    return error;
+  }
+
+  #finish(end: SubscriptionEnd): void {
+    if (this.#end !== null) return;
+    this.#end = end;
+    this.#resolveEnded(end);
+  }
+}
