@@ -23,7 +23,12 @@
           ]
         }],
         ["OS=='mac'", {
-          "sources": [],
+          "sources": [
+            "native/darwin/handle.cc",
+            "native/darwin/libproc.cc",
+            "native/darwin/peer.cc",
+            "native/darwin/socket.cc"
+          ],
           # audit_token_to_pid/_euid/_pidversion live in libbsm (kernel-proofs.md §1.3, §4).
           "libraries": ["-lbsm"],
           "xcode_settings": {
