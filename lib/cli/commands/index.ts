@@ -1,0 +1,10 @@
+/** The verify-proof command registry: one line per command, in the order `--help` lists them. */
+import type { Command } from "../command.js";
+import { processCommand } from "./process.js";
+import { socketCommand } from "./socket.js";
+
+// biome-ignore format: one command per line, so adding a command is a one-line change
+export const commands: readonly Command[] = [
+  processCommand,
+  socketCommand,
+];

@@ -1,0 +1,71 @@
+/**
+ * The private-socket proof (reliability-plan.md §1.2: the trust anchor is the directory, as in
+ * tmux, gnupg and OpenSSH): the directory is a real directory (not a symlink), owned by the
+ * expected uid, with no group or other bits; the path is a socket owned by that uid; at least one
+ * live process listens on that very file. Pure: facts in, CheckResult values out.
+ */
+import { constants } from "node:os";
+import type { SocketFacts } from "../kernel/types.js";
+import { type CheckResult, expectEqual, fail, pass } from "./check.js";
+
+/** Octal mode string, e.g. 0o700 -> "0700". */
+export function octal(mode: number): string {
+  return `0${mode.toString(8).padStart(3, "0")}`;
+}
+
+export interface PrivateSocketExpectation {
+  /** The uid that must own the directory and the socket (usually process.getuid()). */
+  readonly uid: number;
+}
+
+export function checkPrivateSocket(
+  facts: SocketFacts,
+  expected: PrivateSocketExpectation,
+): CheckResult[] {
+  const { dir } = facts;
+  const dirMode =
+    (dir.mode & 0o077) === 0
+      ? pass("socket.dir_mode", "no group/other bits", octal(dir.mode))
+      : fail(
+          "socket.dir_mode",
+          "no group/other bits",
+          octal(dir.mode),
+          `${dir.path} grants access to group or others (mode ${octal(dir.mode)})`,
+        );
+  const listener =
+    facts.listeners.length > 0
+      ? pass("socket.listener", "at least one listening pid", [...facts.listeners])
+      : fail(
+          "socket.listener",
+          "at least one listening pid",
+          [],
+          "no process we can see listens on this socket file (stale socket, or another user's)",
+        );
+  return [
+    dir.isSymlink
+      ? fail("socket.dir_symlink", false, true, `${dir.path} is a symlink`)
+      : pass("socket.dir_symlink", false, false),
+    expectEqual("socket.dir_type", "directory", dir.type, `${dir.path} is not a directory`),
+    expectEqual("socket.dir_owner", expected.uid, dir.uid, `${dir.path} is owned by another user`),
+    dirMode,
+    expectEqual("socket.type", "socket", facts.type, `${facts.path} is not a socket`),
+    expectEqual("socket.owner", expected.uid, facts.uid, `${facts.path} is owned by another user`),
+    listener,
+  ];
+}
+
+/** The socket path could not be looked at: it does not exist, or a directory is not searchable. */
+export function checkSocketUnreadable(
+  path: string,
+  error: { readonly code: string; readonly errno?: number; readonly message: string },
+): CheckResult {
+  const missing = error.errno === constants.errno.ENOENT;
+  return fail(
+    "socket.exists",
+    "an existing socket path",
+    missing ? null : error.code,
+    missing
+      ? `${path} (or its directory) does not exist`
+      : `${path} cannot be looked at: ${error.message}`,
+  );
+}
