@@ -1,0 +1,182 @@
+/**
+ * `$GROK_HOME/active_sessions.json` (grok-leader-protocol.md §8; `xai-grok-active-sessions`): a
+ * pretty-printed JSON array of `{session_id, pid, cwd, opened_at}`, written by the **TUI** process
+ * with its own pid after `session/new` succeeds, and removed (best effort) on a clean exit.
+ *
+ * It is readiness evidence reported beside the kernel proof, never authority on its own (seed ADR
+ * 0224): a file any process of the user can write proves nothing about who is listening on a socket.
+ * A missing, corrupt or contradicting file is a failed check with its own name, never an exception.
+ * Grok itself treats an empty file as `[]` and a corrupt one as `[]` (overwriting it on the next
+ * write); we read an empty file the same way and report a corrupt one.
+ */
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+import * as v from "valibot";
+import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
+import { activeSessionsPath } from "./paths.js";
+
+/** chrono `DateTime<Utc>` as serde writes it: RFC 3339 (`2026-08-19T19:55:30.123456789Z`). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+
+export const ActiveSessionSchema = v.object({
+  session_id: v.string(),
+  pid: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffff_ffff)),
+  cwd: v.string(),
+  opened_at: v.pipe(v.string(), v.regex(RFC3339)),
+});
+export type ActiveSession = v.InferOutput<typeof ActiveSessionSchema>;
+
+export const ActiveSessionsSchema = v.array(ActiveSessionSchema);
+
+export type ActiveSessionsRead =
+  | { readonly status: "ok"; readonly path: string; readonly entries: readonly ActiveSession[] }
+  | { readonly status: "missing"; readonly path: string }
+  | { readonly status: "corrupt"; readonly path: string; readonly problem: string }
+  | { readonly status: "too_large"; readonly path: string; readonly size: number }
+  | { readonly status: "unreadable"; readonly path: string; readonly errno: string };
+
+/** Parse the file's bytes (pure). An empty file is `[]`, as in `read_data_file`. */
+export function parseActiveSessions(path: string, bytes: Buffer): ActiveSessionsRead {
+  if (bytes.length === 0) return { status: "ok", path, entries: [] };
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (err) {
+    return { status: "corrupt", path, problem: err instanceof Error ? err.message : String(err) };
+  }
+  const parsed = v.safeParse(ActiveSessionsSchema, value);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    return {
+      status: "corrupt",
+      path,
+      problem: `${v.getDotPath(issue) ?? "(root)"}: ${issue.message}`,
+    };
+  }
+  return { status: "ok", path, entries: parsed.output };
+}
+
+/** Read `$GROK_HOME/active_sessions.json`, bounded, without following a symlink. */
+export async function readActiveSessions(
+  grokHome: string,
+  options: { maxBytes?: number } = {},
+): Promise<ActiveSessionsRead> {
+  const path = activeSessionsPath(grokHome);
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const errno = errnoOf(err);
+    return errno === "ENOENT" ? { status: "missing", path } : { status: "unreadable", path, errno };
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return { status: "unreadable", path, errno: "ENOTREG" };
+    if (st.size > maxBytes) return { status: "too_large", path, size: st.size };
+    // Read at most maxBytes + 1, whatever the size said: the file may grow under us.
+    const buf = Buffer.alloc(maxBytes + 1);
+    let filled = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, filled, buf.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+      if (filled > maxBytes) return { status: "too_large", path, size: filled };
+    }
+    return parseActiveSessions(path, buf.subarray(0, filled));
+  } catch (err) {
+    return { status: "unreadable", path, errno: errnoOf(err) };
+  } finally {
+    await handle.close();
+  }
+}
+
+function errnoOf(err: unknown): string {
+  if (err instanceof Error && "code" in err && typeof err.code === "string") return err.code;
+  return "EIO";
+}
+
+export interface ExpectedSession {
+  /** Our session UUID (`--session-id`). Compared case-insensitively: grok stores `Uuid`'s lowercase form. */
+  readonly sessionId: string;
+  /** The TUI pid we launched and proved. */
+  readonly tuiPid: number;
+  /** The TUI's cwd as the kernel reports it. */
+  readonly tuiCwd: string;
+}
+
+/**
+ * Checks: `active_sessions.readable`, `active_sessions.entry` (exactly one entry for our session),
+ * `active_sessions.pid` (= the TUI pid), `active_sessions.cwd` (= the TUI cwd). All four are always
+ * returned, so a caller can look each one up by name.
+ */
+export function checkActiveSession(
+  read: ActiveSessionsRead,
+  expected: ExpectedSession,
+): CheckResult[] {
+  const readable =
+    read.status === "ok"
+      ? pass("active_sessions.readable", "ok", "ok")
+      : fail("active_sessions.readable", "ok", read.status, readProblem(read));
+  if (read.status !== "ok") {
+    const why = `no entry to compare: ${readProblem(read)}`;
+    return [
+      readable,
+      fail("active_sessions.entry", 1, null, why),
+      fail("active_sessions.pid", expected.tuiPid, null, why),
+      fail("active_sessions.cwd", expected.tuiCwd, null, why),
+    ];
+  }
+  const id = expected.sessionId.toLowerCase();
+  const mine = read.entries.filter((e) => e.session_id.toLowerCase() === id);
+  const entry = mine.length === 1 ? mine[0] : undefined;
+  const entryCheck =
+    mine.length === 1
+      ? pass("active_sessions.entry", 1, 1)
+      : fail(
+          "active_sessions.entry",
+          1,
+          mine.length,
+          mine.length === 0
+            ? `no entry for session ${expected.sessionId} in ${read.path}`
+            : `${mine.length} entries for session ${expected.sessionId} (grok keeps one per session)`,
+        );
+  if (!entry) {
+    const why = "no single entry for our session";
+    return [
+      readable,
+      entryCheck,
+      fail("active_sessions.pid", expected.tuiPid, null, why),
+      fail("active_sessions.cwd", expected.tuiCwd, null, why),
+    ];
+  }
+  return [
+    readable,
+    entryCheck,
+    expectEqual(
+      "active_sessions.pid",
+      expected.tuiPid,
+      entry.pid,
+      `the entry names pid ${entry.pid}, not the TUI pid ${expected.tuiPid}`,
+    ),
+    expectEqual(
+      "active_sessions.cwd",
+      expected.tuiCwd,
+      entry.cwd,
+      `the entry names cwd ${entry.cwd}, not the TUI cwd ${expected.tuiCwd}`,
+    ),
+  ];
+}
+
+function readProblem(read: Exclude<ActiveSessionsRead, { status: "ok" }>): string {
+  switch (read.status) {
+    case "missing":
+      return `${read.path} does not exist`;
+    case "corrupt":
+      return `${read.path} is corrupt: ${read.problem}`;
+    case "too_large":
+      return `${read.path} is too large (${read.size} bytes)`;
+    case "unreadable":
+      return `${read.path} cannot be read (${read.errno})`;
+  }
+}

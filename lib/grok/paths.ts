@@ -1,0 +1,61 @@
+/**
+ * Where Grok keeps its files (grok-leader-protocol.md §1; the real rules are in
+ * `xai-grok-home/src/lib.rs` and `leader/lock.rs`):
+ * - GROK_HOME is `$GROK_HOME` verbatim when set and non-empty, else `<home>/.grok` with the home
+ *   directory canonicalized (`dunce::canonicalize`, falling back to the raw path).
+ * - The default socket is `$GROK_HOME/leader.sock` (the production relay adds no suffix).
+ * - The lock belonging to a socket is `socket.with_extension("lock")`: Rust's `Path::with_extension`,
+ *   so `/x/foo.sock` -> `/x/foo.lock`, `/x/foo` -> `/x/foo.lock`, `/x/a.b.sock` -> `/x/a.b.lock`,
+ *   and a dotfile without another dot keeps its name: `/x/.sock` -> `/x/.sock.lock`.
+ * - `active_sessions.json` lives directly in GROK_HOME (`xai-grok-active-sessions`).
+ */
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** Pure resolution of GROK_HOME from an environment and an (already canonical) home directory. */
+export function resolveGrokHome(env: NodeJS.ProcessEnv, canonicalHome: string): string {
+  const fromEnv = env.GROK_HOME;
+  if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
+  return join(canonicalHome, ".grok");
+}
+
+/** GROK_HOME for this process (or the given environment), canonicalizing the home as Grok does. */
+export function grokHome(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir();
+  let canonical = home;
+  try {
+    canonical = realpathSync(home);
+  } catch {
+    // dunce::canonicalize failing falls back to the raw home, as in grok_home_in.
+  }
+  return resolveGrokHome(env, canonical);
+}
+
+export function defaultLeaderSocketPath(home: string): string {
+  return join(home, "leader.sock");
+}
+
+export function activeSessionsPath(home: string): string {
+  return join(home, "active_sessions.json");
+}
+
+/** `Path::with_extension("lock")` on a unix path, exactly as `leader/lock.rs` `lock_path_for_socket`. */
+export function lockPathForSocket(socketPath: string): string {
+  // Path::components drops trailing separators and non-leading "." components.
+  let path = socketPath;
+  for (;;) {
+    const trimmed = path.replace(/\/+$/, "").replace(/\/\.$/, "");
+    if (trimmed === path || trimmed === "") break;
+    path = trimmed;
+  }
+  const slash = path.lastIndexOf("/");
+  const dir = path.slice(0, slash + 1);
+  const name = path.slice(slash + 1);
+  // No file name (root, empty, or ending in ".."): with_extension leaves the path unchanged.
+  if (name === "" || name === ".." || name === ".") return socketPath;
+  const dot = name.lastIndexOf(".");
+  // rsplit_file_at_dot: a name whose only dot is the leading one has no extension.
+  const stem = dot <= 0 ? name : name.slice(0, dot);
+  return `${dir}${stem}.lock`;
+}
