@@ -1,0 +1,249 @@
+/**
+ * The I/O side of the pane proof: read the Herdr session descriptor, look at a pane through Herdr
+ * and the kernel, and bind or re-verify a `PaneProofRecord` (`lib/proof/pane.ts` holds the pure
+ * checks). A fact that cannot be read becomes an `Unavailable` value with its code, so the pure
+ * checks can name it; nothing here decides whether control is allowed.
+ */
+import { lstat } from "node:fs/promises";
+import { GrokSeatError } from "../errors.js";
+import type { ProcessFacts } from "../kernel/types.js";
+import type { CheckResult } from "../proof/check.js";
+import {
+  bindPaneProof,
+  checkPaneProof,
+  isUnavailable,
+  type Observed,
+  type PaneBindResult,
+  type PaneObservation,
+  type PaneProofRecord,
+  paneAgentVerdict,
+  type Unavailable,
+} from "../proof/pane.js";
+import type { AgentVerdict } from "./agent-reconcile.js";
+import type { HerdrClient, RequestOptions } from "./client.js";
+import type { SessionDescriptor } from "./descriptor.js";
+import type { HerdrKernel } from "./kernel-port.js";
+import type { PaneInfo, PaneProcessInfo } from "./wire-pane.js";
+
+function unavailable(err: unknown): Unavailable {
+  if (err instanceof GrokSeatError)
+    return { unavailable: true, code: err.code, message: err.message };
+  throw err;
+}
+
+async function attempt<T>(fn: () => Promise<T> | T): Promise<Observed<T>> {
+  try {
+    return await fn();
+  } catch (err) {
+    return unavailable(err);
+  }
+}
+
+async function socketFile(path: string): Promise<SessionDescriptor["socketFile"]> {
+  const st = await lstat(path, { bigint: true }).catch((err: NodeJS.ErrnoException) => {
+    throw new GrokSeatError("HERDR_SOCKET_MISSING", `cannot lstat ${path}: ${err.code}`, {
+      details: { path, errno: err.code ?? null },
+      cause: err,
+    });
+  });
+  if (!st.isSocket()) {
+    throw new GrokSeatError("HERDR_NOT_A_SOCKET", `${path} is not a unix socket`, {
+      details: { path },
+    });
+  }
+  return {
+    device: String(st.dev),
+    inode: String(st.ino),
+    uid: Number(st.uid),
+    mode: Number(st.mode & 0o7777n),
+  };
+}
+
+/**
+ * Assemble the session descriptor (herdr-socket-api.md §2.2): lstat the socket file, `ping` on a
+ * connection whose peer credentials name the listening process, lstat again. A socket file that
+ * changed in between means a server was re-bound mid-read: refused, never averaged.
+ */
+export async function readSessionDescriptor(
+  client: HerdrClient,
+  kernel: HerdrKernel,
+  sessionName: string | null,
+  options: RequestOptions = {},
+): Promise<SessionDescriptor> {
+  const before = await socketFile(client.socketPath);
+  const { result: pong, peer } = await client.requestWithPeer(
+    "ping",
+    {},
+    (socket) => kernel.peerCredentials(socket),
+    options,
+  );
+  const after = await socketFile(client.socketPath);
+  if (before.device !== after.device || before.inode !== after.inode) {
+    throw new GrokSeatError(
+      "HERDR_DESCRIPTOR_UNSTABLE",
+      "the Herdr socket was re-bound while reading",
+      {
+        details: { before, after },
+      },
+    );
+  }
+  const caps = pong.capabilities ?? null;
+  return {
+    socketPath: client.socketPath,
+    sessionName,
+    version: pong.version,
+    protocol: pong.protocol ?? null,
+    capabilities:
+      caps === null
+        ? null
+        : { liveHandoff: caps.live_handoff, detachedServerDaemon: caps.detached_server_daemon },
+    socketFile: after,
+    server: {
+      pid: peer.pid,
+      uid: peer.uid,
+      identity:
+        peer.identity === null ? null : { kind: peer.identity.kind, value: peer.identity.value },
+      method: peer.method,
+    },
+  };
+}
+
+async function paneGet(
+  client: HerdrClient,
+  paneId: string,
+  o: RequestOptions,
+): Promise<Observed<PaneInfo>> {
+  return attempt(async () => (await client.request("pane.get", { pane_id: paneId }, o)).pane);
+}
+
+async function processInfo(
+  client: HerdrClient,
+  paneId: string,
+  o: RequestOptions,
+): Promise<Observed<PaneProcessInfo>> {
+  return attempt(
+    async () => (await client.request("pane.process_info", { pane_id: paneId }, o)).process_info,
+  );
+}
+
+function factsOf(kernel: HerdrKernel, pid: number): Promise<Observed<ProcessFacts>> {
+  return attempt(() => kernel.processFacts(pid));
+}
+
+export interface BindPaneOptions {
+  readonly paneId: string;
+  /** argv/cwd echoed by `layout.apply`; null when binding a pane we did not launch. */
+  readonly launch: { readonly argv: readonly string[]; readonly cwd: string | null } | null;
+  readonly sessionName: string | null;
+  /** A descriptor read just before the launch; read afresh when omitted. */
+  readonly descriptor?: SessionDescriptor;
+  readonly nativeSessionId?: string | null;
+  readonly expectedAgent?: string | null;
+  /** How long to wait for the pane process to finish exec'ing (default 2000 ms). */
+  readonly settleTimeoutMs?: number;
+  readonly request?: RequestOptions;
+}
+
+/**
+ * Bind a pane to a proof record: the pane (`pane.get`), its process (`process_info.shell_pid`)
+ * and that pid's kernel facts, twice, until the process has finished exec'ing: its executable
+ * is no longer its parent's (a terminal host forks, then execs) and two reads agree.
+ */
+export async function bindPane(
+  client: HerdrClient,
+  kernel: HerdrKernel,
+  options: BindPaneOptions,
+): Promise<PaneBindResult> {
+  const o = options.request ?? {};
+  const [descriptor, pane, info] = await Promise.all([
+    options.descriptor ??
+      attempt(() => readSessionDescriptor(client, kernel, options.sessionName, o)),
+    paneGet(client, options.paneId, o),
+    processInfo(client, options.paneId, o),
+  ]);
+  const pid = isUnavailable(info) ? null : (info.shell_pid ?? null);
+  let facts: Observed<ProcessFacts> = {
+    unavailable: true,
+    code: "NO_PID",
+    message: "no shell_pid",
+  };
+  let infoAfter: Observed<PaneProcessInfo> = info;
+  let settled = false;
+  if (pid !== null) {
+    const deadline = Date.now() + (options.settleTimeoutMs ?? 2000);
+    let previous = await factsOf(kernel, pid);
+    facts = previous;
+    for (;;) {
+      infoAfter = await processInfo(client, options.paneId, o);
+      facts = await factsOf(kernel, pid);
+      settled = isSettled(kernel, previous, facts);
+      const movedOn = isUnavailable(infoAfter) || infoAfter.shell_pid !== pid;
+      if (settled || movedOn || isUnavailable(facts) || Date.now() >= deadline) break;
+      previous = facts;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  return bindPaneProof({
+    paneId: options.paneId,
+    launch: options.launch,
+    observation: { descriptor, pane, processInfo: info, facts },
+    processInfoAfter: infoAfter,
+    execSettled: settled,
+    nativeSessionId: options.nativeSessionId ?? null,
+    expectedAgent: options.expectedAgent ?? null,
+    now: new Date(),
+  });
+}
+
+function isSettled(
+  kernel: HerdrKernel,
+  a: Observed<ProcessFacts>,
+  b: Observed<ProcessFacts>,
+): boolean {
+  if (isUnavailable(a) || isUnavailable(b)) return false;
+  if (a.identity.value !== b.identity.value || a.executable !== b.executable) return false;
+  let parentExe: string | null = null;
+  try {
+    parentExe = kernel.processFacts(b.ppid).executable;
+  } catch {
+    parentExe = null; // unreadable parent (another user): stability alone decides
+  }
+  return b.executable !== parentExe;
+}
+
+/** One fresh look at a bound pane: Herdr's view, then the kernel's for the *bound* pid. */
+export async function observeBoundPane(
+  client: HerdrClient,
+  kernel: HerdrKernel,
+  record: PaneProofRecord,
+  options: RequestOptions = {},
+): Promise<PaneObservation> {
+  const [descriptor, pane, info] = await Promise.all([
+    attempt(() => readSessionDescriptor(client, kernel, record.herdr.sessionName, options)),
+    paneGet(client, record.pane.paneId, options),
+    processInfo(client, record.pane.paneId, options),
+  ]);
+  const facts = await factsOf(kernel, record.process.pid);
+  return { descriptor, pane, processInfo: info, facts };
+}
+
+export interface PaneVerification {
+  readonly observation: PaneObservation;
+  readonly checks: readonly CheckResult[];
+  readonly agent: AgentVerdict | null;
+}
+
+/** Re-verify a record before any control: every check, passing or failing, plus the verdict. */
+export async function verifyPane(
+  client: HerdrClient,
+  kernel: HerdrKernel,
+  record: PaneProofRecord,
+  options: RequestOptions = {},
+): Promise<PaneVerification> {
+  const observation = await observeBoundPane(client, kernel, record, options);
+  return {
+    observation,
+    checks: checkPaneProof(record, observation),
+    agent: paneAgentVerdict(record, observation),
+  };
+}

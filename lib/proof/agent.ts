@@ -1,0 +1,35 @@
+/**
+ * The agent part of the pane proof as checks (`pane.agent`, `pane.native_session`), built from the
+ * pure reconciler in `lib/herdr/agent-reconcile.ts`. The refusal code is both the start of the
+ * check's `reason` and the `reason` field of `received`, so callers branch on it without parsing.
+ */
+import { type AgentVerdict, observedNativeSession } from "../herdr/agent-reconcile.js";
+import type { PaneInfo } from "../herdr/wire-pane.js";
+import type { JsonValue } from "../json.js";
+import { type CheckResult, fail, pass } from "./check.js";
+
+/**
+ * `pane.agent`: passes on an accepted verdict. Without an agent claim (`expectedAgent` null) a
+ * pane with no agent yet is consistent (golden G1); every other refusal fails by name.
+ */
+export function agentCheck(verdict: AgentVerdict, expectedAgent: string | null): CheckResult {
+  const received: JsonValue = { ...verdict };
+  if (verdict.ok) return pass("pane.agent", "accepted", received);
+  if (verdict.reason === "agent_absent" && expectedAgent === null) {
+    return pass("pane.agent", "accepted or absent", received);
+  }
+  return fail("pane.agent", "accepted", received, `${verdict.reason}: ${verdict.detail}`);
+}
+
+/** `pane.native_session`: `agent_session.value` (kind "id") equals ours whenever present. */
+export function nativeSessionCheck(pane: PaneInfo, bound: string | null): CheckResult {
+  const seen = observedNativeSession(pane);
+  const expected = bound ?? "any or absent";
+  if (seen.kind === "absent") return pass("pane.native_session", expected, "absent");
+  if (seen.kind === "unreadable") {
+    return fail("pane.native_session", expected, { unreadable: seen.reason }, seen.reason);
+  }
+  if (bound === null || seen.value === bound)
+    return pass("pane.native_session", expected, seen.value);
+  return fail("pane.native_session", bound, seen.value, "Herdr reports another native session");
+}

@@ -1,0 +1,386 @@
+/**
+ * The pane proof (ADR 0224: "Bind the original TUI PID, microsecond process birth, canonical
+ * executable/cwd, terminal and Herdr session descriptor"). Pure functions of recorded facts:
+ * - `bindPaneProof` turns one observation of a freshly launched pane into a versioned,
+ *   JSON-serialisable record, or refuses with the failed checks;
+ * - `checkPaneProof` re-verifies a record against a new observation before any control.
+ * The I/O that gathers observations is `lib/herdr/observe.ts`.
+ *
+ * Herdr never reports a pid in `PaneInfo` nor a tty anywhere (herdr-socket-api.md §4.2): the pid
+ * is `pane.process_info.shell_pid` and the terminal comes from the kernel for that pid.
+ */
+import * as v from "valibot";
+import { type AgentVerdict, reconcileAgent } from "../herdr/agent-reconcile.js";
+import {
+  ProcessIdentitySchema,
+  type SessionDescriptor,
+  SessionDescriptorSchema,
+} from "../herdr/descriptor.js";
+import type { PaneInfo, PaneProcessInfo } from "../herdr/wire-pane.js";
+import type { JsonValue } from "../json.js";
+import type { ProcessFacts } from "../kernel/types.js";
+import { agentCheck, nativeSessionCheck } from "./agent.js";
+import { type CheckResult, expectEqual, fail, pass } from "./check.js";
+
+const uint = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+export const PANE_PROOF_VERSION = 1;
+
+export const PaneProofRecordSchema = v.object({
+  version: v.literal(PANE_PROOF_VERSION),
+  boundAt: v.string(),
+  pane: v.object({
+    paneId: v.string(),
+    terminalId: v.string(),
+    workspaceId: v.string(),
+    tabId: v.string(),
+  }),
+  /** argv and cwd as `layout.apply` echoed them; null when the pane was not launched by us. */
+  launch: v.nullable(v.object({ argv: v.array(v.string()), cwd: v.nullable(v.string()) })),
+  process: v.object({
+    pid: uint,
+    identity: ProcessIdentitySchema,
+    startTimeUs: v.number(),
+    startTimePrecisionUs: v.number(),
+    executable: v.nullable(v.string()),
+    cwd: v.nullable(v.string()),
+    uid: uint,
+    /** Controlling terminal from the kernel, e.g. /dev/pts/7. */
+    tty: v.string(),
+  }),
+  herdr: SessionDescriptorSchema,
+  /** Our native (Grok) session id, compared with `agent_session.value` whenever present. */
+  nativeSessionId: v.nullable(v.string()),
+  /** The agent label control requires; null for a pane proof without an agent claim. */
+  expectedAgent: v.nullable(v.string()),
+});
+export type PaneProofRecord = v.InferOutput<typeof PaneProofRecordSchema>;
+
+/** A fact that could not be read: a Herdr error code or a kernel failure code. */
+export interface Unavailable {
+  readonly unavailable: true;
+  readonly code: string;
+  readonly message: string;
+}
+export type Observed<T> = T | Unavailable;
+
+export function isUnavailable<T>(x: Observed<T>): x is Unavailable {
+  return typeof x === "object" && x !== null && "unavailable" in x && x.unavailable === true;
+}
+
+/** Everything one look at the pane gives: Herdr's view, then the kernel's for the bound pid. */
+export interface PaneObservation {
+  readonly descriptor: Observed<SessionDescriptor>;
+  readonly pane: Observed<PaneInfo>;
+  readonly processInfo: Observed<PaneProcessInfo>;
+  /** Kernel facts for the pid being bound or verified. */
+  readonly facts: Observed<ProcessFacts>;
+}
+
+export interface PaneBindInput {
+  readonly paneId: string;
+  readonly launch: { readonly argv: readonly string[]; readonly cwd: string | null } | null;
+  readonly observation: PaneObservation;
+  /** A second `pane.process_info` read, after the kernel facts: the pid did not move meanwhile. */
+  readonly processInfoAfter: Observed<PaneProcessInfo>;
+  /** The process finished exec'ing before its facts were taken (two reads agreed). */
+  readonly execSettled: boolean;
+  readonly nativeSessionId: string | null;
+  readonly expectedAgent: string | null;
+  readonly now: Date;
+}
+
+export interface PaneBindResult {
+  readonly record: PaneProofRecord | null;
+  readonly checks: readonly CheckResult[];
+}
+
+function unavailable(check: string, expected: JsonValue, u: Unavailable): CheckResult {
+  return fail(check, expected, { unavailable: u.code }, `${u.code}: ${u.message}`);
+}
+
+export function bindPaneProof(input: PaneBindInput): PaneBindResult {
+  const { observation: obs } = input;
+  const checks: CheckResult[] = [];
+  if (isUnavailable(obs.descriptor))
+    checks.push(unavailable("herdr.descriptor", "readable", obs.descriptor));
+  if (isUnavailable(obs.pane)) checks.push(unavailable("pane.present", input.paneId, obs.pane));
+  if (isUnavailable(obs.processInfo))
+    checks.push(unavailable("pane.shell_pid", "present", obs.processInfo));
+  if (isUnavailable(obs.facts))
+    checks.push(unavailable("pane.process_facts", "readable", obs.facts));
+  if (isUnavailable(obs.descriptor) || isUnavailable(obs.pane) || isUnavailable(obs.processInfo)) {
+    return { record: null, checks };
+  }
+  const pane = obs.pane;
+  const info = obs.processInfo;
+  const pid = info.shell_pid ?? null;
+  checks.push(
+    expectEqual("pane.present", input.paneId, pane.pane_id, "pane.get returned another pane"),
+  );
+  checks.push(
+    expectEqual(
+      "pane.process_info_pane",
+      input.paneId,
+      info.pane_id,
+      "process_info is for another pane",
+    ),
+  );
+  checks.push(
+    pid === null
+      ? fail("pane.shell_pid", "present", null, "Herdr reports no shell_pid for the pane")
+      : pass("pane.shell_pid", "present", pid),
+  );
+  const after = isUnavailable(input.processInfoAfter)
+    ? null
+    : (input.processInfoAfter.shell_pid ?? null);
+  checks.push(
+    expectEqual("pane.shell_pid_stable", pid, after, "shell_pid changed while the proof was read"),
+  );
+  if (isUnavailable(obs.facts) || pid === null) return { record: null, checks };
+  const facts = obs.facts;
+  checks.push(expectEqual("pane.process_pid", pid, facts.pid, "kernel facts are for another pid"));
+  checks.push(
+    input.execSettled
+      ? pass("pane.process_settled", true, true)
+      : fail("pane.process_settled", true, false, "the pane process had not finished exec'ing"),
+  );
+  checks.push(
+    facts.tty === null
+      ? fail("pane.terminal", "a terminal", null, "the pane process has no controlling terminal")
+      : pass("pane.terminal", "a terminal", facts.tty),
+  );
+  checks.push(herdrTtyCheck(info, facts.tty));
+  checks.push(
+    facts.executableDeleted
+      ? fail(
+          "pane.process_executable",
+          "present",
+          facts.executable,
+          "the executable was deleted or replaced",
+        )
+      : pass("pane.process_executable", "present", facts.executable),
+  );
+  const binding = {
+    pid,
+    terminalId: pane.terminal_id,
+    tty: facts.tty,
+    nativeSessionId: input.nativeSessionId,
+    expectedAgent: input.expectedAgent,
+  };
+  const verdict = reconcileAgent(binding, { pane, shellPid: pid, tty: facts.tty });
+  checks.push(agentCheck(verdict, input.expectedAgent));
+  checks.push(nativeSessionCheck(pane, input.nativeSessionId));
+  if (!checks.every((c) => c.ok) || facts.tty === null) return { record: null, checks };
+  const record: PaneProofRecord = {
+    version: PANE_PROOF_VERSION,
+    boundAt: input.now.toISOString(),
+    pane: {
+      paneId: pane.pane_id,
+      terminalId: pane.terminal_id,
+      workspaceId: pane.workspace_id,
+      tabId: pane.tab_id,
+    },
+    launch: input.launch === null ? null : { argv: [...input.launch.argv], cwd: input.launch.cwd },
+    process: {
+      pid,
+      identity: { kind: facts.identity.kind, value: facts.identity.value },
+      startTimeUs: facts.startTimeUs,
+      startTimePrecisionUs: facts.startTimePrecisionUs,
+      executable: facts.executable,
+      cwd: facts.cwd,
+      uid: facts.uid,
+      tty: facts.tty,
+    },
+    herdr: obs.descriptor,
+    nativeSessionId: input.nativeSessionId,
+    expectedAgent: input.expectedAgent,
+  };
+  return { record, checks };
+}
+
+/** Herdr never fills `tty` (§4.2); if a future server does, it must name the kernel's terminal. */
+function herdrTtyCheck(info: PaneProcessInfo, kernelTty: string | null): CheckResult {
+  const reported = info.tty ?? null;
+  if (reported === null) return pass("pane.herdr_tty", "absent or equal", "absent");
+  return expectEqual("pane.herdr_tty", kernelTty, reported, "Herdr names another terminal");
+}
+
+/**
+ * Re-verify a bound pane before control. Every check is returned, passing or not; the caller
+ * refuses control on the first failure (`firstFailure`).
+ */
+export function checkPaneProof(record: PaneProofRecord, obs: PaneObservation): CheckResult[] {
+  return [
+    ...herdrChecks(record.herdr, obs.descriptor),
+    ...paneChecks(record, obs),
+    ...processChecks(record, obs.facts),
+    ...agentChecks(record, obs),
+  ];
+}
+
+function herdrChecks(bound: SessionDescriptor, now: Observed<SessionDescriptor>): CheckResult[] {
+  const names = [
+    "herdr.socket_path",
+    "herdr.socket_file",
+    "herdr.server_pid",
+    "herdr.server_identity",
+    "herdr.version",
+  ];
+  if (isUnavailable(now)) return names.map((n) => unavailable(n, "reachable", now));
+  const id = (d: SessionDescriptor): JsonValue =>
+    d.server.identity === null
+      ? null
+      : { kind: d.server.identity.kind, value: d.server.identity.value };
+  return [
+    expectEqual(
+      "herdr.socket_path",
+      bound.socketPath,
+      now.socketPath,
+      "another socket path was asked",
+    ),
+    expectEqual(
+      "herdr.socket_file",
+      { device: bound.socketFile.device, inode: bound.socketFile.inode },
+      { device: now.socketFile.device, inode: now.socketFile.inode },
+      "the socket file was re-bound: another server (restart or handoff)",
+    ),
+    expectEqual(
+      "herdr.server_pid",
+      bound.server.pid,
+      now.server.pid,
+      "another process serves the socket",
+    ),
+    expectEqual("herdr.server_identity", id(bound), id(now), "the server process identity changed"),
+    expectEqual(
+      "herdr.version",
+      { version: bound.version, protocol: bound.protocol },
+      { version: now.version, protocol: now.protocol },
+      "Herdr version or protocol changed",
+    ),
+  ];
+}
+
+function paneChecks(record: PaneProofRecord, obs: PaneObservation): CheckResult[] {
+  const bound = record.pane;
+  const out: CheckResult[] = [];
+  if (isUnavailable(obs.pane)) {
+    out.push(unavailable("pane.present", bound.paneId, obs.pane));
+    out.push(unavailable("pane.terminal_id", bound.terminalId, obs.pane));
+  } else {
+    out.push(
+      expectEqual("pane.present", bound.paneId, obs.pane.pane_id, "the pane id resolves elsewhere"),
+    );
+    out.push(
+      expectEqual(
+        "pane.terminal_id",
+        bound.terminalId,
+        obs.pane.terminal_id,
+        "the pane's terminal was replaced",
+      ),
+    );
+  }
+  if (isUnavailable(obs.processInfo)) {
+    out.push(unavailable("pane.shell_pid", record.process.pid, obs.processInfo));
+  } else {
+    out.push(
+      expectEqual(
+        "pane.shell_pid",
+        record.process.pid,
+        obs.processInfo.shell_pid ?? null,
+        "the pane runs another process",
+      ),
+    );
+    out.push(herdrTtyCheck(obs.processInfo, record.process.tty));
+  }
+  return out;
+}
+
+function processChecks(record: PaneProofRecord, facts: Observed<ProcessFacts>): CheckResult[] {
+  const p = record.process;
+  const names = [
+    "pane.process_identity",
+    "pane.process_birth",
+    "pane.process_executable",
+    "pane.process_cwd",
+    "pane.process_uid",
+    "pane.terminal",
+  ];
+  if (isUnavailable(facts)) return names.map((n) => unavailable(n, p.pid, facts));
+  // Birth is compared within the coarser of the two precisions (Linux: one USER_HZ tick,
+  // kernel-proofs.md §2.1); the identity check above carries the exact per-boot proof.
+  const tolerance = Math.max(p.startTimePrecisionUs, facts.startTimePrecisionUs);
+  const birthOk = Math.abs(facts.startTimeUs - p.startTimeUs) <= tolerance;
+  return [
+    expectEqual(
+      "pane.process_identity",
+      { kind: p.identity.kind, value: p.identity.value },
+      { kind: facts.identity.kind, value: facts.identity.value },
+      "the pid now belongs to another process",
+    ),
+    birthOk
+      ? pass("pane.process_birth", p.startTimeUs, facts.startTimeUs)
+      : fail(
+          "pane.process_birth",
+          p.startTimeUs,
+          facts.startTimeUs,
+          "the process was born at another time",
+        ),
+    expectEqual(
+      "pane.process_executable",
+      { path: p.executable, deleted: false },
+      { path: facts.executable, deleted: facts.executableDeleted },
+      "the process runs another executable",
+    ),
+    expectEqual("pane.process_cwd", p.cwd, facts.cwd, "the process changed directory"),
+    expectEqual("pane.process_uid", p.uid, facts.uid, "the process runs as another user"),
+    expectEqual("pane.terminal", p.tty, facts.tty, "the process is on another terminal"),
+  ];
+}
+
+function agentChecks(record: PaneProofRecord, obs: PaneObservation): CheckResult[] {
+  if (isUnavailable(obs.pane)) {
+    return [
+      unavailable("pane.agent", "accepted", obs.pane),
+      unavailable("pane.native_session", record.nativeSessionId, obs.pane),
+    ];
+  }
+  const shellPid = isUnavailable(obs.processInfo) ? null : (obs.processInfo.shell_pid ?? null);
+  const tty = isUnavailable(obs.facts) ? null : obs.facts.tty;
+  const verdict = reconcileAgent(
+    {
+      pid: record.process.pid,
+      terminalId: record.pane.terminalId,
+      tty: record.process.tty,
+      nativeSessionId: record.nativeSessionId,
+      expectedAgent: record.expectedAgent,
+    },
+    { pane: obs.pane, shellPid, tty },
+  );
+  return [
+    agentCheck(verdict, record.expectedAgent),
+    nativeSessionCheck(obs.pane, record.nativeSessionId),
+  ];
+}
+
+/** The agent verdict for a record and an observation (for display next to the checks). */
+export function paneAgentVerdict(
+  record: PaneProofRecord,
+  obs: PaneObservation,
+): AgentVerdict | null {
+  if (isUnavailable(obs.pane)) return null;
+  return reconcileAgent(
+    {
+      pid: record.process.pid,
+      terminalId: record.pane.terminalId,
+      tty: record.process.tty,
+      nativeSessionId: record.nativeSessionId,
+      expectedAgent: record.expectedAgent,
+    },
+    {
+      pane: obs.pane,
+      shellPid: isUnavailable(obs.processInfo) ? null : (obs.processInfo.shell_pid ?? null),
+      tty: isUnavailable(obs.facts) ? null : obs.facts.tty,
+    },
+  );
+}
