@@ -1,0 +1,228 @@
+/**
+ * Single-controller admission: exactly one controller per leader (per seat directory) at a time.
+ *
+ * - An exclusive, non-blocking flock(2) on `<seat dir>/controller.lock`. The kernel drops it when
+ *   the holder dies, so there is no staleness heuristic (no mtime, no pid file: proper-lockfile's
+ *   README admits such schemes cannot see a lock file removed and re-taken; reliability-plan.md T8).
+ *   Node opens every fd with O_CLOEXEC, so a child we spawn never inherits the lock.
+ * - The lock file is never unlinked: unlinking a lock file lets a second process lock a new inode
+ *   under the same name while the first still holds the old one.
+ * - After locking, the name must still point at the locked inode (it may have been replaced between
+ *   open and flock); if not, retry (tmux `client.c` retries once after taking its lock).
+ * - A monotonic epoch (max in the journal + 1) is fsynced into the journal on admission: a fencing
+ *   token (Kleppmann) that every fence record and outgoing prompt carries.
+ * - Before every append the journal asks `assertHeld()`: if the lock file was unlinked or replaced
+ *   (a second controller could then lock the new inode), the controller is ADMISSION_LOST and can
+ *   no longer write.
+ */
+import * as fs from "node:fs";
+import { join } from "node:path";
+import { flock } from "../kernel/flock.js";
+import { DeliveryError, errnoCode } from "./delivery-error.js";
+import { Journal, type JournalGuard, type RecoveryReport } from "./journal.js";
+import { type PathFacts, sameFile, seatDirProblem, seatFileProblem } from "./journal-io.js";
+
+export const LOCK_FILE = "controller.lock";
+
+/** How many times a lock whose name was swapped under us is retried before giving up. */
+const LOCK_ATTEMPTS = 3;
+
+export interface ControllerLock extends JournalGuard {
+  readonly path: string;
+  /** False after `release()` or after the lock was found lost. */
+  readonly held: boolean;
+  /** Close the lock fd: the kernel releases the flock. Idempotent. */
+  release(): void;
+}
+
+function lstatFacts(path: string): PathFacts | null {
+  const s = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  if (s === undefined) return null;
+  return {
+    kind: s.isFile()
+      ? "file"
+      : s.isDirectory()
+        ? "directory"
+        : s.isSymbolicLink()
+          ? "symlink"
+          : "other",
+    dev: s.dev.toString(),
+    ino: s.ino.toString(),
+    uid: Number(s.uid),
+    mode: Number(s.mode & 0o7777n),
+    size: Number(s.size),
+    nlink: Number(s.nlink),
+  };
+}
+
+function fdFacts(fd: number): PathFacts {
+  const s = fs.fstatSync(fd, { bigint: true });
+  return {
+    kind: s.isFile() ? "file" : s.isDirectory() ? "directory" : "other",
+    dev: s.dev.toString(),
+    ino: s.ino.toString(),
+    uid: Number(s.uid),
+    mode: Number(s.mode & 0o7777n),
+    size: Number(s.size),
+    nlink: Number(s.nlink),
+  };
+}
+
+function euid(): number {
+  return typeof process.geteuid === "function" ? process.geteuid() : -1;
+}
+
+class FlockLock implements ControllerLock {
+  readonly path: string;
+  readonly #facts: PathFacts;
+  #fd: number | null;
+  #lostReason: string | null = null;
+
+  constructor(path: string, fd: number, facts: PathFacts) {
+    this.path = path;
+    this.#fd = fd;
+    this.#facts = facts;
+  }
+
+  get held(): boolean {
+    return this.#fd !== null && this.#lostReason === null;
+  }
+
+  assertHeld(): void {
+    if (this.#fd === null) this.#lost("released");
+    if (this.#lostReason !== null) this.#lost(this.#lostReason);
+    let now: PathFacts | null;
+    try {
+      now = lstatFacts(this.path);
+    } catch (cause) {
+      this.#lost(`lstat failed (${errnoCode(cause) ?? "error"})`);
+    }
+    if (now === null) this.#lost("lock-file-unlinked");
+    if (!sameFile(now, this.#facts)) this.#lost("lock-file-replaced");
+  }
+
+  release(): void {
+    if (this.#fd === null) return;
+    const fd = this.#fd;
+    this.#fd = null;
+    fs.closeSync(fd);
+  }
+
+  #lost(reason: string): never {
+    this.#lostReason ??= reason;
+    throw new DeliveryError("ADMISSION_LOST", `controller lock ${this.path}: ${reason}`, {
+      details: { path: this.path, reason },
+    });
+  }
+}
+
+/**
+ * Take the seat's admission lock without blocking. Throws LEADER_BUSY when another live controller
+ * holds it, SEAT_DIR_UNSAFE / JOURNAL_FILE_UNSAFE when the directory or lock file is not private.
+ */
+export function acquireControllerLock(seatDir: string): ControllerLock {
+  const me = euid();
+  const dirProblem = seatDirProblem(lstatFacts(seatDir), me);
+  if (dirProblem !== null) {
+    throw new DeliveryError(
+      "SEAT_DIR_UNSAFE",
+      `seat directory ${seatDir} is not private: ${dirProblem}`,
+      {
+        details: { path: seatDir, reason: dirProblem },
+      },
+    );
+  }
+  const path = join(seatDir, LOCK_FILE);
+  for (let attempt = 1; ; attempt++) {
+    let fd: number;
+    try {
+      fd = fs.openSync(
+        path,
+        fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW,
+        0o600,
+      );
+    } catch (cause) {
+      const errno = errnoCode(cause);
+      const reason = errno === "ELOOP" ? "symlink" : `open failed (${errno ?? "error"})`;
+      throw new DeliveryError("JOURNAL_FILE_UNSAFE", `controller lock ${path}: ${reason}`, {
+        details: { path, reason },
+        cause,
+      });
+    }
+    let keep = false;
+    try {
+      const facts = fdFacts(fd);
+      const problem = seatFileProblem(facts, me);
+      if (problem !== null) {
+        throw new DeliveryError(
+          "JOURNAL_FILE_UNSAFE",
+          `controller lock ${path} is not private: ${problem}`,
+          {
+            details: { path, reason: problem },
+          },
+        );
+      }
+      if (!flock(fd, "exclusive", { nonBlocking: true })) {
+        throw new DeliveryError("LEADER_BUSY", `another controller holds ${path}`, {
+          details: { path },
+        });
+      }
+      const named = lstatFacts(path);
+      if (named !== null && sameFile(named, facts)) {
+        keep = true;
+        return new FlockLock(path, fd, facts);
+      }
+      if (attempt >= LOCK_ATTEMPTS) {
+        throw new DeliveryError("LEADER_BUSY", `controller lock ${path} keeps being replaced`, {
+          details: { path, reason: "lock-file-replaced" },
+        });
+      }
+    } finally {
+      if (!keep) fs.closeSync(fd);
+    }
+  }
+}
+
+export interface AdmitOptions {
+  readonly seatDir: string;
+  readonly now?: () => number;
+}
+
+/** An admitted controller: the only writer of the seat's journal until `release()`. */
+export interface Controller {
+  readonly epoch: number;
+  readonly journal: Journal;
+  readonly recovery: RecoveryReport;
+  readonly lock: ControllerLock;
+  /** Close the journal and drop the lock. Idempotent. */
+  release(): void;
+}
+
+/** Lock the seat, open and recover its journal, and record a new epoch (fsynced). */
+export function admitController(opts: AdmitOptions): Controller {
+  const lock = acquireControllerLock(opts.seatDir);
+  let journal: Journal | undefined;
+  try {
+    journal = Journal.open(
+      opts.now === undefined
+        ? { dir: opts.seatDir, guard: lock }
+        : { dir: opts.seatDir, guard: lock, now: opts.now },
+    );
+    const epoch = journal.beginEpoch();
+    const j = journal;
+    return {
+      epoch,
+      journal: j,
+      recovery: j.recovery,
+      lock,
+      release() {
+        j.close();
+        lock.release();
+      },
+    };
+  } catch (err) {
+    journal?.close();
+    lock.release();
+    throw err;
+  }
+}

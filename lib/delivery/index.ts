@@ -1,0 +1,54 @@
+/** lib/delivery: fence journal, receipts, reconciliation, admission lock. Exports by name. */
+export {
+  type AdmitOptions,
+  acquireControllerLock,
+  admitController,
+  type Controller,
+  type ControllerLock,
+  LOCK_FILE,
+} from "./admission.js";
+export {
+  type DecodedJournal,
+  type DecodedLine,
+  decodeJournal,
+  encodeRecord,
+  type JournalTail,
+  MAX_LINE_BYTES,
+  type TailReason,
+} from "./codec.js";
+export { DeliveryError, type DeliveryErrorCode } from "./delivery-error.js";
+export { dispatch, type OutgoingPrompt, type PromptSender } from "./dispatch.js";
+export {
+  type CompactionReport,
+  type EvidenceOutcome,
+  type Fenced,
+  type FenceInput,
+  JOURNAL_FILE,
+  Journal,
+  type JournalGuard,
+  type JournalWarning,
+  nodeJournalIO,
+  type OpenJournalOptions,
+  type RecoveryReport,
+} from "./journal.js";
+export type { JournalIO, PathFacts, PathKind } from "./journal-io.js";
+export {
+  type ConsumptionEvidence,
+  type Decision,
+  decide,
+  type IgnoredOutcome,
+  isConsumed,
+  isModelFinished,
+  isTerminal,
+  type Receipt,
+  type ReceiptEvent,
+  type ReceiptState,
+  type ResultEvidence,
+} from "./receipt.js";
+export type {
+  CancelHow,
+  ConsumptionKind,
+  JournalRecord,
+  ResultChannel,
+  UncertainReason,
+} from "./record.js";

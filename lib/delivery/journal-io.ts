@@ -1,0 +1,78 @@
+/**
+ * The journal's file-system surface, small enough to simulate power loss behind it
+ * (reliability-plan.md §6 T2: the SQLite test6.c / LazyFS idea, in-process). The real
+ * implementation is `nodeJournalIO` in journal.ts; tests substitute a recording file system that
+ * tracks which bytes and directory entries are durable.
+ *
+ * Synchronous on purpose: a fence is one short critical section (~0.2 ms of fsync on this box,
+ * reliability-plan.md A.5); a synchronous call cannot interleave with another append between the
+ * admission check and the write, and it gives the crash tests a deterministic syscall sequence.
+ * Every method throws the OS error (with its errno `code`) on failure; the journal turns that into
+ * JOURNAL_IO and fail-stops.
+ */
+
+export type PathKind = "file" | "directory" | "symlink" | "other";
+
+/** lstat/fstat facts. 64-bit kernel numbers are decimal strings (lib/kernel/types.ts rule). */
+export interface PathFacts {
+  readonly kind: PathKind;
+  readonly dev: string;
+  readonly ino: string;
+  readonly uid: number;
+  /** Permission bits (st_mode & 07777). */
+  readonly mode: number;
+  readonly size: number;
+  readonly nlink: number;
+}
+
+export interface JournalIO {
+  /** lstat (never follows a symlink); null when the path does not exist. */
+  lstat(path: string): PathFacts | null;
+  fstat(fd: number): PathFacts;
+  /** open(O_RDONLY | O_DIRECTORY | O_NOFOLLOW): a directory fd for fstat and fsync. */
+  openDirectory(path: string): number;
+  /**
+   * open(O_RDWR | O_APPEND | O_NOFOLLOW), plus O_CREAT | O_EXCL with mode 0600 for "create".
+   * Appends always go to the end of the file, whoever else holds it open.
+   */
+  openFile(path: string, how: "create" | "existing"): number;
+  /** The whole content of an open file. */
+  readAll(fd: number): Uint8Array;
+  /** write(2) until every byte is written; a short write that cannot continue throws. */
+  append(fd: number, bytes: Uint8Array): void;
+  /** fsync(2) of a file or of a directory fd. Never retried by the journal. */
+  fsync(fd: number): void;
+  /** ftruncate(2). */
+  truncate(fd: number, length: number): void;
+  /** rename(2) within the seat directory: atomic replacement of the name. */
+  rename(from: string, to: string): void;
+  unlink(path: string): void;
+  close(fd: number): void;
+  /** The effective uid the seat directory and its files must belong to. */
+  euid(): number;
+}
+
+/** Why a seat directory is not private to us, or null when it is (tmux `make_label`, §1.1). */
+export function seatDirProblem(facts: PathFacts | null, euid: number): string | null {
+  if (facts === null) return "missing";
+  if (facts.kind === "symlink") return "symlink";
+  if (facts.kind !== "directory") return "not-directory";
+  if (facts.uid !== euid) return "owner";
+  if ((facts.mode & 0o077) !== 0) return "mode";
+  return null;
+}
+
+/** Why a file in the seat directory is not private to us, or null when it is. */
+export function seatFileProblem(facts: PathFacts, euid: number): string | null {
+  if (facts.kind === "symlink") return "symlink";
+  if (facts.kind !== "file") return "not-file";
+  if (facts.uid !== euid) return "owner";
+  if ((facts.mode & 0o077) !== 0) return "mode";
+  // A second name for the inode could be someone else's hard link into our directory.
+  if (facts.nlink !== 1) return "links";
+  return null;
+}
+
+export function sameFile(a: PathFacts, b: PathFacts): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}

@@ -1,0 +1,732 @@
+/**
+ * The delivery fence journal: an append-only, checksummed record log per seat, in the seat's
+ * private directory (`<seat dir>/delivery.journal`). With admission.ts, the only files of
+ * lib/delivery that do I/O, and all of it goes through `JournalIO`.
+ *
+ * Durability rules (reliability-plan.md §3.2):
+ * - epoch, fence, uncertain, cancel-submitted and final results are fsynced before the call
+ *   returns; a fence is durable before the prompt frame may leave.
+ * - dispatched and consumed records are written without their own fsync (the next fsync carries
+ *   them). Losing one in a power cut can only move a receipt back to `uncertain`, which is never
+ *   resent and which later evidence reconciles: the safe direction.
+ * - a new file is fsynced and then its directory; compaction is write temp, fsync, rename, fsync
+ *   directory; a quarantined tail is copied out the same way before the journal is truncated.
+ * - any write/fsync/rename/truncate error fail-stops the journal (JOURNAL_IO, sticky). An fsync is
+ *   never retried: after a failed fsync the kernel may have dropped the dirty pages, and a second
+ *   fsync could report success for data that is gone ("fsyncgate", PostgreSQL's PANIC rule).
+ * - before every append the admission guard is checked (lock file still ours) and the journal file
+ *   is checked to be the one we opened, at the size we left it: anything else is ADMISSION_LOST.
+ */
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import { join } from "node:path";
+import { crc32 } from "node:zlib";
+import { UsageError } from "../errors.js";
+import { decodeJournal, encodeRecord, type TailReason } from "./codec.js";
+import { DeliveryError, errnoCode } from "./delivery-error.js";
+import {
+  type JournalIO,
+  type PathFacts,
+  sameFile,
+  seatDirProblem,
+  seatFileProblem,
+} from "./journal-io.js";
+import { Ledger } from "./ledger.js";
+import {
+  applyRecord,
+  type ConsumptionEvidence,
+  decide,
+  type IgnoredOutcome,
+  type Receipt,
+  type ReceiptEvent,
+  type ResultEvidence,
+} from "./receipt.js";
+import {
+  type CancelHow,
+  ID_PATTERN,
+  IDENTITY_PATTERN,
+  type JournalRecord,
+  type UncertainReason,
+} from "./record.js";
+
+export const JOURNAL_FILE = "delivery.journal";
+
+/** Checked before every append: throws ADMISSION_LOST when this controller lost the seat. */
+export interface JournalGuard {
+  assertHeld(): void;
+}
+
+export type JournalWarning =
+  | {
+      readonly code: "JOURNAL_TAIL_QUARANTINED";
+      readonly reason: TailReason;
+      readonly offset: number;
+      readonly length: number;
+      readonly framedLinesAfter: number;
+      readonly quarantinePath: string;
+    }
+  | {
+      readonly code: "JOURNAL_RECORD_REJECTED";
+      readonly offset: number;
+      readonly type: JournalRecord["t"];
+      readonly promptId: string | null;
+      readonly reason: string;
+    }
+  | { readonly code: "JOURNAL_STALE_TEMP_REMOVED"; readonly path: string };
+
+export interface RecoveryReport {
+  readonly createdFile: boolean;
+  readonly records: number;
+  readonly validBytes: number;
+  readonly warnings: readonly JournalWarning[];
+  /** Prompt ids recovery marked uncertain (fence without dispatch / consumption evidence). */
+  readonly madeUncertain: readonly string[];
+  readonly maxEpoch: number;
+}
+
+export interface FenceInput {
+  readonly promptId: string;
+  readonly sessionId: string;
+  /** The leader's identity, e.g. `${ProcessIdentity.kind}:${ProcessIdentity.value}`. */
+  readonly leader: string;
+  /** The pane's identity, e.g. the Herdr pane id and terminal. */
+  readonly pane: string;
+  /** The exact prompt text; its UTF-8 bytes are hashed into the fence and handed to the sender. */
+  readonly text: string;
+}
+
+export interface Fenced {
+  readonly receipt: Receipt;
+  readonly textBytes: Buffer;
+}
+
+/** What a piece of evidence did: journaled (`applied`/`reconciled`) or why not. */
+export interface EvidenceOutcome {
+  readonly outcome: "applied" | "reconciled" | IgnoredOutcome | "unknown-prompt";
+  /** The receipt after the evidence; null for a prompt that is not ours. */
+  readonly receipt: Receipt | null;
+}
+
+export interface CompactionReport {
+  readonly bytesBefore: number;
+  readonly bytesAfter: number;
+  readonly keptReceipts: number;
+  readonly droppedReceipts: number;
+}
+
+export interface OpenJournalOptions {
+  /** The seat's private directory: owned by us, mode 0700, not a symlink. */
+  readonly dir: string;
+  readonly guard: JournalGuard;
+  readonly io?: JournalIO;
+  readonly now?: () => number;
+  readonly pid?: number;
+}
+
+const DURABLE: ReadonlySet<JournalRecord["t"]> = new Set([
+  "epoch",
+  "fence",
+  "uncertain",
+  "cancel-submitted",
+  "completed",
+  "cancelled",
+  "reconciled",
+]);
+
+function facts(s: fs.BigIntStats): PathFacts {
+  const kind = s.isFile()
+    ? "file"
+    : s.isDirectory()
+      ? "directory"
+      : s.isSymbolicLink()
+        ? "symlink"
+        : "other";
+  return {
+    kind,
+    dev: s.dev.toString(),
+    ino: s.ino.toString(),
+    uid: Number(s.uid),
+    mode: Number(s.mode & 0o7777n),
+    size: Number(s.size),
+    nlink: Number(s.nlink),
+  };
+}
+
+const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY } = fs.constants;
+
+/** The real file system (Node's synchronous fs; every call is one syscall or a short loop). */
+export const nodeJournalIO: JournalIO = {
+  lstat: (path) => {
+    const s = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    return s === undefined ? null : facts(s);
+  },
+  fstat: (fd) => facts(fs.fstatSync(fd, { bigint: true })),
+  openDirectory: (path) => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW),
+  openFile: (path, how) =>
+    fs.openSync(
+      path,
+      O_RDWR | O_APPEND | O_NOFOLLOW | (how === "create" ? O_CREAT | O_EXCL : 0),
+      0o600,
+    ),
+  readAll: (fd) => {
+    const size = Number(fs.fstatSync(fd, { bigint: true }).size);
+    const buf = Buffer.allocUnsafe(size);
+    let off = 0;
+    while (off < size) {
+      const n = fs.readSync(fd, buf, off, size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return buf.subarray(0, off);
+  },
+  append: (fd, bytes) => {
+    let off = 0;
+    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+  },
+  fsync: (fd) => fs.fsyncSync(fd),
+  truncate: (fd, length) => fs.ftruncateSync(fd, length),
+  rename: (from, to) => fs.renameSync(from, to),
+  unlink: (path) => fs.unlinkSync(path),
+  close: (fd) => fs.closeSync(fd),
+  euid: () => (typeof process.geteuid === "function" ? process.geteuid() : -1),
+};
+
+/** With the `u` flag a surrogate pair is one code point; only a lone surrogate is category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function checkFenceInput(input: FenceInput): void {
+  const bad = (field: string, why: string): never => {
+    throw new UsageError("INVALID_ARGUMENT", `fence: ${field} ${why}`, { details: { field } });
+  };
+  if (!ID_PATTERN.test(input.promptId)) bad("promptId", `must match ${ID_PATTERN.source}`);
+  if (!ID_PATTERN.test(input.sessionId)) bad("sessionId", `must match ${ID_PATTERN.source}`);
+  if (!IDENTITY_PATTERN.test(input.leader))
+    bad("leader", "must be 1-256 printable ASCII characters");
+  if (!IDENTITY_PATTERN.test(input.pane)) bad("pane", "must be 1-256 printable ASCII characters");
+  // A lone surrogate has no UTF-8 form: the bytes sent would not be the bytes hashed
+  // (reliability-plan.md §4, JSON edge cases).
+  if (typeof input.text !== "string" || LONE_SURROGATE.test(input.text)) {
+    bad("text", "must be well-formed Unicode (no lone surrogates)");
+  }
+}
+
+export class Journal {
+  readonly dir: string;
+  readonly path: string;
+  readonly recovery: RecoveryReport;
+  readonly #io: JournalIO;
+  readonly #guard: JournalGuard;
+  readonly #now: () => number;
+  readonly #pid: number;
+  #dirFd: number;
+  #fd: number;
+  #file: PathFacts;
+  #size: number;
+  #ledger: Ledger;
+  #epoch: number | null = null;
+  #failure: DeliveryError | null = null;
+  #closed = false;
+
+  private constructor(o: RecoveredParts) {
+    this.dir = o.opts.dir;
+    this.path = join(o.opts.dir, JOURNAL_FILE);
+    this.#io = o.io;
+    this.#guard = o.opts.guard;
+    this.#now = o.opts.now ?? Date.now;
+    this.#pid = o.opts.pid ?? process.pid;
+    this.#dirFd = o.dirFd;
+    this.#fd = o.fd;
+    this.#file = o.file;
+    this.#size = o.file.size;
+    this.#ledger = o.ledger;
+    this.recovery = o.report;
+  }
+
+  /** Open and recover the journal of a seat. The caller must hold the seat (see admission.ts). */
+  static open(opts: OpenJournalOptions): Journal {
+    const { parts, unfinished } = recoverFiles(opts);
+    const journal = new Journal(parts);
+    try {
+      if (unfinished.length > 0) journal.#append(unfinished);
+    } catch (err) {
+      journal.close();
+      throw err;
+    }
+    return journal;
+  }
+
+  /** This controller's admission epoch, or null before `beginEpoch`. */
+  get epoch(): number | null {
+    return this.#epoch;
+  }
+
+  /** The error that fail-stopped the journal, or null while it is usable. */
+  get failure(): DeliveryError | null {
+    return this.#failure;
+  }
+
+  get maxEpoch(): number {
+    return this.#ledger.maxEpoch;
+  }
+
+  receipt(promptId: string): Receipt | undefined {
+    return this.#ledger.get(promptId);
+  }
+
+  receipts(): Receipt[] {
+    return [...this.#ledger.receipts()];
+  }
+
+  /** Record a new controller epoch (max + 1), fsynced. Called once, by admission. */
+  beginEpoch(): number {
+    if (this.#epoch !== null) {
+      throw new UsageError("INVALID_ARGUMENT", "beginEpoch: this journal already has an epoch");
+    }
+    const epoch = this.#ledger.maxEpoch + 1;
+    this.#append([{ v: 1, t: "epoch", epoch, pid: this.#pid, at: this.#now() }]);
+    this.#epoch = epoch;
+    return epoch;
+  }
+
+  /**
+   * Durably fence a prompt before it is sent: refused (nothing written) for a duplicate prompt id,
+   * without an epoch, or on a fail-stopped journal. Prefer `dispatch()`, which sends after this.
+   */
+  fence(input: FenceInput): Fenced {
+    this.#usable();
+    checkFenceInput(input);
+    if (this.#epoch === null)
+      throw new DeliveryError("NOT_ADMITTED", "fence: no controller epoch (admit first)");
+    if (this.#ledger.get(input.promptId) !== undefined) {
+      throw new DeliveryError(
+        "DUPLICATE_PROMPT_ID",
+        `prompt id ${input.promptId} already has a receipt`,
+        {
+          details: { promptId: input.promptId, state: this.#ledger.get(input.promptId)?.state },
+        },
+      );
+    }
+    const textBytes = Buffer.from(input.text, "utf8");
+    this.#append([
+      {
+        v: 1,
+        t: "fence",
+        id: input.promptId,
+        sid: input.sessionId,
+        leader: input.leader,
+        pane: input.pane,
+        sha256: createHash("sha256").update(textBytes).digest("hex"),
+        len: textBytes.length,
+        epoch: this.#epoch,
+        at: this.#now(),
+      },
+    ]);
+    return { receipt: this.#mustGet(input.promptId), textBytes };
+  }
+
+  /** The sender wrote the frame. No-op (current receipt returned) once evidence moved it on. */
+  markDispatched(promptId: string): Receipt {
+    return this.#event(promptId, { type: "dispatched" }).receipt;
+  }
+
+  /** The send failed or the connection dropped before consumption evidence. */
+  markUncertain(promptId: string, reason: UncertainReason, detail?: string): Receipt {
+    const event: ReceiptEvent =
+      detail === undefined ? { type: "uncertain", reason } : { type: "uncertain", reason, detail };
+    return this.#event(promptId, event).receipt;
+  }
+
+  /** We asked the leader to cancel a consumed prompt; stays cancel-submitted until a result. */
+  recordCancelSubmitted(promptId: string, how: CancelHow): Receipt {
+    return this.#event(promptId, { type: "cancel-submitted", how }).receipt;
+  }
+
+  /** Queue / runningPromptId evidence. Evidence for a prompt that is not ours is ignored. */
+  recordConsumption(evidence: ConsumptionEvidence): EvidenceOutcome {
+    return this.#evidence(evidence.promptId, { type: "consumed", evidence });
+  }
+
+  /** A final result (any of the three channels). Evidence for a prompt not ours is ignored. */
+  recordResult(evidence: ResultEvidence): EvidenceOutcome {
+    return this.#evidence(evidence.promptId, { type: "result", evidence });
+  }
+
+  /** The leader connection is gone: every receipt without consumption evidence becomes uncertain. */
+  connectionLost(detail?: string): Receipt[] {
+    this.#usable();
+    const at = this.#now();
+    const event: ReceiptEvent =
+      detail === undefined
+        ? { type: "uncertain", reason: "connection-lost" }
+        : { type: "uncertain", reason: "connection-lost", detail };
+    const records: JournalRecord[] = [];
+    const ids: string[] = [];
+    for (const r of this.#ledger.receipts()) {
+      const d = decide(r, event, at);
+      if (d.kind !== "record") continue;
+      records.push(d.record);
+      ids.push(r.promptId);
+    }
+    if (records.length > 0) this.#append(records);
+    return ids.map((id) => this.#mustGet(id));
+  }
+
+  /** fsync now: makes the lazily written dispatched/consumed records durable too. */
+  sync(): void {
+    this.#usable();
+    this.#ioCall("fsync", this.path, () => this.#io.fsync(this.#fd));
+  }
+
+  /**
+   * Rewrite the journal without its completed and cancelled receipts. Every open or uncertain
+   * receipt keeps all of its records, byte for byte, and the highest epoch record is kept so
+   * epochs stay monotonic. Crash-safe at every step: write temp, fsync, rename, fsync directory.
+   * A compacted prompt id is forgotten: its id is no longer refused as a duplicate.
+   */
+  compact(): CompactionReport {
+    this.#usable();
+    this.#checkOwnership();
+    const plan = this.#ledger.compacted();
+    const tmp = `${this.path}.compact`;
+    const io = this.#io;
+    const before = this.#size;
+    this.#ioCall("compact", tmp, () => {
+      if (io.lstat(tmp) !== null) io.unlink(tmp);
+      const tfd = io.openFile(tmp, "create");
+      try {
+        io.append(tfd, plan.bytes);
+        io.fsync(tfd);
+      } finally {
+        io.close(tfd);
+      }
+      io.rename(tmp, this.path);
+      io.fsync(this.#dirFd);
+      io.close(this.#fd);
+      this.#fd = io.openFile(this.path, "existing");
+      this.#file = io.fstat(this.#fd);
+    });
+    this.#size = this.#file.size;
+    this.#ledger.dropTerminal();
+    return {
+      bytesBefore: before,
+      bytesAfter: this.#size,
+      keptReceipts: plan.kept,
+      droppedReceipts: plan.dropped,
+    };
+  }
+
+  /** Close the files. Later calls throw JOURNAL_CLOSED. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const fd of [this.#fd, this.#dirFd]) {
+      try {
+        this.#io.close(fd);
+      } catch {
+        // Everything acknowledged was fsynced before; a close error loses nothing we promised.
+      }
+    }
+  }
+
+  #mustGet(promptId: string): Receipt {
+    const r = this.#ledger.get(promptId);
+    if (r === undefined)
+      throw new DeliveryError("UNKNOWN_PROMPT", `no receipt for prompt id ${promptId}`, {
+        details: { promptId },
+      });
+    return r;
+  }
+
+  #event(
+    promptId: string,
+    event: ReceiptEvent,
+  ): { receipt: Receipt; outcome: EvidenceOutcome["outcome"] } {
+    this.#usable();
+    const r = this.#mustGet(promptId);
+    const d = decide(r, event, this.#now());
+    if (d.kind === "illegal") {
+      throw new DeliveryError(
+        "ILLEGAL_TRANSITION",
+        `${event.type} for prompt ${promptId} in state ${d.from}: ${d.reason}`,
+        {
+          details: { promptId, from: d.from, event: event.type },
+        },
+      );
+    }
+    if (d.kind === "ignore") return { receipt: r, outcome: d.outcome };
+    this.#append([d.record]);
+    return { receipt: this.#mustGet(promptId), outcome: d.outcome };
+  }
+
+  #evidence(promptId: string, event: ReceiptEvent): EvidenceOutcome {
+    this.#usable();
+    if (this.#ledger.get(promptId) === undefined)
+      return { outcome: "unknown-prompt", receipt: null };
+    return this.#event(promptId, event);
+  }
+
+  #usable(): void {
+    if (this.#closed) throw new DeliveryError("JOURNAL_CLOSED", `journal ${this.path} is closed`);
+    const f = this.#failure;
+    if (f !== null) {
+      throw new DeliveryError(f.code, `journal ${this.path} is fail-stopped: ${f.message}`, {
+        details: { ...f.details, failStopped: true },
+        cause: f,
+      });
+    }
+  }
+
+  #fail(err: DeliveryError): DeliveryError {
+    this.#failure ??= err;
+    return err;
+  }
+
+  #ioCall<T>(op: string, path: string, f: () => T): T {
+    try {
+      return f();
+    } catch (cause) {
+      if (cause instanceof DeliveryError) throw this.#fail(cause);
+      const errno = errnoCode(cause);
+      throw this.#fail(
+        new DeliveryError("JOURNAL_IO", `${op} of ${path} failed (${errno ?? "error"})`, {
+          details: { op, path, errno },
+          cause,
+        }),
+      );
+    }
+  }
+
+  /** The guard's lock is ours, and the journal file is the one we opened at the size we left it. */
+  #checkOwnership(): void {
+    try {
+      this.#guard.assertHeld();
+    } catch (err) {
+      if (err instanceof DeliveryError) throw this.#fail(err);
+      throw err;
+    }
+    const lost = (reason: string): never => {
+      throw this.#fail(
+        new DeliveryError("ADMISSION_LOST", `journal ${this.path}: ${reason}`, {
+          details: { reason, path: this.path },
+        }),
+      );
+    };
+    const named = this.#ioCall("lstat", this.path, () => this.#io.lstat(this.path));
+    if (named === null || !sameFile(named, this.#file)) lost("journal-replaced");
+    const open = this.#ioCall("fstat", this.path, () => this.#io.fstat(this.#fd));
+    if (open.size !== this.#size) lost("journal-changed-size");
+  }
+
+  #append(records: readonly JournalRecord[]): void {
+    this.#usable();
+    this.#checkOwnership();
+    // Check every record against the state before anything is written: a record that is not a
+    // legal move is a bug here, and must not reach the disk.
+    for (const rec of records) {
+      const problem =
+        rec.t === "epoch"
+          ? this.#ledger.check(rec)
+          : applyRecord(this.#ledger.get(rec.id), rec).ok
+            ? null
+            : "illegal";
+      if (problem !== null)
+        throw new DeliveryError(
+          "ILLEGAL_TRANSITION",
+          `refusing to journal an illegal ${rec.t} record`,
+        );
+    }
+    const lines = records.map((r) => encodeRecord(r));
+    const bytes = lines.length === 1 && lines[0] !== undefined ? lines[0] : Buffer.concat(lines);
+    this.#ioCall("append", this.path, () => this.#io.append(this.#fd, bytes));
+    this.#size += bytes.length;
+    if (records.some((r) => DURABLE.has(r.t)))
+      this.#ioCall("fsync", this.path, () => this.#io.fsync(this.#fd));
+    records.forEach((rec, i) => {
+      const line = lines[i];
+      if (line !== undefined) this.#ledger.apply(rec, line);
+    });
+  }
+}
+
+interface RecoveredParts {
+  readonly opts: OpenJournalOptions;
+  readonly io: JournalIO;
+  readonly dirFd: number;
+  readonly fd: number;
+  readonly file: PathFacts;
+  readonly ledger: Ledger;
+  readonly report: RecoveryReport;
+}
+
+function ioError(op: string, path: string, cause: unknown): DeliveryError {
+  const errno = errnoCode(cause);
+  return new DeliveryError("JOURNAL_IO", `${op} of ${path} failed (${errno ?? "error"})`, {
+    details: { op, path, errno },
+    cause,
+  });
+}
+
+function attempt<T>(op: string, path: string, f: () => T): T {
+  try {
+    return f();
+  } catch (cause) {
+    if (cause instanceof DeliveryError) throw cause;
+    throw ioError(op, path, cause);
+  }
+}
+
+/**
+ * Recovery: read to the last valid record; copy a torn or corrupt tail to a `.quarantine` file
+ * (temp, fsync, rename, fsync dir) and truncate it away (then fsync); rebuild the receipts; mark
+ * every fence without consumption evidence `uncertain` (fsynced). A second run changes nothing.
+ */
+function recoverFiles(opts: OpenJournalOptions): {
+  parts: RecoveredParts;
+  unfinished: JournalRecord[];
+} {
+  const io = opts.io ?? nodeJournalIO;
+  const dir = opts.dir;
+  const path = join(dir, JOURNAL_FILE);
+  opts.guard.assertHeld();
+  const euid = io.euid();
+  const dirFacts = attempt("lstat", dir, () => io.lstat(dir));
+  const dirProblem = seatDirProblem(dirFacts, euid);
+  if (dirProblem !== null || dirFacts === null) {
+    throw new DeliveryError(
+      "SEAT_DIR_UNSAFE",
+      `seat directory ${dir} is not private: ${dirProblem}`,
+      {
+        details: { path: dir, reason: dirProblem },
+      },
+    );
+  }
+  const dirFd = attempt("open", dir, () => io.openDirectory(dir));
+  const fds = [dirFd];
+  try {
+    if (
+      !sameFile(
+        attempt("fstat", dir, () => io.fstat(dirFd)),
+        dirFacts,
+      )
+    ) {
+      throw new DeliveryError("SEAT_DIR_UNSAFE", `seat directory ${dir} changed while opening`, {
+        details: { path: dir, reason: "replaced" },
+      });
+    }
+    const warnings: JournalWarning[] = [];
+    for (const stale of [`${path}.compact`, `${path}.quarantine.tmp`]) {
+      if (attempt("lstat", stale, () => io.lstat(stale)) === null) continue;
+      attempt("unlink", stale, () => io.unlink(stale));
+      attempt("fsync", dir, () => io.fsync(dirFd));
+      warnings.push({ code: "JOURNAL_STALE_TEMP_REMOVED", path: stale });
+    }
+    const existing = attempt("lstat", path, () => io.lstat(path));
+    let fd: number;
+    let createdFile = false;
+    if (existing === null) {
+      fd = attempt("create", path, () => io.openFile(path, "create"));
+      fds.push(fd);
+      attempt("fsync", path, () => io.fsync(fd));
+      attempt("fsync", dir, () => io.fsync(dirFd));
+      createdFile = true;
+    } else {
+      const problem = seatFileProblem(existing, euid);
+      if (problem !== null) {
+        throw new DeliveryError(
+          "JOURNAL_FILE_UNSAFE",
+          `journal ${path} is not private: ${problem}`,
+          {
+            details: { path, reason: problem },
+          },
+        );
+      }
+      fd = attempt("open", path, () => io.openFile(path, "existing"));
+      fds.push(fd);
+      if (
+        !sameFile(
+          attempt("fstat", path, () => io.fstat(fd)),
+          existing,
+        )
+      ) {
+        throw new DeliveryError("JOURNAL_FILE_UNSAFE", `journal ${path} changed while opening`, {
+          details: { path, reason: "replaced" },
+        });
+      }
+    }
+    const bytes = attempt("read", path, () => io.readAll(fd));
+    const decoded = decodeJournal(bytes);
+    const tail = decoded.tail;
+    if (tail?.reason === "unsupported-version") {
+      throw new DeliveryError(
+        "JOURNAL_FILE_UNSAFE",
+        `journal ${path} has a record of another version at ${tail.offset}`,
+        {
+          details: { path, reason: "unsupported-version", offset: tail.offset },
+        },
+      );
+    }
+    if (tail !== null) {
+      const tailBytes = bytes.subarray(tail.offset);
+      const qpath = `${path}.${tail.offset}-${crc32(tailBytes).toString(16).padStart(8, "0")}.quarantine`;
+      const have = attempt("lstat", qpath, () => io.lstat(qpath));
+      if (have === null || have.size !== tailBytes.length) {
+        const tmp = `${path}.quarantine.tmp`;
+        const qfd = attempt("create", tmp, () => io.openFile(tmp, "create"));
+        try {
+          attempt("write", tmp, () => io.append(qfd, tailBytes));
+          attempt("fsync", tmp, () => io.fsync(qfd));
+        } finally {
+          attempt("close", tmp, () => io.close(qfd));
+        }
+        attempt("rename", tmp, () => io.rename(tmp, qpath));
+        attempt("fsync", dir, () => io.fsync(dirFd));
+      }
+      attempt("truncate", path, () => io.truncate(fd, tail.offset));
+      attempt("fsync", path, () => io.fsync(fd));
+      warnings.push({
+        code: "JOURNAL_TAIL_QUARANTINED",
+        reason: tail.reason,
+        offset: tail.offset,
+        length: tail.length,
+        framedLinesAfter: tail.framedLinesAfter,
+        quarantinePath: qpath,
+      });
+    }
+    const ledger = new Ledger();
+    for (const l of decoded.lines) {
+      const rejected = ledger.apply(l.record, bytes.subarray(l.offset, l.offset + l.length));
+      if (rejected !== null)
+        warnings.push({ code: "JOURNAL_RECORD_REJECTED", offset: l.offset, ...rejected });
+    }
+    const now = (opts.now ?? Date.now)();
+    const unfinished: JournalRecord[] = [];
+    const madeUncertain: string[] = [];
+    for (const r of ledger.receipts()) {
+      if (r.state !== "fenced" && r.state !== "dispatched") continue;
+      const reason: UncertainReason =
+        r.state === "fenced" ? "recovered-fenced" : "recovered-dispatched";
+      unfinished.push({ v: 1, t: "uncertain", id: r.promptId, at: now, reason });
+      madeUncertain.push(r.promptId);
+    }
+    const file = attempt("fstat", path, () => io.fstat(fd));
+    const report: RecoveryReport = {
+      createdFile,
+      records: decoded.lines.length,
+      validBytes: decoded.validLength,
+      warnings,
+      madeUncertain,
+      maxEpoch: ledger.maxEpoch,
+    };
+    fds.length = 0; // the journal owns them now
+    return { parts: { opts, io, dirFd, fd, file, ledger, report }, unfinished };
+  } finally {
+    for (const fd of fds) {
+      try {
+        io.close(fd);
+      } catch {
+        // Opening failed already; the first error is the one to report.
+      }
+    }
+  }
+}

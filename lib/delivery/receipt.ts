@@ -1,0 +1,358 @@
+/**
+ * The receipt state machine (pure). A receipt is one prompt we fenced; it moves only on evidence:
+ *
+ *     fenced ──send ok──▶ dispatched ──queue entry / runningPromptId──▶ consumed ──result──▶ completed
+ *        │                    │                                           │  └─cancel asked─▶ cancel-submitted ─result─▶ completed | cancelled
+ *        └──send failed / connection lost / restart──▶ uncertain ──late evidence (reconciled)──▶ consumed | completed | cancelled
+ *
+ * (seed-adr-0224.md "Persist a delivery fence…"; grok-leader-protocol.md §6.) Consumption means the
+ * leader *took* the prompt (queue membership or `runningPromptId`); it is not model awareness. Only a
+ * final result that echoes both our session id and our prompt id completes a receipt, and a cancel we
+ * asked for stays `cancel-submitted` until such a result arrives: nothing is ever fabricated.
+ * `uncertain` is never resent; late evidence reconciles the *original* receipt.
+ *
+ * `decide` turns an event into the record to journal (or a named reason not to); `applyRecord` is the
+ * one transition function, used for live appends and for replay alike.
+ */
+import {
+  type CancelHow,
+  type ConsumptionKind,
+  clipDetail,
+  type FenceRecord,
+  type ReceiptRecord,
+  type ResultChannel,
+  type UncertainReason,
+} from "./record.js";
+
+export type ReceiptState =
+  | "fenced"
+  | "dispatched"
+  | "consumed"
+  | "completed"
+  | "cancel-submitted"
+  | "cancelled"
+  | "uncertain";
+
+export interface Consumption {
+  readonly kind: ConsumptionKind;
+  readonly detail: string | null;
+  readonly at: number;
+  /** True when this evidence reconciled an uncertain receipt. */
+  readonly reconciled: boolean;
+}
+
+export interface FinalResult {
+  readonly channel: ResultChannel;
+  readonly stopReason: string;
+  readonly detail: string | null;
+  readonly at: number;
+  readonly reconciled: boolean;
+}
+
+export interface Receipt {
+  readonly promptId: string;
+  readonly sessionId: string;
+  readonly leader: string;
+  readonly pane: string;
+  readonly textSha256: string;
+  readonly textBytes: number;
+  /** The admission epoch of the controller that fenced it. */
+  readonly epoch: number;
+  readonly fencedAt: number;
+  readonly state: ReceiptState;
+  readonly dispatchedAt: number | null;
+  /** The leader took the prompt. Consumption, not model awareness. */
+  readonly consumption: Consumption | null;
+  /** The model finished: a final result echoing our session and prompt id. */
+  readonly result: FinalResult | null;
+  readonly cancelRequest: { readonly how: CancelHow; readonly at: number } | null;
+  /** The last time the receipt became uncertain; kept after reconciliation as history. */
+  readonly uncertainty: {
+    readonly reason: UncertainReason;
+    readonly detail: string | null;
+    readonly at: number;
+  } | null;
+}
+
+/** Evidence that the leader consumed a prompt (its id in `x.ai/queue/changed`). */
+export interface ConsumptionEvidence {
+  readonly promptId: string;
+  readonly sessionId: string;
+  readonly kind: ConsumptionKind;
+  readonly detail?: string;
+}
+
+/** A final result from one of the three channels; it must echo our session and prompt id. */
+export interface ResultEvidence {
+  readonly promptId: string;
+  readonly sessionId: string;
+  readonly channel: ResultChannel;
+  readonly stopReason: string;
+  readonly detail?: string;
+}
+
+export type ReceiptEvent =
+  | { readonly type: "dispatched" }
+  | { readonly type: "consumed"; readonly evidence: ConsumptionEvidence }
+  | { readonly type: "result"; readonly evidence: ResultEvidence }
+  | { readonly type: "cancel-submitted"; readonly how: CancelHow }
+  | { readonly type: "uncertain"; readonly reason: UncertainReason; readonly detail?: string };
+
+/** What happened to a piece of evidence that was not journaled. */
+export type IgnoredOutcome =
+  | "duplicate" // the receipt already shows this (e.g. the second of three result channels)
+  | "stale" // the receipt is already past this (e.g. queue evidence after the result)
+  | "conflict" // a final result disagreeing with the recorded one (completed vs cancelled)
+  | "session-mismatch"; // the evidence names another session: not ours, never applied
+
+export type Decision =
+  | {
+      readonly kind: "record";
+      readonly record: ReceiptRecord;
+      readonly outcome: "applied" | "reconciled";
+    }
+  | { readonly kind: "ignore"; readonly outcome: IgnoredOutcome }
+  | { readonly kind: "illegal"; readonly from: ReceiptState; readonly reason: string };
+
+export const TERMINAL_STATES: ReadonlySet<ReceiptState> = new Set(["completed", "cancelled"]);
+
+/** Which record types may follow which state (the one transition table). */
+const ALLOWED: Readonly<Record<ReceiptRecord["t"], readonly ReceiptState[]>> = {
+  fence: [],
+  dispatched: ["fenced"],
+  consumed: ["fenced", "dispatched"],
+  completed: ["fenced", "dispatched", "consumed", "cancel-submitted"],
+  cancelled: ["fenced", "dispatched", "consumed", "cancel-submitted"],
+  "cancel-submitted": ["consumed"],
+  uncertain: ["fenced", "dispatched"],
+  reconciled: ["uncertain"],
+};
+
+export function isTerminal(state: ReceiptState): boolean {
+  return TERMINAL_STATES.has(state);
+}
+
+/** The leader took the prompt (queue entry, runningPromptId, or any final result). Not awareness. */
+export function isConsumed(r: Receipt): boolean {
+  return r.consumption !== null || r.result !== null;
+}
+
+/** The model finished the turn: a final result (completed or cancelled) arrived. */
+export function isModelFinished(r: Receipt): boolean {
+  return r.result !== null;
+}
+
+export function receiptFromFence(f: FenceRecord): Receipt {
+  return {
+    promptId: f.id,
+    sessionId: f.sid,
+    leader: f.leader,
+    pane: f.pane,
+    textSha256: f.sha256,
+    textBytes: f.len,
+    epoch: f.epoch,
+    fencedAt: f.at,
+    state: "fenced",
+    dispatchedAt: null,
+    consumption: null,
+    result: null,
+    cancelRequest: null,
+    uncertainty: null,
+  };
+}
+
+function resultFrom(
+  ch: ResultChannel,
+  stop: string,
+  detail: string | undefined,
+  at: number,
+  reconciled: boolean,
+): FinalResult {
+  return { channel: ch, stopReason: stop, detail: detail ?? null, at, reconciled };
+}
+
+/**
+ * Apply one journaled record. Returns the next receipt, or a reason when the record is not a legal
+ * move from the current state (a record sequence no single controller writes).
+ */
+export function applyRecord(
+  current: Receipt | undefined,
+  record: ReceiptRecord,
+): { ok: true; receipt: Receipt } | { ok: false; reason: string } {
+  if (record.t === "fence") {
+    return current === undefined
+      ? { ok: true, receipt: receiptFromFence(record) }
+      : { ok: false, reason: "a receipt with this prompt id already exists" };
+  }
+  if (current === undefined) return { ok: false, reason: "no fence for this prompt id" };
+  if (!ALLOWED[record.t].includes(current.state)) {
+    return { ok: false, reason: `${record.t} is not allowed in state ${current.state}` };
+  }
+  const r = current;
+  switch (record.t) {
+    case "dispatched":
+      return { ok: true, receipt: { ...r, state: "dispatched", dispatchedAt: record.at } };
+    case "consumed":
+      return {
+        ok: true,
+        receipt: {
+          ...r,
+          state: "consumed",
+          consumption: {
+            kind: record.kind,
+            detail: record.detail ?? null,
+            at: record.at,
+            reconciled: false,
+          },
+        },
+      };
+    case "completed":
+      return {
+        ok: true,
+        receipt: {
+          ...r,
+          state: "completed",
+          result: resultFrom(record.ch, record.stop, record.detail, record.at, false),
+        },
+      };
+    case "cancelled":
+      return {
+        ok: true,
+        receipt: {
+          ...r,
+          state: "cancelled",
+          result: resultFrom(record.ch, "cancelled", record.detail, record.at, false),
+        },
+      };
+    case "cancel-submitted":
+      return {
+        ok: true,
+        receipt: {
+          ...r,
+          state: "cancel-submitted",
+          cancelRequest: { how: record.how, at: record.at },
+        },
+      };
+    case "uncertain":
+      return {
+        ok: true,
+        receipt: {
+          ...r,
+          state: "uncertain",
+          uncertainty: { reason: record.reason, detail: record.detail ?? null, at: record.at },
+        },
+      };
+    case "reconciled": {
+      const ev = record.ev;
+      if ("kind" in ev) {
+        const consumption: Consumption = {
+          kind: ev.kind,
+          detail: ev.detail ?? null,
+          at: record.at,
+          reconciled: true,
+        };
+        return { ok: true, receipt: { ...r, state: "consumed", consumption } };
+      }
+      const result = resultFrom(ev.ch, ev.stop, ev.detail, record.at, true);
+      return {
+        ok: true,
+        receipt: { ...r, state: ev.stop === "cancelled" ? "cancelled" : "completed", result },
+      };
+    }
+  }
+}
+
+/** Only `fenced` and `dispatched` receipts are still waiting for the leader to take them. */
+function awaitingConsumption(state: ReceiptState): boolean {
+  return state === "fenced" || state === "dispatched";
+}
+
+/** Decide what an event does to a receipt, and the record that journals it. Pure. */
+export function decide(r: Receipt, event: ReceiptEvent, at: number): Decision {
+  const id = r.promptId;
+  switch (event.type) {
+    case "dispatched":
+      if (r.state === "fenced")
+        return { kind: "record", outcome: "applied", record: { v: 1, t: "dispatched", id, at } };
+      return { kind: "ignore", outcome: r.state === "dispatched" ? "duplicate" : "stale" };
+    case "consumed": {
+      const e = event.evidence;
+      if (e.sessionId !== r.sessionId) return { kind: "ignore", outcome: "session-mismatch" };
+      const detail = clipDetail(e.detail);
+      const ev = detail === undefined ? { kind: e.kind } : { kind: e.kind, detail };
+      if (awaitingConsumption(r.state)) {
+        return {
+          kind: "record",
+          outcome: "applied",
+          record: { v: 1, t: "consumed", id, at, ...ev },
+        };
+      }
+      if (r.state === "uncertain") {
+        return {
+          kind: "record",
+          outcome: "reconciled",
+          record: { v: 1, t: "reconciled", id, at, ev },
+        };
+      }
+      return { kind: "ignore", outcome: r.state === "consumed" ? "duplicate" : "stale" };
+    }
+    case "result": {
+      const e = event.evidence;
+      if (e.sessionId !== r.sessionId) return { kind: "ignore", outcome: "session-mismatch" };
+      const cancelled = e.stopReason === "cancelled";
+      const detail = clipDetail(e.detail);
+      const extra = detail === undefined ? {} : { detail };
+      if (isTerminal(r.state)) {
+        return {
+          kind: "ignore",
+          outcome: (r.state === "cancelled") === cancelled ? "duplicate" : "conflict",
+        };
+      }
+      if (r.state === "uncertain") {
+        const ev = { ch: e.channel, stop: e.stopReason, ...extra };
+        return {
+          kind: "record",
+          outcome: "reconciled",
+          record: { v: 1, t: "reconciled", id, at, ev },
+        };
+      }
+      const record: ReceiptRecord = cancelled
+        ? { v: 1, t: "cancelled", id, at, ch: e.channel, ...extra }
+        : { v: 1, t: "completed", id, at, ch: e.channel, stop: e.stopReason, ...extra };
+      return { kind: "record", outcome: "applied", record };
+    }
+    case "cancel-submitted":
+      if (r.state === "consumed") {
+        return {
+          kind: "record",
+          outcome: "applied",
+          record: { v: 1, t: "cancel-submitted", id, at, how: event.how },
+        };
+      }
+      if (r.state === "cancel-submitted") return { kind: "ignore", outcome: "duplicate" };
+      return {
+        kind: "illegal",
+        from: r.state,
+        reason: isTerminal(r.state)
+          ? "the prompt already has a final result"
+          : "cancel only what the leader has consumed (queue entry or runningPromptId): no consumption evidence yet",
+      };
+    case "uncertain": {
+      if (awaitingConsumption(r.state)) {
+        const detail = clipDetail(event.detail);
+        const extra = detail === undefined ? {} : { detail };
+        return {
+          kind: "record",
+          outcome: "applied",
+          record: { v: 1, t: "uncertain", id, at, reason: event.reason, ...extra },
+        };
+      }
+      if (r.state === "uncertain") return { kind: "ignore", outcome: "duplicate" };
+      return {
+        kind: "illegal",
+        from: r.state,
+        reason: "the leader already consumed the prompt: it is not uncertain",
+      };
+    }
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * The journal's record types (version 1) and their valibot schemas. A journal line is decoded as
+ * `unknown` and only becomes a `JournalRecord` through `JournalRecordSchema` (style.md habit 6).
+ *
+ * Every field is bounded so that any valid record fits in one line of at most MAX_LINE_BYTES
+ * (codec.ts), even when every character of a detail string needs a 6-byte JSON escape.
+ * Field names are short because a prompt costs four to six lines; their meaning is documented here.
+ */
+import * as v from "valibot";
+
+export const RECORD_VERSION = 1;
+
+/** Prompt and session ids: ASCII, as Grok's UUIDs are (grok-leader-protocol.md §6). */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/** Leader and pane identities: printable ASCII (a ProcessIdentity value, a Herdr pane id). */
+export const IDENTITY_PATTERN = /^[\x20-\x7e]{1,256}$/;
+/** Informational detail strings are clipped to this many UTF-16 units before they are journaled. */
+export const MAX_DETAIL_CHARS = 256;
+
+const id = v.pipe(v.string(), v.regex(ID_PATTERN));
+const identity = v.pipe(v.string(), v.regex(IDENTITY_PATTERN));
+const time = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
+const epoch = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+const detail = v.exactOptional(v.pipe(v.string(), v.maxLength(MAX_DETAIL_CHARS)));
+const version = v.literal(RECORD_VERSION);
+
+/** How consumption was observed: our id among the queue entries, or as `runningPromptId` (§6 Queue). */
+export const ConsumptionKind = v.picklist(["queue-entry", "running-prompt"]);
+export type ConsumptionKind = v.InferOutput<typeof ConsumptionKind>;
+
+/** The three final-result channels of grok-leader-protocol.md §6 "Final result". */
+export const ResultChannel = v.picklist(["rpc-response", "prompt-complete", "turn-completed"]);
+export type ResultChannel = v.InferOutput<typeof ResultChannel>;
+
+/** ACP stop reasons plus Grok's `rate_limit` / `error`; open-ended but bounded. */
+export const StopReason = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,31}$/));
+
+/** How we asked to cancel: `x.ai/queue/remove` for a queued prompt, `session/cancel` for ours running. */
+export const CancelHow = v.picklist(["queue-remove", "session-cancel"]);
+export type CancelHow = v.InferOutput<typeof CancelHow>;
+
+/**
+ * Why a receipt is uncertain: the send itself failed; the connection was lost before consumption
+ * evidence; or recovery found a fence with no dispatch evidence (`recovered-fenced`) or a dispatch
+ * with no consumption evidence (`recovered-dispatched`): the old connection died with the old process.
+ */
+export const UncertainReason = v.picklist([
+  "send-failed",
+  "connection-lost",
+  "recovered-fenced",
+  "recovered-dispatched",
+]);
+export type UncertainReason = v.InferOutput<typeof UncertainReason>;
+
+/** A controller was admitted: `epoch` is one more than any epoch in the journal before it. */
+export const EpochRecord = v.strictObject({
+  v: version,
+  t: v.literal("epoch"),
+  epoch,
+  pid: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  at: time,
+});
+
+/**
+ * Written and fsynced before the prompt frame leaves. `sha256`/`len` describe the exact UTF-8 bytes
+ * of the prompt text handed to the sender; `epoch` is the admitting controller's.
+ */
+export const FenceRecord = v.strictObject({
+  v: version,
+  t: v.literal("fence"),
+  id,
+  sid: id,
+  leader: identity,
+  pane: identity,
+  sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+  len: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(2 ** 31)),
+  epoch,
+  at: time,
+});
+
+/** The sender reported the frame written. Not evidence that the leader read it. */
+export const DispatchedRecord = v.strictObject({
+  v: version,
+  t: v.literal("dispatched"),
+  id,
+  at: time,
+});
+
+/** The leader consumed the prompt (queue or running). Consumption, not model awareness. */
+export const ConsumedRecord = v.strictObject({
+  v: version,
+  t: v.literal("consumed"),
+  id,
+  at: time,
+  kind: ConsumptionKind,
+  detail,
+});
+
+/** A final result echoing our session and prompt id, with a stop reason other than `cancelled`. */
+export const CompletedRecord = v.strictObject({
+  v: version,
+  t: v.literal("completed"),
+  id,
+  at: time,
+  ch: ResultChannel,
+  stop: StopReason,
+  detail,
+});
+
+/** We asked the leader to cancel; no result yet. Never a completion. */
+export const CancelSubmittedRecord = v.strictObject({
+  v: version,
+  t: v.literal("cancel-submitted"),
+  id,
+  at: time,
+  how: CancelHow,
+});
+
+/** A final result with stop reason `cancelled`. */
+export const CancelledRecord = v.strictObject({
+  v: version,
+  t: v.literal("cancelled"),
+  id,
+  at: time,
+  ch: ResultChannel,
+  detail,
+});
+
+export const UncertainRecord = v.strictObject({
+  v: version,
+  t: v.literal("uncertain"),
+  id,
+  at: time,
+  reason: UncertainReason,
+  detail,
+});
+
+const ConsumptionEvidenceFields = v.strictObject({ kind: ConsumptionKind, detail });
+const ResultEvidenceFields = v.strictObject({ ch: ResultChannel, stop: StopReason, detail });
+
+/** Late evidence moved an `uncertain` receipt on: the original receipt, never a new prompt. */
+export const ReconciledRecord = v.strictObject({
+  v: version,
+  t: v.literal("reconciled"),
+  id,
+  at: time,
+  ev: v.union([ConsumptionEvidenceFields, ResultEvidenceFields]),
+});
+
+export const JournalRecordSchema = v.variant("t", [
+  EpochRecord,
+  FenceRecord,
+  DispatchedRecord,
+  ConsumedRecord,
+  CompletedRecord,
+  CancelSubmittedRecord,
+  CancelledRecord,
+  UncertainRecord,
+  ReconciledRecord,
+]);
+
+export type EpochRecord = v.InferOutput<typeof EpochRecord>;
+export type FenceRecord = v.InferOutput<typeof FenceRecord>;
+export type DispatchedRecord = v.InferOutput<typeof DispatchedRecord>;
+export type ConsumedRecord = v.InferOutput<typeof ConsumedRecord>;
+export type CompletedRecord = v.InferOutput<typeof CompletedRecord>;
+export type CancelSubmittedRecord = v.InferOutput<typeof CancelSubmittedRecord>;
+export type CancelledRecord = v.InferOutput<typeof CancelledRecord>;
+export type UncertainRecord = v.InferOutput<typeof UncertainRecord>;
+export type ReconciledRecord = v.InferOutput<typeof ReconciledRecord>;
+export type JournalRecord = v.InferOutput<typeof JournalRecordSchema>;
+/** Every record that belongs to one prompt's receipt. */
+export type ReceiptRecord = Exclude<JournalRecord, EpochRecord>;
+
+/** Clip an informational string so a record stays bounded (see MAX_DETAIL_CHARS). */
+export function clipDetail(s: string | undefined): string | undefined {
+  if (s === undefined) return undefined;
+  if (s.length <= MAX_DETAIL_CHARS) return s;
+  // Do not cut a surrogate pair in half: the journal line must stay well-formed UTF-8.
+  let end = MAX_DETAIL_CHARS;
+  const last = s.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return s.slice(0, end);
+}
