@@ -107,8 +107,6 @@ export function bindPaneProof(input: PaneBindInput): PaneBindResult {
   if (isUnavailable(obs.pane)) checks.push(unavailable("pane.present", input.paneId, obs.pane));
   if (isUnavailable(obs.processInfo))
     checks.push(unavailable("pane.shell_pid", "present", obs.processInfo));
-  if (isUnavailable(obs.facts))
-    checks.push(unavailable("pane.process_facts", "readable", obs.facts));
   if (isUnavailable(obs.descriptor) || isUnavailable(obs.pane) || isUnavailable(obs.processInfo)) {
     return { record: null, checks };
   }
@@ -137,7 +135,11 @@ export function bindPaneProof(input: PaneBindInput): PaneBindResult {
   checks.push(
     expectEqual("pane.shell_pid_stable", pid, after, "shell_pid changed while the proof was read"),
   );
-  if (isUnavailable(obs.facts) || pid === null) return { record: null, checks };
+  if (pid === null) return { record: null, checks };
+  if (isUnavailable(obs.facts)) {
+    checks.push(unavailable("pane.process_facts", "readable", obs.facts));
+    return { record: null, checks };
+  }
   const facts = obs.facts;
   checks.push(expectEqual("pane.process_pid", pid, facts.pid, "kernel facts are for another pid"));
   checks.push(

@@ -1,5 +1,6 @@
 /** The verify-proof command registry: one line per command, in the order `--help` lists them. */
 import type { Command } from "../command.js";
+import { paneCommand } from "./pane.js";
 import { processCommand } from "./process.js";
 import { socketCommand } from "./socket.js";
 
@@ -7,4 +8,5 @@ import { socketCommand } from "./socket.js";
 export const commands: readonly Command[] = [
   processCommand,
   socketCommand,
+  paneCommand,
 ];

@@ -1,0 +1,168 @@
+/**
+ * `verify-proof pane <pane-id>`: prove which process a Herdr pane runs and on which Herdr server.
+ * Without `--record` the pane is bound now (pane, shell_pid, kernel facts, session descriptor,
+ * agent verdict) and immediately re-verified, so the report shows both the binding checks and
+ * every re-verification check. With `--record <file>` (a record from an earlier `--json` run's
+ * `facts.record`, or from the library) the pane is re-verified against that record instead.
+ * Herdr unreachable or the pane unknown is a failed proof (exit 1), not an I/O error.
+ */
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as v from "valibot";
+import { UsageError } from "../../errors.js";
+import { HerdrClient } from "../../herdr/client.js";
+import { discoverSocket } from "../../herdr/discovery.js";
+import { systemKernel } from "../../herdr/kernel-port.js";
+import { bindPane, verifyPane } from "../../herdr/observe.js";
+import type { JsonValue } from "../../json.js";
+import type { CheckResult } from "../../proof/check.js";
+import {
+  isUnavailable,
+  type PaneObservation,
+  type PaneProofRecord,
+  PaneProofRecordSchema,
+} from "../../proof/pane.js";
+import type { Command, Report } from "../command.js";
+
+/** Any JSON-parsed value as JsonValue, checked rather than cast. */
+function json(value: unknown): JsonValue {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (Array.isArray(value)) return value.map(json);
+  if (typeof value === "object") {
+    const out: { [key: string]: JsonValue } = {};
+    for (const [k, x] of Object.entries(value)) if (x !== undefined) out[k] = json(x);
+    return out;
+  }
+  return null;
+}
+
+function observationFacts(obs: PaneObservation): { [key: string]: JsonValue } {
+  const pane = obs.pane;
+  return {
+    herdr: json(obs.descriptor),
+    pane: isUnavailable(pane)
+      ? json(pane)
+      : {
+          pane_id: pane.pane_id,
+          terminal_id: pane.terminal_id,
+          workspace_id: pane.workspace_id,
+          tab_id: pane.tab_id,
+          label: pane.label ?? null,
+          agent_status: pane.agent_status,
+          agent: Object.hasOwn(pane, "agent") ? json(pane.agent) : "(absent)",
+          agent_session: Object.hasOwn(pane, "agent_session")
+            ? json(pane.agent_session)
+            : "(absent)",
+        },
+    process: isUnavailable(obs.processInfo)
+      ? { process_info: json(obs.processInfo), kernel: json(obs.facts) }
+      : {
+          shell_pid: obs.processInfo.shell_pid ?? null,
+          herdr_tty: obs.processInfo.tty ?? null,
+          kernel: json(obs.facts),
+        },
+  };
+}
+
+function readRecord(path: string): PaneProofRecord {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (cause) {
+    throw new UsageError("RECORD_UNREADABLE", `cannot read a JSON record from ${path}`, { cause });
+  }
+  // Accept either the record itself or a whole `verify-proof pane --json` document.
+  const doc = v.safeParse(v.looseObject({ facts: v.looseObject({ record: v.unknown() }) }), raw);
+  const parsed = v.safeParse(PaneProofRecordSchema, doc.success ? doc.output.facts.record : raw);
+  if (!parsed.success) {
+    throw new UsageError(
+      "RECORD_INVALID",
+      `${path} is not a pane proof record: ${v.summarize(parsed.issues)}`,
+    );
+  }
+  return parsed.output;
+}
+
+function firstError(checks: readonly CheckResult[], obs: PaneObservation): Report["error"] {
+  for (const part of [obs.descriptor, obs.pane]) {
+    if (isUnavailable(part)) return { code: part.code, message: part.message };
+  }
+  return checks.length === 0 ? { code: "NO_CHECKS", message: "nothing was checked" } : undefined;
+}
+
+export const paneCommand: Command = {
+  name: "pane",
+  summary: "prove which process a Herdr pane runs, on which Herdr server, and its agent",
+  positionals: ["pane-id"],
+  flags: {
+    "herdr-socket": { type: "string", description: "the Herdr API socket (default: discovered)" },
+    record: { type: "string", description: "re-verify against this saved pane proof record" },
+    "expect-agent": { type: "string", description: "require this agent label (e.g. grok)" },
+    "expect-session": { type: "string", description: "require this native session id" },
+  },
+  async run(input, progress) {
+    const paneId = input.positionals["pane-id"] ?? "";
+    const flag = (name: string): string | undefined => {
+      const f = input.flags[name];
+      return typeof f === "string" ? f : undefined;
+    };
+    const found = discoverSocket({
+      explicitPath: flag("herdr-socket"),
+      env: process.env,
+      tmpdir: tmpdir(),
+      cwd: process.cwd(),
+    });
+    const client = new HerdrClient({ socketPath: found.socketPath });
+    const recordPath = flag("record");
+    let record: PaneProofRecord | null = null;
+    let bindChecks: readonly CheckResult[] = [];
+    if (recordPath !== undefined) {
+      record = readRecord(recordPath);
+      if (record.pane.paneId !== paneId) {
+        throw new UsageError(
+          "RECORD_PANE_MISMATCH",
+          `the record is for pane ${record.pane.paneId}`,
+        );
+      }
+    } else {
+      progress(`binding pane ${paneId} on ${found.socketPath}`);
+      const bound = await bindPane(client, systemKernel, {
+        paneId,
+        launch: null,
+        sessionName: found.sessionName,
+        nativeSessionId: flag("expect-session") ?? null,
+        expectedAgent: flag("expect-agent") ?? null,
+      });
+      record = bound.record;
+      bindChecks = bound.checks;
+      if (record === null) {
+        const failed = bound.checks.find((c) => !c.ok);
+        return {
+          subject: "pane",
+          facts: { socketPath: found.socketPath, pane_id: paneId, record: null },
+          checks: bound.checks,
+          error: {
+            code: "PANE_NOT_BOUND",
+            message: failed?.reason ?? "the pane could not be bound",
+          },
+        };
+      }
+    }
+    progress(`re-verifying pane ${paneId}`);
+    const verified = await verifyPane(client, systemKernel, record);
+    const names = new Set(verified.checks.map((c) => c.check));
+    const checks = [...bindChecks.filter((c) => !names.has(c.check)), ...verified.checks];
+    const error = firstError(checks, verified.observation);
+    return {
+      subject: "pane",
+      facts: {
+        ...observationFacts(verified.observation),
+        agent: verified.agent === null ? null : { ...verified.agent },
+        record: json(record),
+      },
+      checks,
+      ...(error === undefined ? {} : { error }),
+    };
+  },
+};
