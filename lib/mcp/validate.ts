@@ -1,0 +1,186 @@
+/**
+ * Validate `tools/call` arguments against the tool's **original** schema (seed ADR 0224: the
+ * original bank is the authority for calls, union alternatives included), with
+ * @cfworker/json-schema: correct on every union case we measured, 2020-12 `unevaluated*`,
+ * `prefixItems` and `dependentRequired` included, no code generation from the upstream's
+ * schemas, and one code path for draft-07 and 2020-12 (acp-mcp-toolchain.md §3.1, §3.5).
+ *
+ * One compiled validator per tool, built when the list changes. Details that matter:
+ * - cfworker's `dereference()` *writes* hidden `__absolute_*` properties into the schema it
+ *   is given and caches them across calls (dereference.js), so each tool gets a private
+ *   `structuredClone` of its schema; the caller's objects are never touched.
+ * - The draft comes from `$schema` (draft.ts): in draft-07 a `$ref` silences its siblings.
+ * - cfworker throws at *validation* time on an unresolved `$ref` and on a bad `pattern`.
+ *   Both are checked when the validator is built; the tool is reported `MCP_SCHEMA_UNUSABLE`
+ *   and its calls are refused (fail closed), and anything still thrown later is caught and
+ *   refused the same way.
+ */
+import { dereference, type OutputUnit, validate } from "@cfworker/json-schema";
+import { GrokSeatError } from "../errors.js";
+import { type SchemaDraft, schemaDraft } from "./draft.js";
+import type { ProjectionIssue } from "./issues.js";
+import { isJsonObject } from "./json-pointer.js";
+import type { RawTool } from "./raw-tool.js";
+import { type ArgumentError, explainErrors } from "./validation-message.js";
+
+export type CallVerdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly error: GrokSeatError };
+
+export interface ToolValidator {
+  /** Names with a usable validator, in the order given. */
+  readonly names: readonly string[];
+  /** Tools whose original schema cannot be evaluated; their calls are refused. */
+  readonly issues: readonly ProjectionIssue[];
+  /**
+   * Check one call. `args` is `params.arguments` as received; absent arguments are checked as
+   * `{}` (MCP: `arguments` is optional and always an object). Never throws.
+   */
+  check(name: string, args: unknown): CallVerdict;
+}
+
+type Lookup = ReturnType<typeof dereference>;
+
+interface Compiled {
+  readonly schema: Record<string, unknown> | boolean;
+  readonly draft: SchemaDraft;
+  readonly lookup: Lookup;
+}
+
+const OK: CallVerdict = { ok: true };
+
+/** Why cfworker could not evaluate this schema, or undefined when it can. */
+function unusable(lookup: Lookup): string | undefined {
+  for (const [uri, sub] of Object.entries(lookup)) {
+    // `examples` values are instances, not schemas, though dereference() walks into them.
+    if (/\/examples(\/|$)/.test(uri) || !isJsonObject(sub)) continue;
+    if (typeof sub.$ref === "string") {
+      const target = Reflect.get(sub, "__absolute_ref__");
+      if (typeof target !== "string" || lookup[target] === undefined)
+        return `$ref ${JSON.stringify(sub.$ref)} does not resolve inside the schema`;
+    }
+    const patterns: unknown[] = [sub.pattern];
+    if (isJsonObject(sub.patternProperties)) patterns.push(...Object.keys(sub.patternProperties));
+    for (const p of patterns) {
+      if (p === undefined) continue;
+      try {
+        new RegExp(String(p), "u");
+      } catch (err) {
+        return `pattern ${JSON.stringify(p)} is not a valid regular expression: ${String(err)}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+function compile(schema: unknown): Compiled | string {
+  if (schema === undefined) return "the tool has no inputSchema";
+  let copy: unknown;
+  try {
+    copy = structuredClone(schema);
+  } catch (err) {
+    return `the schema cannot be copied: ${String(err)}`;
+  }
+  if (typeof copy !== "boolean" && !isJsonObject(copy))
+    return "the schema is not an object or boolean";
+  let lookup: Lookup;
+  try {
+    lookup = dereference(copy);
+  } catch (err) {
+    return `the schema cannot be dereferenced: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  const why = unusable(lookup);
+  if (why !== undefined) return why;
+  return { schema: copy, draft: schemaDraft(copy), lookup };
+}
+
+function describeArgs(args: unknown): string {
+  if (args === null) return "null";
+  if (Array.isArray(args)) return "an array";
+  return typeof args;
+}
+
+function refuse(
+  code: "MCP_INVALID_ARGUMENTS" | "MCP_UNKNOWN_TOOL" | "MCP_SCHEMA_UNUSABLE",
+  tool: string,
+  message: string,
+  errors: readonly ArgumentError[] = [],
+): CallVerdict {
+  return { ok: false, error: new GrokSeatError(code, message, { details: { tool, errors } }) };
+}
+
+/** Build the validators for one snapshot of the original bank. */
+export function createToolValidator(originalTools: readonly RawTool[]): ToolValidator {
+  const compiled = new Map<string, Compiled>();
+  const broken = new Map<string, string>();
+  const issues: ProjectionIssue[] = [];
+  const seen = new Set<string>();
+  for (const tool of originalTools) {
+    if (seen.has(tool.name)) {
+      compiled.delete(tool.name);
+      broken.set(tool.name, "several tools share this name");
+      issues.push({
+        code: "MCP_TOOL_DUPLICATE",
+        tool: tool.name,
+        site: "tool",
+        pointer: "/name",
+        reason: "several tools share this name; its calls are refused",
+      });
+      continue;
+    }
+    seen.add(tool.name);
+    const c = compile(tool.inputSchema);
+    if (typeof c === "string") {
+      broken.set(tool.name, c);
+      issues.push({
+        code: "MCP_SCHEMA_UNUSABLE",
+        tool: tool.name,
+        site: "inputSchema",
+        pointer: "",
+        reason: c,
+      });
+    } else compiled.set(tool.name, c);
+  }
+
+  function check(name: string, args: unknown): CallVerdict {
+    const c = compiled.get(name);
+    if (c === undefined) {
+      const why = broken.get(name);
+      if (why !== undefined)
+        return refuse(
+          "MCP_SCHEMA_UNUSABLE",
+          name,
+          `Tool ${JSON.stringify(name)} cannot be checked: ${why}`,
+        );
+      return refuse("MCP_UNKNOWN_TOOL", name, `Unknown tool ${JSON.stringify(name)}`);
+    }
+    const instance = args === undefined ? {} : args;
+    if (!isJsonObject(instance))
+      return refuse(
+        "MCP_INVALID_ARGUMENTS",
+        name,
+        `Invalid arguments for tool ${JSON.stringify(name)}: arguments must be a JSON object, got ${describeArgs(instance)}`,
+      );
+    let units: readonly OutputUnit[];
+    try {
+      const r = validate(instance, c.schema, c.draft, c.lookup, false);
+      if (r.valid) return OK;
+      units = r.errors;
+    } catch (err) {
+      return refuse(
+        "MCP_SCHEMA_UNUSABLE",
+        name,
+        `Tool ${JSON.stringify(name)} cannot be checked: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`,
+      );
+    }
+    const { errors, summary } = explainErrors(units, c.schema);
+    return refuse(
+      "MCP_INVALID_ARGUMENTS",
+      name,
+      `Invalid arguments for tool ${JSON.stringify(name)}: ${summary}`,
+      errors,
+    );
+  }
+
+  return { names: [...compiled.keys()], issues, check };
+}
