@@ -9,9 +9,9 @@
  *   and a dotfile without another dot keeps its name: `/x/.sock` -> `/x/.sock.lock`.
  * - `active_sessions.json` lives directly in GROK_HOME (`xai-grok-active-sessions`).
  */
-import { realpathSync } from "node:fs";
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 
 /** Pure resolution of GROK_HOME from an environment and an (already canonical) home directory. */
 export function resolveGrokHome(env: NodeJS.ProcessEnv, canonicalHome: string): string {
@@ -58,4 +58,32 @@ export function lockPathForSocket(socketPath: string): string {
   // rsplit_file_at_dot: a name whose only dot is the leading one has no extension.
   const stem = dot <= 0 ? name : name.slice(0, dot);
   return `${dir}${stem}.lock`;
+}
+
+/**
+ * The canonical path of the grok executable: `explicit` when given, else the first executable
+ * `grok` on PATH; null when there is none. Canonical (symlinks resolved) because the kernel reports
+ * a process's executable that way (`/proc/<pid>/exe`, `proc_pidpath`).
+ */
+export function resolveGrokExecutable(
+  explicit: string | null = null,
+  env: NodeJS.ProcessEnv = process.env,
+): string | null {
+  const candidates =
+    explicit !== null
+      ? [explicit]
+      : (env.PATH ?? "")
+          .split(delimiter)
+          .filter((d) => d !== "")
+          .map((d) => join(d, "grok"));
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      if (!statSync(c).isFile()) continue;
+      return realpathSync(c);
+    } catch {
+      // not there or not executable: try the next one
+    }
+  }
+  return null;
 }

@@ -11,7 +11,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { lockPathForSocket } from "../../lib/grok/paths.js";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -40,6 +41,8 @@ export type ControlAnswer =
   | { delayMs: number; answer: ControlAnswer };
 
 export interface FakeLeaderOptions {
+  /** Listen here instead of a fresh temp dir (the caller owns the directory). */
+  readonly socketPath?: string;
   /**
    * Override the reply to `register` (a whole message, e.g. `{type:"registered",client_id:7}` for a
    * legacy leader or an `error` frame); null sends nothing at all.
@@ -95,16 +98,21 @@ export class FakeLeader {
   #nextId = 1;
   #ready: boolean;
 
+  readonly #ownsDir: boolean;
+
   private constructor(dir: string, options: FakeLeaderOptions) {
     this.dir = dir;
-    this.socketPath = join(dir, "leader.sock");
+    this.#ownsDir = options.socketPath === undefined;
+    this.socketPath = options.socketPath ?? join(dir, "leader.sock");
     this.options = options;
     this.#ready = !options.startNotReady;
     this.#server = net.createServer((s) => this.#accept(s));
   }
 
   static async start(options: FakeLeaderOptions = {}): Promise<FakeLeader> {
-    const dir = mkdtempSync(join(tmpdir(), "grok-seat-fake-leader-"));
+    const dir = options.socketPath
+      ? dirname(options.socketPath)
+      : mkdtempSync(join(tmpdir(), "grok-seat-fake-leader-"));
     const fake = new FakeLeader(dir, options);
     await new Promise<void>((resolve, reject) => {
       fake.#server.once("error", reject);
@@ -136,7 +144,7 @@ export class FakeLeader {
   async stop(): Promise<void> {
     for (const c of this.clients) c.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    rmSync(this.dir, { recursive: true, force: true });
+    if (this.#ownsDir) rmSync(this.dir, { recursive: true, force: true });
   }
 
   #accept(socket: net.Socket): void {
@@ -238,7 +246,7 @@ export class FakeLeader {
         type: "leader_info",
         pid: this.options.pid ?? process.pid,
         socket_path: this.socketPath,
-        lock_path: this.socketPath.replace(/\.sock$/, ".lock"),
+        lock_path: lockPathForSocket(this.socketPath),
         ws_url_suffix: "",
         leader_protocol_version: 1,
         leader_binary_version: this.options.binaryVersion ?? "1.0.48",
@@ -274,4 +282,37 @@ export async function until(
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/**
+ * Run as a child process (`node --import tsx test/helpers/fake-leader.ts <socket> [reported-pid]`):
+ * a leader process with the real leader's file behaviour (`leader/lock.rs`): it writes its pid to
+ * the sibling lock file, holds an exclusive flock on it for its lifetime, listens on the socket and
+ * prints "ready". With `reported-pid` its `get_leader_info` lies about its pid.
+ */
+async function serveMain(socketPath: string, reportedPid: number | null): Promise<void> {
+  const { openSync, writeSync, ftruncateSync, fsyncSync } = await import("node:fs");
+  const { flock } = await import("../../lib/kernel/flock.js");
+  const lockFd = openSync(lockPathForSocket(socketPath), "w");
+  if (!flock(lockFd, "exclusive", { nonBlocking: true })) throw new Error("lock held");
+  ftruncateSync(lockFd, 0);
+  writeSync(lockFd, String(process.pid));
+  fsyncSync(lockFd);
+  const fake = await FakeLeader.start({
+    socketPath,
+    ...(reportedPid === null ? {} : { pid: reportedPid }),
+  });
+  process.stdout.write("ready\n");
+  process.on("SIGTERM", () => {
+    void fake.stop().then(() => process.exit(0));
+  });
+}
+
+if (
+  process.argv[1] !== undefined &&
+  import.meta.url === (await import("node:url")).pathToFileURL(process.argv[1]).href
+) {
+  const [socketPath, reported] = process.argv.slice(2);
+  if (socketPath === undefined) throw new Error("usage: fake-leader.ts <socket> [reported-pid]");
+  await serveMain(socketPath, reported === undefined ? null : Number(reported));
 }
