@@ -21,8 +21,17 @@ export const packageRoot: string = fileURLToPath(new URL("../..", import.meta.ur
 
 let loaded: NativeAddon | undefined;
 
+/**
+ * The directory node-gyp-build searches: the package root, unless GROK_SEAT_PREBUILD names another
+ * (node-gyp-build honours `<PACKAGE_NAME>_PREBUILD`).
+ */
+export function searchRoot(): string {
+  const override = process.env.GROK_SEAT_PREBUILD;
+  return override !== undefined && override !== "" ? override : packageRoot;
+}
+
 /** Where node-gyp-build looks, in its order (node-gyp-build.js `load.path`). */
-export function candidateDirs(root: string = packageRoot): string[] {
+export function candidateDirs(root: string = searchRoot()): string[] {
   const tuple = `${platform()}-${arch()}`;
   return [
     join(root, "build", "Release"),

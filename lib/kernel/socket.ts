@@ -4,6 +4,7 @@
  * macOS: PROC_PIDFDSOCKETINFO bound path + SO_ACCEPTCONN). kernel-proofs.md §1.2, §2.4.
  */
 import { dirname, resolve } from "node:path";
+import { UsageError } from "../errors.js";
 import { callNative, parseNative } from "./addon.js";
 import { KernelError } from "./kernel-error.js";
 import { RawSocketFacts } from "./native.js";
@@ -29,6 +30,7 @@ function fileType(type: FileType | "other", syscall: string): FileType {
  * processes, or all as root).
  */
 export function socketFacts(path: string): SocketFacts {
+  if (path === "") throw new UsageError("INVALID_ARGUMENT", "the socket path is empty");
   const abs = resolve(path);
   const dir = dirname(abs);
   const raw = parseNative(
