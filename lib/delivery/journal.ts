@@ -34,7 +34,6 @@ import {
 } from "./journal-io.js";
 import { Ledger } from "./ledger.js";
 import {
-  applyRecord,
   type ConsumptionEvidence,
   decide,
   type IgnoredOutcome,
@@ -103,8 +102,8 @@ export interface Fenced {
 
 /** What a piece of evidence did: journaled (`applied`/`reconciled`) or why not. */
 export interface EvidenceOutcome {
-  readonly outcome: "applied" | "reconciled" | IgnoredOutcome | "unknown-prompt";
-  /** The receipt after the evidence; null for a prompt that is not ours. */
+  readonly outcome: "applied" | "reconciled" | IgnoredOutcome | "compacted" | "unknown-prompt";
+  /** The receipt after the evidence; null for a compacted prompt and for one that is not ours. */
   readonly receipt: Receipt | null;
 }
 
@@ -278,6 +277,14 @@ export class Journal {
     return [...this.#ledger.receipts()];
   }
 
+  /**
+   * True for every prompt id this journal ever fenced, including compacted ones: the set a caller
+   * checks before choosing a prompt id, and what `fence` refuses as DUPLICATE_PROMPT_ID.
+   */
+  isKnownPromptId(promptId: string): boolean {
+    return this.#ledger.knows(promptId);
+  }
+
   /** Record a new controller epoch (max + 1), fsynced. Called once, by admission. */
   beginEpoch(): number {
     if (this.#epoch !== null) {
@@ -379,15 +386,15 @@ export class Journal {
   }
 
   /**
-   * Rewrite the journal without its completed and cancelled receipts. Every open or uncertain
-   * receipt keeps all of its records, byte for byte, and the highest epoch record is kept so
-   * epochs stay monotonic. Crash-safe at every step: write temp, fsync, rename, fsync directory.
-   * A compacted prompt id is forgotten: its id is no longer refused as a duplicate.
+   * Rewrite the journal with each completed or cancelled receipt reduced to one `compacted` line
+   * (its id stays known: still refused as a duplicate). Every open or uncertain receipt keeps all
+   * of its records byte for byte, and the highest epoch record is kept so epochs stay monotonic.
+   * Crash-safe at every step: write temp, fsync, rename, fsync directory.
    */
   compact(): CompactionReport {
     this.#usable();
     this.#checkOwnership();
-    const plan = this.#ledger.compacted();
+    const plan = this.#ledger.compacted(this.#now());
     const tmp = `${this.path}.compact`;
     const io = this.#io;
     const before = this.#size;
@@ -407,7 +414,7 @@ export class Journal {
       this.#file = io.fstat(this.#fd);
     });
     this.#size = this.#file.size;
-    this.#ledger.dropTerminal();
+    this.#ledger.dropTerminal(plan.tombstones);
     return {
       bytesBefore: before,
       bytesAfter: this.#size,
@@ -524,17 +531,16 @@ export class Journal {
     // Check every record against the state before anything is written: a record that is not a
     // legal move is a bug here, and must not reach the disk.
     for (const rec of records) {
-      const problem =
-        rec.t === "epoch"
-          ? this.#ledger.check(rec)
-          : applyRecord(this.#ledger.get(rec.id), rec).ok
-            ? null
-            : "illegal";
-      if (problem !== null)
+      const problem = this.#ledger.check(rec);
+      if (problem !== null) {
         throw new DeliveryError(
           "ILLEGAL_TRANSITION",
-          `refusing to journal an illegal ${rec.t} record`,
+          `refusing to journal ${rec.t}: ${problem.reason}`,
+          {
+            details: { ...problem },
+          },
         );
+      }
     }
     const lines = records.map((r) => encodeRecord(r));
     const bytes = lines.length === 1 && lines[0] !== undefined ? lines[0] : Buffer.concat(lines);

@@ -1,12 +1,14 @@
 /**
- * The in-memory image of a journal (pure): receipts by prompt id, the highest admission epoch, and
- * the encoded lines of every receipt that is still open, kept in journal order so that compaction
- * can rewrite them byte for byte. Terminal receipts drop their lines: compaction leaves them out.
- * Live appends and recovery replay go through the same `applyRecord` (receipt.ts).
+ * The in-memory image of a journal (pure): receipts by prompt id, the ids of compacted receipts,
+ * the highest admission epoch, and the encoded lines of every receipt that is still open, kept in
+ * journal order so that compaction rewrites them byte for byte. Terminal receipts drop their lines;
+ * compaction replaces them with one `compacted` line each. Live appends and recovery replay go
+ * through the same `applyRecord` (receipt.ts).
  */
 import { Buffer } from "node:buffer";
+import { encodeRecord } from "./codec.js";
 import { applyRecord, isTerminal, type Receipt } from "./receipt.js";
-import type { JournalRecord } from "./record.js";
+import type { CompactedRecord, JournalRecord } from "./record.js";
 
 /** A journaled record that is not a legal move (a sequence no single controller writes). */
 export interface RejectedRecord {
@@ -23,6 +25,7 @@ interface KeptLine {
 export class Ledger {
   readonly #receipts = new Map<string, Receipt>();
   readonly #openLines = new Map<string, KeptLine[]>();
+  readonly #compacted = new Map<string, Buffer>();
   #maxEpoch = 0;
   #epochLine: Buffer | null = null;
   #seq = 0;
@@ -32,16 +35,26 @@ export class Ledger {
     return this.#maxEpoch;
   }
 
-  get size(): number {
-    return this.#receipts.size;
-  }
-
   get(promptId: string): Receipt | undefined {
     return this.#receipts.get(promptId);
   }
 
+  /** True when the prompt id was compacted away (finished; only its id is kept). */
+  isCompacted(promptId: string): boolean {
+    return this.#compacted.has(promptId);
+  }
+
+  /** True for any prompt id this journal has ever fenced (live receipt or compacted). */
+  knows(promptId: string): boolean {
+    return this.#receipts.has(promptId) || this.#compacted.has(promptId);
+  }
+
   receipts(): IterableIterator<Receipt> {
     return this.#receipts.values();
+  }
+
+  get compactedCount(): number {
+    return this.#compacted.size;
   }
 
   /** Check a record against the current state without changing anything. */
@@ -50,6 +63,14 @@ export class Ledger {
       return record.epoch > this.#maxEpoch
         ? null
         : { type: "epoch", promptId: null, reason: `epoch ${record.epoch} <= ${this.#maxEpoch}` };
+    }
+    if (this.#compacted.has(record.id)) {
+      return { type: record.t, promptId: record.id, reason: "this prompt id was compacted" };
+    }
+    if (record.t === "compacted") {
+      return this.#receipts.has(record.id)
+        ? { type: record.t, promptId: record.id, reason: "a live receipt has this prompt id" }
+        : null;
     }
     const next = applyRecord(this.#receipts.get(record.id), record);
     return next.ok ? null : { type: record.t, promptId: record.id, reason: next.reason };
@@ -63,6 +84,10 @@ export class Ledger {
     if (record.t === "epoch") {
       this.#maxEpoch = record.epoch;
       this.#epochLine = Buffer.from(line);
+      return null;
+    }
+    if (record.t === "compacted") {
+      this.#compacted.set(record.id, Buffer.from(line));
       return null;
     }
     const next = applyRecord(this.#receipts.get(record.id), record);
@@ -79,24 +104,49 @@ export class Ledger {
   }
 
   /**
-   * The bytes of a compacted journal: the highest epoch record, then every record of every open
-   * receipt (fenced, dispatched, consumed, cancel-submitted, uncertain) in original order.
+   * The bytes of a compacted journal: the highest epoch record, one `compacted` line per finished
+   * receipt (old ones first), then every record of every open receipt (fenced, dispatched,
+   * consumed, cancel-submitted, uncertain) in original order.
    */
-  compacted(): { bytes: Buffer; kept: number; dropped: number } {
-    const all: KeptLine[] = [];
-    for (const lines of this.#openLines.values()) all.push(...lines);
-    all.sort((a, b) => a.seq - b.seq);
-    const parts = all.map((k) => k.line);
-    if (this.#epochLine !== null) parts.unshift(this.#epochLine);
+  compacted(at: number): {
+    bytes: Buffer;
+    kept: number;
+    dropped: number;
+    tombstones: CompactedRecord[];
+  } {
+    const tombstones: CompactedRecord[] = [];
+    for (const r of this.#receipts.values()) {
+      if (r.state === "completed" || r.state === "cancelled") {
+        tombstones.push({
+          v: 1,
+          t: "compacted",
+          id: r.promptId,
+          state: r.state,
+          at: r.result?.at ?? at,
+        });
+      }
+    }
+    const open: KeptLine[] = [];
+    for (const lines of this.#openLines.values()) open.push(...lines);
+    open.sort((a, b) => a.seq - b.seq);
+    const parts: Buffer[] = [];
+    if (this.#epochLine !== null) parts.push(this.#epochLine);
+    parts.push(...this.#compacted.values());
+    parts.push(...tombstones.map((t) => encodeRecord(t)));
+    parts.push(...open.map((k) => k.line));
     return {
       bytes: Buffer.concat(parts),
       kept: this.#openLines.size,
-      dropped: this.#receipts.size - this.#openLines.size,
+      dropped: tombstones.length,
+      tombstones,
     };
   }
 
-  /** Forget terminal receipts, after their lines were left out of a compacted journal. */
-  dropTerminal(): void {
-    for (const [id, r] of this.#receipts) if (isTerminal(r.state)) this.#receipts.delete(id);
+  /** After a compacted journal replaced the old one: finished receipts become tombstones. */
+  dropTerminal(tombstones: readonly CompactedRecord[]): void {
+    for (const t of tombstones) {
+      this.#receipts.delete(t.id);
+      this.#compacted.set(t.id, encodeRecord(t));
+    }
   }
 }

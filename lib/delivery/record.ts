@@ -147,6 +147,18 @@ export const ReconciledRecord = v.strictObject({
   ev: v.union([ConsumptionEvidenceFields, ResultEvidenceFields]),
 });
 
+/**
+ * Compaction dropped a finished receipt's records and kept only this: the prompt id stays known,
+ * so it is still refused as a duplicate and late evidence for it is recognised as ours.
+ */
+export const CompactedRecord = v.strictObject({
+  v: version,
+  t: v.literal("compacted"),
+  id,
+  state: v.picklist(["completed", "cancelled"]),
+  at: time,
+});
+
 export const JournalRecordSchema = v.variant("t", [
   EpochRecord,
   FenceRecord,
@@ -157,6 +169,7 @@ export const JournalRecordSchema = v.variant("t", [
   CancelledRecord,
   UncertainRecord,
   ReconciledRecord,
+  CompactedRecord,
 ]);
 
 export type EpochRecord = v.InferOutput<typeof EpochRecord>;
@@ -168,9 +181,10 @@ export type CancelSubmittedRecord = v.InferOutput<typeof CancelSubmittedRecord>;
 export type CancelledRecord = v.InferOutput<typeof CancelledRecord>;
 export type UncertainRecord = v.InferOutput<typeof UncertainRecord>;
 export type ReconciledRecord = v.InferOutput<typeof ReconciledRecord>;
+export type CompactedRecord = v.InferOutput<typeof CompactedRecord>;
 export type JournalRecord = v.InferOutput<typeof JournalRecordSchema>;
 /** Every record that belongs to one prompt's receipt. */
-export type ReceiptRecord = Exclude<JournalRecord, EpochRecord>;
+export type ReceiptRecord = Exclude<JournalRecord, EpochRecord | CompactedRecord>;
 
 /** Clip an informational string so a record stays bounded (see MAX_DETAIL_CHARS). */
 export function clipDetail(s: string | undefined): string | undefined {
