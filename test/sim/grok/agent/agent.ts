@@ -1,0 +1,638 @@
+/**
+ * The agent the leader hosts in-process (agent/mvp_agent): it reads one JSON-RPC line at a time
+ * from the leader and writes lines back. Requests get responses with the id they came with (the
+ * leader's namespaced string), reverse requests (permission, questions, fs) use the agent's own
+ * integer ids, and the first response to a reverse request wins.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { hostname } from "node:os";
+import { dirname, isAbsolute, join } from "node:path";
+import type { SimEnv } from "../env.js";
+import { field, has, isRecord, type JsonRecord, parseJson, str, u64 } from "../json.js";
+import { trace } from "../trace.js";
+import {
+  DEFAULT_MODEL_ID,
+  type Effort,
+  effectiveEffort,
+  findModel,
+  modelState,
+  parseEffort,
+  sessionConfigOptions,
+} from "./catalog.js";
+import { loadConfig, mcpListEntry, mcpServerNames, type SimConfig } from "./config.js";
+import { prepareReplay } from "./replay.js";
+import {
+  errorResponse,
+  internalError,
+  invalidParams,
+  METHOD_NOT_FOUND,
+  notification,
+  RpcFailure,
+  request,
+  response,
+  SESSION_NOT_FOUND,
+} from "./rpc.js";
+import { type ReverseCall, Session, type SessionHost } from "./session.js";
+import { SessionStore } from "./store.js";
+import type { UpdateSink } from "./updates.js";
+
+export interface AgentOptions {
+  env: SimEnv;
+  /** The leader process's launch cwd (initialize `_meta.currentWorkingDirectory`). */
+  launchCwd: string;
+  /** One line to the leader's routing loop. */
+  emit(line: string): void;
+  crash(): void;
+}
+
+type Params = JsonRecord;
+
+const UUID_RE =
+  /^(urn:uuid:)?\{?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\}?$/;
+
+export class SimAgent implements SessionHost, UpdateSink {
+  readonly env: SimEnv;
+  readonly sink: UpdateSink = this;
+  private readonly opts: AgentOptions;
+  private readonly sessions = new Map<string, Session>();
+  private readonly outgoing = new Map<
+    number,
+    (msg: { result?: unknown; error?: unknown } | "cancelled") => void
+  >();
+  private nextRequestId = 0;
+  private eventCounter = 0;
+  private initialized = false;
+  private currentModelId = DEFAULT_MODEL_ID;
+  private readonly instanceId = randomUUID();
+  private config: SimConfig = loadConfig();
+
+  constructor(opts: AgentOptions) {
+    this.opts = opts;
+    this.env = opts.env;
+    const configured = this.config.defaultModel;
+    if (configured !== undefined && findModel(configured) !== undefined)
+      this.currentModelId = configured;
+  }
+
+  get busy(): boolean {
+    for (const s of this.sessions.values()) if (s.busy) return true;
+    return false;
+  }
+
+  /** One line from the leader (the IPC -> agent bridge appends the newline; we get the line). */
+  receive(line: string): void {
+    trace("agent_in", { line });
+    const msg = parseJson(line);
+    if (!isRecord(msg)) return;
+    const method = str(msg.method);
+    if (method !== undefined) {
+      const params = unwrap(method, msg.params);
+      if (has(msg, "id")) void this.request(msg.id, method, params);
+      else this.notify(method, params);
+      return;
+    }
+    const id = u64(msg.id);
+    const settle = id === undefined ? undefined : this.outgoing.get(id);
+    if (id !== undefined && settle !== undefined) {
+      this.outgoing.delete(id);
+      settle({ result: msg.result, error: msg.error });
+    }
+  }
+
+  // ---- SessionHost / UpdateSink -------------------------------------------------------------
+
+  emit(line: string): void {
+    this.opts.emit(line);
+  }
+
+  emitLine(line: string, ack: boolean): void {
+    if (ack && this.env.ackDelayMs > 0) setTimeout(() => this.opts.emit(line), this.env.ackDelayMs);
+    else this.opts.emit(line);
+  }
+
+  nextEventId(sessionId: string): string {
+    return `${sessionId}-${this.eventCounter++}`;
+  }
+
+  reverseRequest(method: string, params: unknown): ReverseCall {
+    const id = this.nextRequestId++;
+    let settle: (msg: { result?: unknown; error?: unknown } | "cancelled") => void = () => {};
+    const promise = new Promise<{ result?: unknown; error?: unknown } | "cancelled">((resolve) => {
+      settle = resolve;
+    });
+    this.outgoing.set(id, settle);
+    this.opts.emit(request(id, method, params));
+    return {
+      promise,
+      cancel: () => {
+        if (this.outgoing.delete(id)) settle("cancelled");
+      },
+    };
+  }
+
+  combineQueuedPrompts(): boolean {
+    return this.config.combineQueuedPrompts;
+  }
+
+  rosterChanged(session: Session, activity: string): void {
+    this.opts.emit(
+      notification("_x.ai/sessions/changed", {
+        upserted: [this.rosterEntry(session, activity, true)],
+        removed: [],
+      }),
+    );
+  }
+
+  crash(): void {
+    this.opts.crash();
+  }
+
+  // ---- dispatch -----------------------------------------------------------------------------
+
+  private async request(id: unknown, method: string, params: Params): Promise<void> {
+    try {
+      const result = await this.handle(method, params, id);
+      if (result === undefined) return;
+      this.emitLine(response(id, result), method === "session/prompt");
+    } catch (err) {
+      const error = err instanceof RpcFailure ? err.error : internalError(String(err));
+      this.emitLine(errorResponse(id, error), method === "session/prompt");
+    }
+  }
+
+  private async handle(method: string, p: Params, id: unknown): Promise<unknown> {
+    switch (method) {
+      case "initialize":
+        return this.initialize(p);
+      case "authenticate":
+        return {};
+      case "session/new":
+        return this.newSession(p);
+      case "session/load":
+        return this.attach(p, "load");
+      case "session/resume":
+        return this.attach(p, "resume");
+      case "session/prompt":
+        return this.prompt(p, id);
+      case "session/set_model":
+        return this.setModel(p);
+      case "session/set_mode":
+        return this.setMode(p);
+      case "session/close":
+        return this.close(p);
+      case "session/list":
+        return {
+          sessions: [...this.sessions.values()].map((s) => ({ sessionId: s.id, cwd: s.cwd })),
+        };
+      case "_x.ai/models/list":
+        return { result: modelState(this.currentModelId) };
+      case "_x.ai/mcp/list":
+        return this.mcpList(p);
+      case "_x.ai/session/info":
+        return this.sessionInfo(p);
+      case "_x.ai/sessions/list":
+        return {
+          result: {
+            sessions: [...this.sessions.values()].map((s) => this.rosterEntry(s, s.activity, true)),
+          },
+        };
+      default:
+        throw new RpcFailure(METHOD_NOT_FOUND);
+    }
+  }
+
+  private notify(method: string, p: Params): void {
+    switch (method) {
+      case "session/cancel": {
+        const session = this.sessions.get(str(p.sessionId) ?? "");
+        session?.cancel(str(field(p._meta, "cancelTrigger")));
+        return;
+      }
+      case "_x.ai/queue/remove": {
+        const session = this.sessions.get(str(p.sessionId) ?? "");
+        const id = str(p.id);
+        if (session === undefined || id === undefined) return;
+        session.removeQueued(
+          id,
+          u64(p.expectedVersion) ?? 0,
+          str(p.owner) ?? str(p.clientIdentifier),
+        );
+        return;
+      }
+      case "_x.ai/queue/clear": {
+        this.sessions
+          .get(str(p.sessionId) ?? "")
+          ?.clearQueue(str(p.owner) ?? str(p.clientIdentifier));
+        return;
+      }
+      case "_x.ai/internal/evict_sessions": {
+        const ids = Array.isArray(p.sessionIds) ? p.sessionIds : [];
+        for (const sid of ids) {
+          const session = typeof sid === "string" ? this.sessions.get(sid) : undefined;
+          if (session === undefined || session.busy) continue;
+          this.sessions.delete(session.id);
+          this.opts.emit(
+            notification("_x.ai/sessions/changed", {
+              upserted: [this.rosterEntry(session, "dormant", false)],
+              removed: [],
+            }),
+          );
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  // ---- methods ------------------------------------------------------------------------------
+
+  private initialize(p: Params): unknown {
+    if (typeof p.protocolVersion !== "number") {
+      throw new RpcFailure(invalidParams("missing field `protocolVersion`"));
+    }
+    this.initialized = true;
+    this.config = loadConfig();
+    return {
+      protocolVersion: 1,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: true, sse: true },
+        sessionCapabilities: { close: {}, list: {}, resume: {} },
+        _meta: {
+          "x.ai/fs_notify": true,
+          "x.ai/hooks": {
+            blockingEvents: ["PreToolUse", "UserPromptSubmit"],
+            decisions: ["allow", "deny", "ask"],
+            stopSignals: ["Stop"],
+          },
+          "x.ai/capabilities": {
+            toolOverrides: {
+              x_keyword_search: true,
+              x_semantic_search: true,
+              x_user_search: false,
+              x_thread_fetch: false,
+            },
+          },
+        },
+      },
+      authMethods: [{ id: "cached_token", name: "Sign in with grok.com", description: null }],
+      _meta: {
+        grokShell: true,
+        defaultAuthMethodId: "cached_token",
+        "x.ai/mcp/sdk": true,
+        "x.ai/pluginDirs": true,
+        currentWorkingDirectory: this.opts.launchCwd,
+        agentVersion: this.env.agentVersion,
+        agentId: "grok-sim",
+        agentInstanceId: this.instanceId,
+        hostname: hostname(),
+        modelState: modelState(this.currentModelId),
+        mcpServers: [],
+        mcpApps: field(p._meta, "mcpApps") === true,
+        metadata: agentMetadata(),
+        availableCommands: [],
+        cancelRewind: false,
+        sessionRecap: true,
+        voiceMode: false,
+      },
+    };
+  }
+
+  private requireInit(what: string): void {
+    if (!this.initialized)
+      throw new RpcFailure(invalidParams(`initialize must be called before ${what}`));
+  }
+
+  private absoluteCwd(p: Params): string {
+    const cwd = str(p.cwd);
+    if (cwd === undefined) throw new RpcFailure(invalidParams("missing field `cwd`"));
+    if (!isAbsolute(cwd))
+      throw new RpcFailure(invalidParams(`cwd must be an absolute path: ${cwd}`));
+    return cwd;
+  }
+
+  private newSession(p: Params): unknown {
+    this.requireInit("new_session");
+    const cwd = this.absoluteCwd(p);
+    const meta = p._meta;
+    const requested = field(meta, "sessionId");
+    let id: string;
+    if (typeof requested === "string") {
+      if (!UUID_RE.test(requested)) {
+        throw new RpcFailure(
+          invalidParams(
+            `Invalid UUID format for _meta.sessionId '${requested}': invalid character`,
+          ),
+        );
+      }
+      id = requested;
+    } else {
+      id = uuidV7();
+    }
+    const modelId = str(field(meta, "modelId")) || this.currentModelId;
+    const model = findModel(modelId);
+    if (model === undefined) throw new RpcFailure(invalidParams("unknown model id"));
+    const store = new SessionStore(cwd, id);
+    store.create(id, cwd, model.id);
+    const session = new Session({
+      id,
+      cwd,
+      modelId: model.id,
+      effort: effectiveEffort(model, parseEffort(field(meta, "reasoningEffort"))),
+      mcpServerNames: mcpServerNames(p.mcpServers),
+      store,
+      host: this,
+    });
+    this.sessions.set(id, session);
+    this.rosterChanged(session, "idle");
+    const gitRoot = findGitRoot(cwd);
+    return {
+      sessionId: id,
+      models: modelState(session.modelId),
+      _meta: {
+        currentWorkingDirectory: cwd,
+        codebaseIndexed: [],
+        isGitRepo: gitRoot !== null,
+        gitRoot,
+        showNonGitWarning: false,
+        feedbackEnabled: false,
+        ...this.sessionConfigMeta(session),
+      },
+    };
+  }
+
+  private sessionConfigMeta(session: Session): Record<string, unknown> {
+    return {
+      "x.ai/sessionConfig": { options: sessionConfigOptions(session.modelId, session.effort) },
+      "x.ai/sessionDetail": {
+        sessionId: session.id,
+        kind: "build",
+        cwd: session.cwd,
+        currentModelId: session.modelId,
+      },
+    };
+  }
+
+  /** attach_session for session/load (replay unless noReplay) and session/resume (no replay). */
+  private async attach(p: Params, op: "load" | "resume"): Promise<unknown> {
+    this.requireInit("load_session");
+    const sid = str(p.sessionId);
+    if (sid === undefined) throw new RpcFailure(invalidParams("missing field `sessionId`"));
+    const cwd = this.absoluteCwd(p);
+    const meta = p._meta;
+    const store = new SessionStore(cwd, sid);
+    const summary = store.readSummary();
+    if (summary === undefined) throw new RpcFailure(SESSION_NOT_FOUND);
+    const noReplay = op === "resume" || field(meta, "noReplay") === true;
+    const target = field(meta, "x.ai/leaderClientId");
+    let session = this.sessions.get(sid);
+    const resident = session !== undefined;
+    if (session !== undefined && !noReplay) session.emitter.gatewayEnabled = false;
+    let replayEnd = 0;
+    let markReplay = true;
+    if (!noReplay) {
+      const contents = store.readUpdates();
+      replayEnd = Buffer.byteLength(contents);
+      const prepared = prepareReplay(contents, str(field(meta, "cursor")));
+      markReplay = prepared.markReplay;
+      if (prepared.maxEventSeq !== undefined) {
+        this.eventCounter = Math.max(this.eventCounter, prepared.maxEventSeq + 1);
+      }
+      for (const line of prepared.lines) this.forwardReplayLine(line, target, markReplay);
+    }
+    const names = mcpServerNames(p.mcpServers);
+    if (session === undefined) {
+      const model = findModel(summary.modelId ?? "") ?? findModel(this.currentModelId);
+      const modelId = model?.id ?? DEFAULT_MODEL_ID;
+      session = new Session({
+        id: sid,
+        cwd,
+        modelId,
+        effort:
+          model === undefined
+            ? undefined
+            : effectiveEffort(model, parseEffort(field(meta, "reasoningEffort"))),
+        mcpServerNames: names,
+        store,
+        host: this,
+      });
+      this.sessions.set(sid, session);
+      this.rosterChanged(session, "idle");
+    } else {
+      // UpdateMcpServers: the attaching client's list replaces the session's servers.
+      session.mcpServerNames = names;
+    }
+    if (this.env.loadDelayMs > 0) await new Promise((r) => setTimeout(r, this.env.loadDelayMs));
+    if (resident && !noReplay) {
+      const contents = session.store.readUpdates();
+      const delta = Buffer.from(contents).subarray(replayEnd).toString("utf8");
+      for (const line of delta.split("\n")) {
+        if (line.trim() !== "") this.forwardReplayLine(line, target, markReplay);
+      }
+      session.emitter.gatewayEnabled = true;
+    }
+    const responseMeta: Record<string, unknown> = { sessionId: sid, codebaseIndexed: [] };
+    const running = session.runningPromptId;
+    if (running !== undefined) responseMeta["x.ai/runningPromptId"] = running;
+    Object.assign(responseMeta, this.sessionConfigMeta(session));
+    return { models: modelState(session.modelId), _meta: responseMeta };
+  }
+
+  /** forward_raw_replay_line: re-emit a stored update, stamped for the loading client. */
+  private forwardReplayLine(line: string, target: unknown, markReplay: boolean): void {
+    const env = parseJson(line);
+    const method = str(field(env, "method")) ?? "session/update";
+    const params = field(env, "params");
+    if (!isRecord(params)) return;
+    const meta = isRecord(params._meta) ? params._meta : {};
+    params._meta = meta;
+    if (markReplay) meta.isReplay = true;
+    if (target !== undefined) meta["x.ai/leaderClientId"] = target;
+    const wireMethod =
+      method === "_x.ai/session/update" ? "_x.ai/session/update" : "session/update";
+    this.opts.emit(notification(wireMethod, params));
+  }
+
+  private session(p: Params): Session {
+    const session = this.sessions.get(str(p.sessionId) ?? "");
+    if (session === undefined) throw new RpcFailure(invalidParams("unknown session id"));
+    return session;
+  }
+
+  private async prompt(p: Params, requestId: unknown): Promise<unknown> {
+    const session = this.session(p);
+    const meta = p._meta;
+    const schema = field(meta, "outputSchema");
+    if (schema !== undefined && !isRecord(schema)) {
+      throw new RpcFailure(
+        invalidParams("outputSchema must be a JSON object describing a JSON Schema"),
+      );
+    }
+    const promptId = str(field(meta, "promptId")) ?? randomUUID();
+    const text = promptText(p.prompt);
+    const owner = str(field(meta, "clientIdentifier"));
+    const turnId = u64(field(meta, "turnId"));
+    trace("prompt", { sessionId: session.id, promptId, requestId, text });
+    const outcome = await session.prompt(promptId, text, owner);
+    const responseMeta = {
+      sessionId: session.id,
+      requestId: promptId,
+      promptId,
+      totalTokens: outcome.kind === "removed" ? 0 : session.emitter.totalTokens,
+      modelId: session.modelId,
+    };
+    if (outcome.kind === "removed") return { stopReason: "cancelled", _meta: responseMeta };
+    const complete: Record<string, unknown> = {
+      sessionId: session.id,
+      promptId,
+      stopReason: outcome.kind === "error" ? "error" : outcome.stopReason,
+      agentResult: outcome.kind === "error" ? outcome.message : null,
+    };
+    if (turnId !== undefined) complete.turnId = turnId;
+    if (outcome.kind === "done" && outcome.cancelTrigger !== undefined) {
+      complete.cancelTrigger = outcome.cancelTrigger;
+    }
+    this.opts.emit(notification("_x.ai/session/prompt_complete", complete));
+    if (outcome.kind === "error") throw new RpcFailure(internalError(outcome.message));
+    const resultMeta: Record<string, unknown> = { ...responseMeta };
+    if (outcome.cancelTrigger !== undefined) resultMeta.cancelTrigger = outcome.cancelTrigger;
+    return { stopReason: outcome.stopReason, _meta: resultMeta };
+  }
+
+  /** handlers/model_switch.rs: unknown model is an error; an unusable effort is ignored. */
+  private setModel(p: Params): unknown {
+    const modelId = str(p.modelId);
+    const model = modelId === undefined ? undefined : findModel(modelId);
+    if (model === undefined) throw new RpcFailure(invalidParams("unknown model id"));
+    const session = this.session(p);
+    const effort: Effort | undefined = effectiveEffort(
+      model,
+      parseEffort(field(p._meta, "reasoningEffort")),
+    );
+    session.modelId = model.id;
+    session.effort = effort;
+    const update: Record<string, unknown> = { sessionUpdate: "model_changed", model_id: model.id };
+    if (effort !== undefined) update.reasoning_effort = effort;
+    this.opts.emit(notification("_x.ai/session_notification", { sessionId: session.id, update }));
+    return { _meta: { model: { Ok: model.id } } };
+  }
+
+  private setMode(p: Params): unknown {
+    const session = this.session(p);
+    const modeId = str(p.modeId) ?? "default";
+    session.emitter.update({ sessionUpdate: "current_mode_update", currentModeId: modeId });
+    return {};
+  }
+
+  private close(p: Params): unknown {
+    const sid = str(p.sessionId) ?? "";
+    const session = this.sessions.get(sid);
+    if (session !== undefined && !session.busy) this.sessions.delete(sid);
+    return { _meta: { "x.ai/closeOutcome": session === undefined ? "not_resident" : "closed" } };
+  }
+
+  private mcpList(p: Params): unknown {
+    this.config = loadConfig();
+    const session = this.sessions.get(str(p.sessionId) ?? "");
+    return {
+      result: {
+        servers: this.config.mcpServers.map((s) => mcpListEntry(s, session?.mcpServerNames)),
+      },
+    };
+  }
+
+  private sessionInfo(p: Params): unknown {
+    const session = this.session(p);
+    return {
+      result: {
+        sessionId: session.id,
+        cwd: session.cwd,
+        model: session.modelId,
+        modelDisplayName: session.modelName(),
+        resolvedModelId: session.modelId,
+        turns: session.turns,
+        turnIndex: session.turns,
+        context: {
+          usedTokens: session.emitter.totalTokens,
+          totalTokens: findModel(session.modelId)?.contextTokens ?? 0,
+        },
+      },
+    };
+  }
+
+  private rosterEntry(
+    session: Session,
+    activity: string,
+    resident: boolean,
+  ): Record<string, unknown> {
+    const entry: Record<string, unknown> = {
+      sessionId: session.id,
+      title: null,
+      cwd: session.cwd,
+      isWorktree: false,
+      modelId: session.modelId,
+    };
+    if (session.effort !== undefined) entry.reasoningEffort = session.effort;
+    Object.assign(entry, {
+      yolo: false,
+      activity,
+      resident,
+      lastChangeUnixMs: Date.now(),
+      origin: { kind: "local" },
+    });
+    return entry;
+  }
+}
+
+/** The gateway-wrapped ext form `{"method":"_x.ai/foo","params":{"method":"x.ai/foo","params":{}}}`. */
+function unwrap(method: string, params: unknown): Params {
+  if (
+    method.startsWith("_") &&
+    isRecord(params) &&
+    typeof params.method === "string" &&
+    isRecord(params.params)
+  ) {
+    return params.params;
+  }
+  return isRecord(params) ? params : {};
+}
+
+/** queue_text_from_blocks: trimmed text blocks joined by a blank line. */
+function promptText(blocks: unknown): string {
+  if (!Array.isArray(blocks)) return "";
+  return blocks
+    .map((b) => (field(b, "type") === "text" ? (str(field(b, "text")) ?? "").trim() : ""))
+    .filter((t) => t !== "")
+    .join("\n\n");
+}
+
+function agentMetadata(): unknown {
+  const raw = process.env.GROK_AGENT_METADATA;
+  if (raw === undefined) return null;
+  const parsed = parseJson(raw);
+  return isRecord(parsed) ? parsed : null;
+}
+
+function findGitRoot(cwd: string): string | null {
+  let dir = cwd;
+  for (;;) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/** uuid::Uuid::now_v7(): 48-bit ms timestamp, version 7, variant 10, random rest. */
+function uuidV7(): string {
+  const bytes = Buffer.from(randomUUID().replaceAll("-", ""), "hex");
+  const ms = BigInt(Date.now());
+  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x70;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const h = bytes.toString("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}

@@ -1,0 +1,102 @@
+/**
+ * Everything the simulator reads from its environment, parsed once. Real-program variables keep
+ * their real meaning (GROK_HOME, GROK_LEADER_SOCKET); `GROK_SIM_*` are the simulator's own
+ * versions and fault switches, each documented in test/sim/grok/README.md.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import * as v from "valibot";
+
+const NonNegativeInt = v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number));
+
+function int(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const parsed = v.safeParse(NonNegativeInt, raw);
+  if (!parsed.success) throw new Error(`${name} must be a non-negative integer, got ${raw}`);
+  return parsed.output;
+}
+
+function text(name: string): string | undefined {
+  const raw = process.env[name];
+  return raw === undefined || raw === "" ? undefined : raw;
+}
+
+function flag(name: string): boolean {
+  const raw = process.env[name];
+  return raw !== undefined && raw !== "" && raw !== "0" && raw !== "false";
+}
+
+const Owner = v.picklist(["manual", "allow", "deny"]);
+
+export interface SimEnv {
+  version: string;
+  commit: string;
+  leaderVersion: string;
+  agentVersion: string;
+  /** What the leader compares `client_version` against (VERSION_WITH_COMMIT or "unknown"). */
+  leaderBuildVersion: string;
+  authDelayMs: number;
+  registrationTimeoutMs: number;
+  legacyRegistered: boolean;
+  earlyRead: boolean;
+  wrongPid: number | undefined;
+  imposter: boolean;
+  autoUpdateAfterMs: number | undefined;
+  crashAfterChunks: number | undefined;
+  crashSignal: "SIGKILL" | "SIGABRT";
+  dropAfterPrompt: number;
+  ackDelayMs: number;
+  loadDelayMs: number;
+  chunkDelayMs: number;
+  log: string | undefined;
+  owner: "manual" | "allow" | "deny";
+  ownerDelayMs: number;
+  corruptActiveSessions: boolean;
+  skipActiveSessions: boolean;
+  tuiExitAfterMs: number | undefined;
+}
+
+export function readSimEnv(): SimEnv {
+  const version = text("GROK_SIM_VERSION") ?? "1.0.48";
+  const commit = text("GROK_SIM_COMMIT") ?? "abc1234";
+  const leaderVersion = text("GROK_SIM_LEADER_VERSION") ?? version;
+  const owner = v.safeParse(Owner, text("GROK_SIM_OWNER") ?? "manual");
+  if (!owner.success) throw new Error("GROK_SIM_OWNER must be manual, allow or deny");
+  return {
+    version,
+    commit,
+    leaderVersion,
+    agentVersion: text("GROK_SIM_AGENT_VERSION") ?? version,
+    leaderBuildVersion: text("GROK_SIM_LEADER_BUILD_VERSION") ?? `${leaderVersion} (${commit})`,
+    authDelayMs: int("GROK_SIM_AUTH_DELAY_MS") ?? 0,
+    registrationTimeoutMs: int("GROK_SIM_REGISTRATION_TIMEOUT_MS") ?? 30_000,
+    legacyRegistered: flag("GROK_SIM_LEGACY_REGISTERED"),
+    earlyRead: flag("GROK_SIM_EARLY_READ"),
+    wrongPid: int("GROK_SIM_WRONG_PID"),
+    imposter: flag("GROK_SIM_IMPOSTER"),
+    autoUpdateAfterMs: int("GROK_SIM_AUTO_UPDATE_AFTER_MS"),
+    crashAfterChunks: int("GROK_SIM_CRASH_AFTER_CHUNKS"),
+    crashSignal: text("GROK_SIM_CRASH_SIGNAL") === "SIGABRT" ? "SIGABRT" : "SIGKILL",
+    dropAfterPrompt: int("GROK_SIM_DROP_AFTER_PROMPT") ?? 0,
+    ackDelayMs: int("GROK_SIM_ACK_DELAY_MS") ?? 0,
+    loadDelayMs: int("GROK_SIM_LOAD_DELAY_MS") ?? 0,
+    chunkDelayMs: int("GROK_SIM_CHUNK_DELAY_MS") ?? 20,
+    log: text("GROK_SIM_LOG"),
+    owner: owner.output,
+    ownerDelayMs: int("GROK_SIM_OWNER_DELAY_MS") ?? 0,
+    corruptActiveSessions: flag("GROK_SIM_CORRUPT_ACTIVE_SESSIONS"),
+    skipActiveSessions: flag("GROK_SIM_SKIP_ACTIVE_SESSIONS"),
+    tuiExitAfterMs: int("GROK_SIM_TUI_EXIT_AFTER_MS"),
+  };
+}
+
+/** xai-grok-home grok_home(): $GROK_HOME verbatim when set and non-empty, else <home>/.grok. */
+export function grokHome(): string {
+  const env = process.env.GROK_HOME;
+  return env !== undefined && env !== "" ? env : join(homedir(), ".grok");
+}
+
+export const LEADER_SOCKET_ENV = "GROK_LEADER_SOCKET";
+export const PROD_RELAY_WS_URL = "wss://code.grok.com/ws/code-agent";
+export const PROD_WS_ORIGIN = "https://grok.com";

@@ -1,0 +1,447 @@
+/**
+ * The simulated TUI (`grok --leader --leader-socket P --session-id ID`): validates the session
+ * id, connects to or spawns the leader, registers as `grok-shell`, initializes, authenticates
+ * with `cached_token`, creates the session with the caller's UUID and the configured MCP servers,
+ * records itself in active_sessions.json, then renders the shared session and acts as its owner:
+ * typed lines become prompts, `y`/`n` answer permission and question modals, `/quit` or Ctrl-C
+ * exits (the leader keeps running). When the leader goes away it reconnects (spawning a new one)
+ * and reloads the session from its last event id, like the real bridge.
+ */
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import {
+  corruptActiveSessions,
+  registerActiveSession,
+  tryUnregisterActiveSession,
+} from "../active-sessions.js";
+import { acpMcpServers, loadConfig } from "../agent/config.js";
+import { SessionStore } from "../agent/store.js";
+import type { TuiArgs } from "../cli.js";
+import { rfc3339 } from "../clock.js";
+import { grokHome, LEADER_SOCKET_ENV, PROD_RELAY_WS_URL, type SimEnv } from "../env.js";
+import { field, str } from "../json.js";
+import type { LeaderClient } from "../leader-client.js";
+import { anchorToLaunchDir, leaderPaths } from "../paths.js";
+import { trace } from "../trace.js";
+import type { ClientCapabilities } from "../wire.js";
+import { connectOrSpawn, readLockPid } from "./spawn.js";
+import { type Modal, View } from "./view.js";
+
+const UUID_RE =
+  /^(urn:uuid:)?\{?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\}?$/;
+const KEEPALIVE_MS = 30_000;
+
+export async function runTui(
+  args: TuiArgs,
+  leaderSocket: string | undefined,
+  env: SimEnv,
+): Promise<void> {
+  const launchDir = process.cwd();
+  if (leaderSocket !== undefined) {
+    process.env[LEADER_SOCKET_ENV] = anchorToLaunchDir(leaderSocket, launchDir);
+  }
+  if (args.cwd !== undefined) {
+    try {
+      process.chdir(args.cwd);
+    } catch (err) {
+      fatal(
+        `Error: Failed to set working directory to ${JSON.stringify(args.cwd)}: ${String(err)}`,
+        1,
+      );
+    }
+  }
+  if (args.noLeader) {
+    fatal("grok simulator: the embedded (non-leader) agent is not simulated; run with --leader", 2);
+  }
+  const cwd = process.cwd();
+  if (args.sessionId !== undefined) {
+    if (!UUID_RE.test(args.sessionId)) {
+      fatal(`Error: Error: --session-id must be a valid UUID (got '${args.sessionId}').`, 1);
+    }
+    if (SessionStore.exists(cwd, args.sessionId)) {
+      fatal(`Error: Error: Session ID ${args.sessionId} is already in use.`, 1);
+    }
+  }
+  const tui = new Tui(env, cwd, args.sessionId ?? randomUUID(), args.prompt);
+  await tui.start();
+}
+
+function fatal(message: string, code: number): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+class Tui {
+  private readonly env: SimEnv;
+  private readonly cwd: string;
+  private readonly sessionId: string;
+  private readonly initialPrompt: string | undefined;
+  private readonly view: View;
+  private client: LeaderClient | undefined;
+  private sessionReady = false;
+  private lastEventId: string | undefined;
+  private registered = false;
+  private exiting = false;
+  private leaderPid: number | undefined;
+  private modalTimer: NodeJS.Timeout | undefined;
+  private readonly ownPrompts = new Set<string>();
+
+  constructor(env: SimEnv, cwd: string, sessionId: string, initialPrompt: string | undefined) {
+    this.env = env;
+    this.cwd = cwd;
+    this.sessionId = sessionId;
+    this.initialPrompt = initialPrompt;
+    this.view = new View(process.stdout);
+    this.view.header = `Grok Build ${env.version} (simulated) — session ${sessionId}`;
+  }
+
+  private capabilities(): ClientCapabilities {
+    return {
+      yolo_mode: false,
+      auto_mode: false,
+      default_model: null,
+      client_version: this.env.version,
+      code_nav_enabled: false,
+      terminal: false,
+      fs_read: false,
+      fs_write: false,
+      status_line: true,
+    };
+  }
+
+  async start(): Promise<void> {
+    process.on("SIGTERM", () => this.exit(143));
+    process.on("SIGHUP", () => this.exit(129));
+    process.on("SIGINT", () => this.exit(130));
+    if (process.stdin.isTTY) {
+      process.stdin.setRawMode(true);
+      process.stdout.write("\x1b[?1049h");
+    }
+    process.stdin.on("data", (chunk: Buffer) => this.keys(chunk.toString("utf8")));
+    process.stdin.resume();
+    if (this.env.tuiExitAfterMs !== undefined)
+      setTimeout(() => this.exit(0), this.env.tuiExitAfterMs);
+    this.status("connecting to leader…");
+    await this.connect(false);
+  }
+
+  private status(text: string): void {
+    const { socketPath } = leaderPaths(PROD_RELAY_WS_URL);
+    const pid = this.leaderPid === undefined ? "?" : String(this.leaderPid);
+    this.view.status = `cwd ${this.cwd} · leader pid ${pid} · socket ${socketPath} · ${text}`;
+    this.view.render();
+  }
+
+  private async connect(reconnect: boolean): Promise<void> {
+    let delay = 1000;
+    for (;;) {
+      if (this.exiting) return;
+      try {
+        const { client } = await connectOrSpawn(
+          "grok-shell",
+          this.capabilities(),
+          this.env.version,
+        );
+        this.client = client;
+        break;
+      } catch (err) {
+        if (!reconnect) {
+          this.status(
+            `leader connection failed: ${err instanceof Error ? err.message : String(err)}`,
+          );
+          return;
+        }
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 30_000);
+      }
+    }
+    const client = this.client;
+    this.leaderPid = readLockPid(leaderPaths(PROD_RELAY_WS_URL).lockPath);
+    client.startKeepalive(KEEPALIVE_MS);
+    client.onAcp((msg) => this.acp(msg));
+    client.onClose((reason) => {
+      if (this.exiting) return;
+      this.sessionReady = false;
+      this.view.note(`leader connection lost (${reason}); reconnecting…`);
+      this.status("reconnecting…");
+      setTimeout(() => void this.connect(true), 1000);
+    });
+    await client.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      _meta: { clientType: "grok-pager" },
+    });
+    await client.request("authenticate", { methodId: "cached_token" });
+    const config = loadConfig();
+    const mcpServers = acpMcpServers(config);
+    if (!reconnect) {
+      const res = await client.request("session/new", {
+        cwd: this.cwd,
+        mcpServers,
+        _meta: { sessionId: this.sessionId, yoloMode: false, autoMode: false },
+      });
+      if (res.error !== undefined) {
+        this.view.note(`session/new failed: ${JSON.stringify(res.error)}`);
+        this.status("no session");
+        return;
+      }
+      this.registerActive();
+    } else {
+      const meta: Record<string, unknown> = {};
+      if (this.lastEventId !== undefined) meta.cursor = this.lastEventId;
+      const res = await client.request("session/load", {
+        sessionId: this.sessionId,
+        cwd: this.cwd,
+        mcpServers,
+        _meta: meta,
+      });
+      if (res.error !== undefined)
+        this.view.note(`session/load failed: ${JSON.stringify(res.error)}`);
+      else this.registerActive();
+    }
+    this.sessionReady = true;
+    this.status("ready");
+    if (!reconnect && this.initialPrompt !== undefined) this.submit(this.initialPrompt);
+  }
+
+  /** Effect::RegisterActiveSession: this process's pid, cwd and open time. */
+  private registerActive(): void {
+    if (this.env.skipActiveSessions) return;
+    if (this.env.corruptActiveSessions) {
+      corruptActiveSessions(grokHome());
+      return;
+    }
+    registerActiveSession(grokHome(), {
+      session_id: this.sessionId,
+      pid: process.pid,
+      cwd: this.cwd,
+      opened_at: rfc3339(),
+    });
+    this.registered = true;
+  }
+
+  private acp(msg: Record<string, unknown>): void {
+    const method = str(msg.method);
+    const params = msg.params;
+    if (method === undefined) return;
+    const eventId = str(field(field(params, "_meta"), "eventId"));
+    if (eventId !== undefined && field(params, "sessionId") === this.sessionId)
+      this.lastEventId = eventId;
+    if (Object.hasOwn(msg, "id")) {
+      this.reverseRequest(msg.id, method, params);
+      return;
+    }
+    switch (method) {
+      case "session/update":
+        this.sessionUpdate(params);
+        return;
+      case "_x.ai/session_notification":
+      case "_x.ai/session/update":
+        this.xaiUpdate(field(params, "update"));
+        return;
+      case "_x.ai/queue/changed": {
+        const entries = field(params, "entries");
+        this.view.queue = Array.isArray(entries)
+          ? entries.map((e) => `${str(field(e, "text")) ?? ""}${ownerSuffix(field(e, "owner"))}`)
+          : [];
+        const running = str(field(params, "runningPromptId"));
+        this.status(running === undefined ? "idle" : `running ${running}`);
+        return;
+      }
+      case "x.ai/leader/version_mismatch":
+        this.view.note(str(field(params, "message")) ?? "version mismatch");
+        return;
+      default:
+        return;
+    }
+  }
+
+  private sessionUpdate(params: unknown): void {
+    if (field(params, "sessionId") !== this.sessionId) return;
+    const update = field(params, "update");
+    const promptId = str(field(field(params, "_meta"), "promptId"));
+    switch (field(update, "sessionUpdate")) {
+      case "user_message_chunk":
+        this.view.user(str(field(field(update, "content"), "text")) ?? "", promptId);
+        return;
+      case "agent_message_chunk":
+        this.view.agentChunk(str(field(field(update, "content"), "text")) ?? "", promptId);
+        return;
+      case "tool_call":
+        this.view.tool(
+          str(field(update, "toolCallId")) ?? "",
+          str(field(update, "title")) ?? "tool",
+          str(field(update, "status")) ?? "pending",
+        );
+        return;
+      case "tool_call_update":
+        this.view.tool(
+          str(field(update, "toolCallId")) ?? "",
+          "tool",
+          str(field(update, "status")) ?? "updated",
+        );
+        return;
+      default:
+        return;
+    }
+  }
+
+  private xaiUpdate(update: unknown): void {
+    const kind = field(update, "sessionUpdate");
+    if (kind === "interaction_resolved") {
+      const id = str(field(update, "tool_call_id"));
+      if (this.view.modal !== undefined && this.view.modal.toolCallId === id) this.clearModal();
+    } else if (kind === "turn_completed") {
+      const stop = str(field(update, "stop_reason")) ?? "";
+      if (stop !== "end_turn") this.view.note(`turn ended: ${stop}`);
+    } else if (kind === "model_changed") {
+      this.view.note(
+        `model: ${str(field(update, "model_id")) ?? "?"} ${str(field(update, "reasoning_effort")) ?? ""}`,
+      );
+    }
+  }
+
+  private reverseRequest(id: unknown, method: string, params: unknown): void {
+    const client = this.client;
+    if (client === undefined) return;
+    if (method === "fs/read_text_file") {
+      const path = str(field(params, "path")) ?? "";
+      try {
+        client.respond(id, { content: readFileSync(path, "utf8") });
+      } catch (err) {
+        client.respondError(id, { code: -32603, message: "Internal error", data: String(err) });
+      }
+      return;
+    }
+    const kind =
+      method === "session/request_permission"
+        ? "permission"
+        : method === "_x.ai/ask_user_question"
+          ? "question"
+          : method === "_x.ai/exit_plan_mode"
+            ? "plan_approval"
+            : undefined;
+    if (kind === undefined) {
+      client.respondError(id, { code: -32601, message: "Method not found" });
+      return;
+    }
+    const toolCallId =
+      str(field(params, "toolCallId")) ?? str(field(field(params, "toolCall"), "toolCallId")) ?? "";
+    const title =
+      kind === "permission"
+        ? (str(field(field(params, "toolCall"), "title")) ?? "tool call")
+        : kind === "question"
+          ? (str(field(firstOf(field(params, "questions")), "question")) ?? "question")
+          : "exit plan mode";
+    const modal: Modal = { requestId: id, kind, toolCallId, title };
+    this.view.modal = modal;
+    this.view.render();
+    trace("tui_modal", { kind, toolCallId });
+    if (this.env.owner !== "manual") {
+      const allow = this.env.owner === "allow";
+      this.modalTimer = setTimeout(() => this.answer(allow), this.env.ownerDelayMs);
+    }
+  }
+
+  /** The owner's answer to the open modal (first answer wins in the agent). */
+  private answer(allow: boolean): void {
+    const modal = this.view.modal;
+    const client = this.client;
+    if (modal === undefined || client === undefined) return;
+    let result: unknown;
+    if (modal.kind === "permission") {
+      result = { outcome: { outcome: "selected", optionId: allow ? "allow-once" : "reject-once" } };
+    } else if (modal.kind === "question") {
+      result = allow
+        ? { outcome: "accepted", answers: { [modal.title]: ["First"] } }
+        : { outcome: "cancelled" };
+    } else {
+      result = { outcome: allow ? "approved" : "cancelled" };
+    }
+    client.respond(modal.requestId, result);
+    trace("tui_answer", { kind: modal.kind, toolCallId: modal.toolCallId, allow });
+    this.view.note(`${allow ? "allowed" : "denied"}: ${modal.title}`);
+    this.clearModal();
+  }
+
+  private clearModal(): void {
+    if (this.modalTimer !== undefined) clearTimeout(this.modalTimer);
+    this.modalTimer = undefined;
+    this.view.modal = undefined;
+    this.view.render();
+  }
+
+  private submit(text: string): void {
+    const client = this.client;
+    if (client === undefined || !this.sessionReady) {
+      this.view.note("not connected");
+      return;
+    }
+    const promptId = randomUUID();
+    this.ownPrompts.add(promptId);
+    trace("tui_prompt", { promptId, text });
+    void client
+      .request("session/prompt", {
+        sessionId: this.sessionId,
+        prompt: [{ type: "text", text }],
+        _meta: { promptId },
+      })
+      .then((res) => {
+        if (res.error !== undefined) this.view.note(`prompt failed: ${JSON.stringify(res.error)}`);
+      });
+  }
+
+  private keys(data: string): void {
+    for (const ch of data) {
+      if (ch === "\x03" || ch === "\x04") {
+        this.exit(0);
+        return;
+      }
+      if (ch === "\r" || ch === "\n") {
+        const line = this.view.input.trim();
+        this.view.input = "";
+        this.view.render();
+        if (line === "/quit" || line === "/exit") {
+          this.exit(0);
+          return;
+        }
+        if (line !== "") this.submit(line);
+        continue;
+      }
+      if (ch === "\x7f" || ch === "\b") {
+        this.view.input = this.view.input.slice(0, -1);
+        this.view.render();
+        continue;
+      }
+      if (this.view.modal !== undefined && this.view.input === "" && (ch === "y" || ch === "n")) {
+        this.answer(ch === "y");
+        continue;
+      }
+      if (ch >= " ") {
+        this.view.input += ch;
+        this.view.render();
+      }
+    }
+  }
+
+  /** UnregisterActiveSession (best effort), disconnect, exit; the leader keeps running. */
+  private exit(code: number): void {
+    if (this.exiting) return;
+    this.exiting = true;
+    if (this.registered) tryUnregisterActiveSession(grokHome(), this.sessionId);
+    this.client?.close();
+    if (process.stdin.isTTY) {
+      process.stdout.write("\x1b[?1049l");
+      process.stdin.setRawMode(false);
+    }
+    setTimeout(() => process.exit(code), 20);
+  }
+}
+
+function ownerSuffix(owner: unknown): string {
+  return typeof owner === "string" ? ` (${owner})` : "";
+}
+
+function firstOf(list: unknown): unknown {
+  return Array.isArray(list) ? list[0] : undefined;
+}

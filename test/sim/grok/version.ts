@@ -1,0 +1,59 @@
+/**
+ * `grok --version` and `grok version --json` (bin/main.rs version_text; xai-grok-update
+ * version.rs channel_label / channel_name): the channel comes from `stable_version` cached in
+ * `$GROK_HOME/version.json` — newer than stable is alpha, otherwise stable, unknown without a
+ * cache.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { grokHome, type SimEnv } from "./env.js";
+import { field, parseJson, str } from "./json.js";
+
+function parse(v: string): [number, number, number, string] | undefined {
+  const m = /^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+.*)?$/.exec(v);
+  if (m === null) return undefined;
+  return [Number(m[1]), Number(m[2]), Number(m[3]), m[4] ?? ""];
+}
+
+function greater(a: string, b: string): boolean | undefined {
+  const x = parse(a);
+  const y = parse(b);
+  if (x === undefined || y === undefined) return undefined;
+  for (let i = 0; i < 3; i++) {
+    const d = (x[i] as number) - (y[i] as number);
+    if (d !== 0) return d > 0;
+  }
+  if (x[3] === y[3]) return false;
+  if (x[3] === "") return true;
+  if (y[3] === "") return false;
+  return x[3] > y[3];
+}
+
+export function channelName(version: string): "alpha" | "stable" | undefined {
+  let stable: string | undefined;
+  try {
+    stable = str(
+      field(parseJson(readFileSync(join(grokHome(), "version.json"), "utf8")), "stable_version"),
+    );
+  } catch {
+    return undefined;
+  }
+  if (stable === undefined) return undefined;
+  const newer = greater(version, stable);
+  if (newer === undefined) return undefined;
+  return newer ? "alpha" : "stable";
+}
+
+export function versionWithCommit(env: SimEnv): string {
+  return `${env.version} (${env.commit})`;
+}
+
+export function versionText(env: SimEnv): string {
+  const channel = channelName(env.version);
+  const label = channel === undefined ? "" : ` [${channel}]`;
+  return `grok ${versionWithCommit(env)}${label}\n`;
+}
+
+export function versionJson(env: SimEnv): string {
+  return `${JSON.stringify({ currentVersion: versionWithCommit(env), channel: channelName(env.version) ?? "unknown" })}\n`;
+}
