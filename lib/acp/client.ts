@@ -1,0 +1,324 @@
+/**
+ * `AcpSeat`: the ACP client for one seat, over the one leader connection. It initializes, proves
+ * the TUI's session is live, checks catalog readiness, attaches (session.ts explains every
+ * choice), then delivers prompts with caller ids and durable receipts, cancels only what is
+ * ours, selects model/effort with an echo, and leaves permission prompts and questions to the
+ * owner. The only file of lib/acp that does I/O (through the pipe and the journal).
+ *
+ * Never sent by this class: `session/new` (refused even if asked), `authenticate`, answers to
+ * interaction reverse-requests (the stream keeps them from the SDK), `--allow`/`--deny` anything
+ * (leader mode ignores CLI permission rules, grok-leader-protocol.md §12; other MCP servers and
+ * permission prompts keep their native policy). It never spawns a process and never reconnects.
+ */
+import * as v from "valibot";
+import { dispatch } from "../delivery/dispatch.js";
+import { isTerminal, type Receipt } from "../delivery/receipt.js";
+import { GrokSeatError, UsageError, WireError } from "../errors.js";
+import type { CatalogReadiness } from "../grok/catalog.js";
+import { type ModelEcho, resolveModelSelection, setModelParams } from "../grok/models.js";
+import { assertPromptId, newPromptId } from "../grok/prompt-id.js";
+import { AcpConnection, type AcpSeatEvent, type AcpSeatOptions } from "./connection.js";
+import { evidenceFromRecord } from "./evidence.js";
+import type { OwnerAction } from "./owner-actions.js";
+import {
+  type AttachFacts,
+  checkSessionInfo,
+  type InitializeFacts,
+  initializeParams,
+  isUnknownSessionError,
+  parseAttachResult,
+  parseInitializeResult,
+  resumeParams,
+  sessionInfoParams,
+} from "./session.js";
+import type { TapStats } from "./tap.js";
+import type { AcpPipe, CloseReason } from "./transport.js";
+
+export type { AcpSeatEvent, AcpSeatOptions };
+
+/** A prompt on its way: its receipt after dispatch, and the two promises named apart. */
+export interface Delivery {
+  readonly promptId: string;
+  /** The receipt once the frame was written (`dispatched`). */
+  readonly receipt: Receipt;
+  /** Grok took the prompt (queue row or running). Not model awareness. */
+  readonly consumed: Promise<Receipt>;
+  /** A final result echoing our session and prompt id arrived (completed or cancelled). */
+  readonly completed: Promise<Receipt>;
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+const UpdatesResultSchema = v.looseObject({ updates: v.array(v.unknown()) });
+
+export class AcpSeat {
+  readonly sessionId: string;
+  readonly initialize: InitializeFacts;
+  readonly attachment: AttachFacts;
+  readonly catalog: CatalogReadiness;
+  /** Resolves when the leader connection ended. */
+  readonly closed: Promise<CloseReason>;
+
+  readonly #s: AcpConnection;
+
+  private constructor(
+    s: AcpConnection,
+    init: InitializeFacts,
+    attach: AttachFacts,
+    cat: CatalogReadiness,
+  ) {
+    this.#s = s;
+    this.sessionId = s.opts.sessionId;
+    this.initialize = init;
+    this.attachment = attach;
+    this.catalog = cat;
+    this.closed = s.pipe.closed;
+  }
+
+  /**
+   * Initialize, prove the session is live here, check catalog readiness, attach. Refuses with
+   * SESSION_UNKNOWN, SESSION_CWD_MISMATCH, LINEAR_DIRECT_ENABLED, CATALOG_NOT_SESSION_SCOPED,
+   * ACP_PROTOCOL_UNSUPPORTED, ACP_LOAD_SESSION_UNSUPPORTED, ACP_RESUME_UNSUPPORTED or a WireError.
+   * On refusal the ACP connection is closed (the leader connection stays the caller's).
+   */
+  static async attach(pipe: AcpPipe, opts: AcpSeatOptions): Promise<AcpSeat> {
+    const s = new AcpConnection(pipe, opts);
+    try {
+      const init = parseInitializeResult(await s.request("initialize", initializeParams()));
+      try {
+        checkSessionInfo(
+          await s.request("_x.ai/session/info", sessionInfoParams(opts.sessionId)),
+          opts.sessionId,
+          opts.cwd,
+        );
+      } catch (err) {
+        throw unknownSession(err, opts.sessionId);
+      }
+      const cat = await s.listCatalog();
+      if (!cat.ok) throw catalogRefusal(cat);
+      let attach: AttachFacts;
+      try {
+        attach = parseAttachResult(
+          await s.request("session/resume", resumeParams(opts.sessionId, opts.cwd)),
+          opts.sessionId,
+        );
+      } catch (err) {
+        throw unknownSession(err, opts.sessionId);
+      }
+      s.attached(attach);
+      return new AcpSeat(s, init, attach, cat);
+    } catch (err) {
+      s.conn.close();
+      throw err;
+    }
+  }
+
+  /** The agent's `_meta.agentVersion` (for `admitVersion`), or null when it reported none. */
+  get agentVersion(): string | null {
+    return this.initialize.agentVersion;
+  }
+
+  on(listener: (event: AcpSeatEvent) => void): () => void {
+    this.#s.listeners.add(listener);
+    return () => this.#s.listeners.delete(listener);
+  }
+
+  receipt(promptId: string): Receipt | undefined {
+    return this.#s.tracker.receipt(promptId);
+  }
+
+  /** Interactions waiting for the owner in the TUI. We never answer them. */
+  pendingOwnerActions(): OwnerAction[] {
+    return [...this.#s.owner.values()];
+  }
+
+  /** The session's running prompt id as last seen (anyone's). */
+  get runningPromptId(): string | null {
+    return this.#s.tracker.runningPromptId;
+  }
+
+  tapStats(): TapStats {
+    return this.#s.tap.stats();
+  }
+
+  /**
+   * Deliver `text` as one prompt. The prompt id is the caller's (a UUID, not reserved, never used
+   * before) or a fresh UUIDv4. The fence is fsynced before the frame leaves; resolves once the
+   * frame was written. A send that may have failed leaves the receipt `uncertain` (never resent)
+   * and rejects with DELIVERY_UNCERTAIN.
+   */
+  async deliver(text: string, options: { promptId?: string } = {}): Promise<Delivery> {
+    const s = this.#s;
+    s.requireOpen();
+    if (typeof text !== "string" || text.trim() === "" || LONE_SURROGATE.test(text)) {
+      throw new UsageError(
+        "PROMPT_TEXT_INVALID",
+        "prompt text must be non-empty, well-formed text",
+      );
+    }
+    const used = new Set(s.opts.journal.receipts().map((r) => r.promptId));
+    const promptId = assertPromptId(options.promptId ?? newPromptId(), used);
+    const receipt = await dispatch(
+      s.opts.journal,
+      {
+        promptId,
+        sessionId: this.sessionId,
+        leader: s.opts.leaderIdentity,
+        pane: s.opts.paneIdentity,
+        text,
+      },
+      () => s.sendPrompt(promptId, text),
+    );
+    if (receipt.state === "uncertain") {
+      throw new GrokSeatError("DELIVERY_UNCERTAIN", "the prompt may or may not have left", {
+        details: { promptId, uncertainty: receipt.uncertainty?.reason ?? null },
+      });
+    }
+    s.emit({ type: "dispatched", receipt });
+    const { consumed, completed } = s.tracker.track(promptId);
+    return { promptId, receipt, consumed, completed };
+  }
+
+  /**
+   * Cancel one of our prompts: a queued one by `x.ai/queue/remove` with its row version and our
+   * owner label, the running one by `session/cancel` only while `runningPromptId` is ours.
+   * NOT_OURS for any other id (the TUI's own turn included); NOT_CANCELLABLE when ours is neither
+   * queued nor running. The receipt becomes `cancel-submitted` until a result arrives.
+   */
+  async cancel(promptId: string): Promise<Receipt> {
+    const s = this.#s;
+    s.requireOpen();
+    const r = s.tracker.receipt(promptId);
+    if (r === undefined || !s.tracker.isOurs(promptId)) {
+      throw new GrokSeatError("NOT_OURS", `prompt ${promptId} was not delivered by this seat`, {
+        details: { promptId, runningPromptId: s.tracker.runningPromptId },
+      });
+    }
+    const row = s.tracker.queuedRow(promptId);
+    const running = s.tracker.runningPromptId === promptId;
+    if (isTerminal(r.state) || (row === null && !running)) {
+      throw new GrokSeatError(
+        "NOT_CANCELLABLE",
+        `prompt ${promptId} is neither queued nor running`,
+        {
+          details: { promptId, state: r.state },
+        },
+      );
+    }
+    const how = row !== null ? "queue-remove" : "session-cancel";
+    const submitted = s.opts.journal.recordCancelSubmitted(promptId, how);
+    if (row !== null) {
+      // ext_parsers.rs: {sessionId, id, expectedVersion, owner|clientIdentifier}; the agent removes
+      // only an exact version match owned by `owner` (queue_mutation.rs).
+      await s.notify("_x.ai/queue/remove", {
+        sessionId: this.sessionId,
+        id: promptId,
+        expectedVersion: row.version,
+        owner: s.clientIdentifier,
+      });
+    } else {
+      // session/cancel cancels the running turn whoever started it: sent only while it is ours.
+      await s.notify("session/cancel", { sessionId: this.sessionId });
+    }
+    s.emit({ type: "cancel-submitted", receipt: submitted });
+    return submitted;
+  }
+
+  /**
+   * Select a model (and effort) offered by this session, send `session/set_model` and require the
+   * `model_changed` echo of both. MODEL_UNKNOWN / EFFORT_UNKNOWN before anything is sent;
+   * MODEL_NOT_ECHOED when no confirming echo arrives in time. No fallback.
+   */
+  async selectModel(request: { modelId: string; effort?: string | null }): Promise<ModelEcho> {
+    const s = this.#s;
+    s.requireOpen();
+    const models = s.models;
+    if (models === null) {
+      throw new GrokSeatError("MODEL_UNKNOWN", "the session reported no model options");
+    }
+    const selection = resolveModelSelection(models, s.sessionConfig, request);
+    const echo = s.awaitModelEcho(selection);
+    await s.request("session/set_model", setModelParams(this.sessionId, selection));
+    const confirmed = await echo;
+    s.models = { ...models, currentModelId: confirmed.modelId };
+    return confirmed;
+  }
+
+  /** List the session's MCP servers again and judge readiness (never refuses by itself). */
+  async checkCatalog(): Promise<CatalogReadiness> {
+    this.#s.requireOpen();
+    return this.#s.listCatalog();
+  }
+
+  /**
+   * Read the session's durable record (`x.ai/session/updates`, a read-only tail of
+   * `updates.jsonl`; no replay, so the TUI's live stream is untouched) and reconcile our open
+   * receipts with the `turn_completed` records and persisted updates found there. Returns the
+   * receipts it changed. Never sends a prompt.
+   */
+  async reconcile(options: { tail?: number } = {}): Promise<Receipt[]> {
+    const s = this.#s;
+    s.requireOpen();
+    const open = s.opts.journal
+      .receipts()
+      .filter((r) => r.sessionId === this.sessionId && !isTerminal(r.state));
+    if (open.length === 0) return [];
+    const before = new Map(open.map((r) => [r.promptId, r.state]));
+    const raw = await s.request("_x.ai/session/updates", {
+      sessionId: this.sessionId,
+      cwd: s.opts.cwd,
+      offset: -(options.tail ?? 5000),
+    });
+    const parsed = v.safeParse(UpdatesResultSchema, raw);
+    if (!parsed.success) {
+      throw new GrokSeatError(
+        "ACP_UPDATES_INVALID",
+        "x.ai/session/updates answer has the wrong shape",
+      );
+    }
+    for (const line of parsed.output.updates) {
+      const e = evidenceFromRecord(line, this.sessionId);
+      if (e !== null) s.tracker.apply(e);
+    }
+    const changed: Receipt[] = [];
+    for (const [id, state] of before) {
+      const now = s.tracker.receipt(id);
+      if (now !== undefined && now.state !== state) changed.push(now);
+    }
+    return changed;
+  }
+
+  /** Close the ACP connection (the leader connection is the caller's to close). */
+  close(): void {
+    this.#s.conn.close();
+  }
+}
+
+/** An attach-time JSON-RPC error that means "no such live session" becomes SESSION_UNKNOWN. */
+function unknownSession(err: unknown, sessionId: string): unknown {
+  // A JSON-RPC error from resume/info naming a missing session (session.ts, isUnknownSessionError).
+  if (
+    err instanceof WireError &&
+    isUnknownSessionError({ code: Number(err.code), message: err.message, data: err.data })
+  ) {
+    return new GrokSeatError("SESSION_UNKNOWN", `session ${sessionId} is not live in this leader`, {
+      details: { sessionId },
+      cause: err,
+    });
+  }
+  return err;
+}
+
+function catalogRefusal(cat: CatalogReadiness): GrokSeatError {
+  const code = cat.code ?? "CATALOG_NOT_READY";
+  const message =
+    code === "LINEAR_DIRECT_ENABLED"
+      ? `an enabled direct mcp.linear.app endpoint is configured for this session. ${cat.ownerStep}`
+      : "the MCP list does not describe this session";
+  return new GrokSeatError(code, message, {
+    details: {
+      offending: [...cat.offending],
+      ownerStep: cat.ownerStep,
+      checks: cat.checks.map((c) => ({ ...c })),
+    },
+  });
+}

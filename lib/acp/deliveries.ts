@@ -1,0 +1,155 @@
+/**
+ * Thin wiring between ACP evidence and the durable receipt journal (`lib/delivery/`): every piece
+ * of evidence for a prompt of our session goes to the journal, which decides (and fsyncs) what it
+ * changes; this class keeps what the journal does not need — the live queue picture for
+ * cancellation — and the promises callers wait on. No evidence is invented here: the journal's
+ * state is the receipt (`journal.receipt(id)`), and the waiters read it.
+ *
+ * Two promises per delivery, named apart on purpose (seed ADR 0224: consumption is not awareness):
+ * `consumed` settles when Grok took the prompt (queue row or running turn), `completed` when a
+ * final result echoing our session and prompt id arrived (stop reason `cancelled` included).
+ * A connection lost first rejects them (DELIVERY_UNCERTAIN before consumption, CONNECTION_CLOSED
+ * after); the receipt itself stays in the journal for reconciliation.
+ */
+
+import type { Journal } from "../delivery/journal.js";
+import { isConsumed, isTerminal, type Receipt } from "../delivery/receipt.js";
+import { GrokSeatError } from "../errors.js";
+import type { Evidence, QueueRow } from "./evidence.js";
+
+export type DeliveryEvent =
+  | { readonly type: "consumed"; readonly receipt: Receipt; readonly reconciled: boolean }
+  | { readonly type: "completed"; readonly receipt: Receipt; readonly reconciled: boolean }
+  | { readonly type: "cancelled"; readonly receipt: Receipt; readonly reconciled: boolean }
+  | { readonly type: "uncertain"; readonly receipt: Receipt }
+  | { readonly type: "journal-failed"; readonly error: unknown };
+
+interface Waiter {
+  resolve(r: Receipt): void;
+  reject(err: GrokSeatError): void;
+  readonly promise: Promise<Receipt>;
+}
+
+function waiter(): Waiter {
+  let resolve: (r: Receipt) => void = () => {};
+  let reject: (err: GrokSeatError) => void = () => {};
+  const promise = new Promise<Receipt>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Callers may only await one of the two; an unobserved rejection is not a crash.
+  promise.catch(() => {});
+  return { resolve, reject, promise };
+}
+
+export class DeliveryTracker {
+  readonly #journal: Journal;
+  readonly #sessionId: string;
+  readonly #emit: (event: DeliveryEvent) => void;
+  readonly #consumed = new Map<string, Waiter>();
+  readonly #completed = new Map<string, Waiter>();
+  /** Our queued prompts as the last queue snapshot showed them. */
+  readonly #rows = new Map<string, QueueRow>();
+  #running: string | null = null;
+
+  constructor(journal: Journal, sessionId: string, emit: (event: DeliveryEvent) => void) {
+    this.#journal = journal;
+    this.#sessionId = sessionId;
+    this.#emit = emit;
+  }
+
+  /** Whether `promptId` is one of our receipts for this session. */
+  isOurs(promptId: string): boolean {
+    return this.#journal.receipt(promptId)?.sessionId === this.#sessionId;
+  }
+
+  receipt(promptId: string): Receipt | undefined {
+    return this.#journal.receipt(promptId);
+  }
+
+  /** The queue row of one of our queued prompts (for `x.ai/queue/remove`), if queued now. */
+  queuedRow(promptId: string): QueueRow | null {
+    return this.#rows.get(promptId) ?? null;
+  }
+
+  /** The session's running prompt id as last seen (ours or anyone's). */
+  get runningPromptId(): string | null {
+    return this.#running;
+  }
+
+  /** Promises for a freshly dispatched prompt (or an existing receipt). */
+  track(promptId: string): { consumed: Promise<Receipt>; completed: Promise<Receipt> } {
+    const c = this.#consumed.get(promptId) ?? waiter();
+    const f = this.#completed.get(promptId) ?? waiter();
+    this.#consumed.set(promptId, c);
+    this.#completed.set(promptId, f);
+    const now = this.#journal.receipt(promptId);
+    if (now !== undefined) this.#settle(now);
+    return { consumed: c.promise, completed: f.promise };
+  }
+
+  /** A queue snapshot of our session: remember rows and the running id. */
+  queueSnapshot(running: string | null, rows: readonly QueueRow[]): void {
+    this.#running = running;
+    this.#rows.clear();
+    for (const row of rows) if (this.isOurs(row.promptId)) this.#rows.set(row.promptId, row);
+  }
+
+  /** Record one piece of evidence; evidence for prompts that are not ours is ignored. */
+  apply(e: Evidence): void {
+    if (!this.isOurs(e.evidence.promptId)) return;
+    let outcome: ReturnType<Journal["recordResult"]>;
+    try {
+      outcome =
+        e.kind === "consumed"
+          ? this.#journal.recordConsumption(e.evidence)
+          : this.#journal.recordResult(e.evidence);
+    } catch (error) {
+      this.#emit({ type: "journal-failed", error });
+      return;
+    }
+    const r = outcome.receipt;
+    if (r === null) return;
+    if (outcome.outcome === "applied" || outcome.outcome === "reconciled") {
+      const reconciled = outcome.outcome === "reconciled";
+      if (r.state === "completed") this.#emit({ type: "completed", receipt: r, reconciled });
+      else if (r.state === "cancelled") this.#emit({ type: "cancelled", receipt: r, reconciled });
+      else if (r.state === "consumed") this.#emit({ type: "consumed", receipt: r, reconciled });
+    }
+    this.#settle(r);
+  }
+
+  /** The connection ended: receipts without consumption evidence become uncertain. */
+  connectionLost(detail: string): void {
+    let made: Receipt[] = [];
+    try {
+      made = this.#journal.connectionLost(detail);
+    } catch (error) {
+      this.#emit({ type: "journal-failed", error });
+    }
+    for (const r of made) this.#emit({ type: "uncertain", receipt: r });
+    for (const [id, w] of [...this.#consumed, ...this.#completed]) {
+      const r = this.#journal.receipt(id);
+      const code = r?.state === "uncertain" ? "DELIVERY_UNCERTAIN" : "CONNECTION_CLOSED";
+      w.reject(
+        new GrokSeatError(code, `the leader connection ended before a result for ${id}`, {
+          details: { promptId: id, state: r?.state ?? null },
+        }),
+      );
+    }
+    this.#consumed.clear();
+    this.#completed.clear();
+  }
+
+  #settle(r: Receipt): void {
+    if (isConsumed(r)) {
+      this.#consumed.get(r.promptId)?.resolve(r);
+      this.#consumed.delete(r.promptId);
+    }
+    if (isTerminal(r.state)) {
+      this.#completed.get(r.promptId)?.resolve(r);
+      this.#completed.delete(r.promptId);
+      this.#rows.delete(r.promptId);
+    }
+  }
+}

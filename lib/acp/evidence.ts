@@ -1,0 +1,192 @@
+/**
+ * Receipt evidence: what in an ACP message proves that Grok *consumed* a prompt (took it into
+ * its queue or is running it) or that the prompt's turn *ended*, and for which prompt id. Pure
+ * functions of one message, producing the delivery journal's evidence types
+ * (`lib/delivery/receipt.ts`), which decides what the evidence changes.
+ *
+ * Rules (grok-leader-protocol.md §6; seed ADR 0224 "Queue membership or runningPromptId
+ * acknowledges consumption; it is not model awareness. A final native prompt result must echo the
+ * original session and prompt ID"):
+ * - consumed: our id among `x.ai/queue/changed` `entries[].id` (`queue-entry`), or as
+ *   `runningPromptId`, or as the `_meta.promptId` of a streamed `session/update` (the agent stamps
+ *   the running prompt's id on every update, `session/acp_session_impl/updates.rs`), both
+ *   `running-prompt`;
+ * - final: a result that names **both** our session id and our prompt id — the `session/prompt`
+ *   response `_meta.{sessionId,promptId}` (`rpc-response`), `x.ai/session/prompt_complete`
+ *   (`prompt-complete`), or a `turn_completed{prompt_id}` record in a session envelope for our
+ *   session, live, replayed or read back from the durable record (`turn-completed`). A result
+ *   missing either echo is not evidence.
+ * - stop reasons are kept verbatim when they are a snake_case token (ACP `StopReason` plus Grok's
+ *   `error`/`rate_limit`); anything else is not evidence (it could not be journaled faithfully).
+ */
+import * as v from "valibot";
+import type { ConsumptionEvidence, ResultEvidence } from "../delivery/receipt.js";
+import { type GrokEvent, SessionEnvelopeSchema } from "./grok-extensions.js";
+
+/** The journal's stop-reason form (`lib/delivery/record.ts`, `StopReason`). */
+const STOP_REASON = /^[a-z][a-z0-9_]{0,31}$/;
+
+/** A queue row as last seen, for `x.ai/queue/remove {expectedVersion, owner}`. */
+export interface QueueRow {
+  readonly promptId: string;
+  readonly version: number;
+  readonly owner: string | null;
+  readonly position: number;
+}
+
+export type Evidence =
+  | {
+      readonly kind: "consumed";
+      readonly evidence: ConsumptionEvidence;
+      /** The queue row when the prompt is queued; null when it is running. */
+      readonly row: QueueRow | null;
+    }
+  | { readonly kind: "result"; readonly evidence: ResultEvidence };
+
+function result(
+  sessionId: string,
+  promptId: string,
+  channel: ResultEvidence["channel"],
+  stopReason: string,
+  detail: string,
+): Evidence | null {
+  if (!STOP_REASON.test(stopReason)) return null;
+  return { kind: "result", evidence: { sessionId, promptId, channel, stopReason, detail } };
+}
+
+/** Every piece of evidence one tap event carries for prompts of `sessionId`. */
+export function evidenceFromEvent(event: GrokEvent, sessionId: string): Evidence[] {
+  switch (event.type) {
+    case "queue_changed": {
+      if (event.sessionId !== sessionId) return [];
+      const out: Evidence[] = event.entries.map((e) => ({
+        kind: "consumed",
+        evidence: {
+          sessionId,
+          promptId: e.id,
+          kind: "queue-entry",
+          detail: `position ${e.position}, version ${e.version}`,
+        },
+        row: { promptId: e.id, version: e.version, owner: e.owner, position: e.position },
+      }));
+      if (event.runningPromptId !== null) {
+        out.push({
+          kind: "consumed",
+          evidence: {
+            sessionId,
+            promptId: event.runningPromptId,
+            kind: "running-prompt",
+            detail: "x.ai/queue/changed runningPromptId",
+          },
+          row: null,
+        });
+      }
+      return out;
+    }
+    case "session_update":
+      if (event.sessionId !== sessionId || event.promptId === null) return [];
+      return [
+        {
+          kind: "consumed",
+          evidence: {
+            sessionId,
+            promptId: event.promptId,
+            kind: "running-prompt",
+            detail: `session/update ${event.kind}${event.replay ? " (replay)" : ""}`,
+          },
+          row: null,
+        },
+      ];
+    case "prompt_complete": {
+      if (event.sessionId !== sessionId) return [];
+      const e = result(
+        sessionId,
+        event.promptId,
+        "prompt-complete",
+        event.stopReason,
+        "x.ai/session/prompt_complete",
+      );
+      return e === null ? [] : [e];
+    }
+    case "turn_completed": {
+      if (event.sessionId !== sessionId) return [];
+      const e = result(
+        sessionId,
+        event.promptId,
+        "turn-completed",
+        event.stopReason,
+        event.replay ? "turn_completed (replayed)" : "turn_completed",
+      );
+      return e === null ? [] : [e];
+    }
+    default:
+      return [];
+  }
+}
+
+const PromptResponseSchema = v.looseObject({
+  stopReason: v.string(),
+  _meta: v.optional(
+    v.nullable(
+      v.looseObject({
+        sessionId: v.optional(v.nullable(v.string())),
+        promptId: v.optional(v.nullable(v.string())),
+      }),
+    ),
+  ),
+});
+
+/**
+ * Final evidence from a `session/prompt` result, only when it echoes both ids we sent
+ * (`agent/mvp_agent/mod.rs`, `PromptResponseMeta`); null otherwise.
+ */
+export function evidenceFromPromptResponse(
+  response: unknown,
+  sessionId: string,
+  promptId: string,
+): Evidence | null {
+  const r = v.safeParse(PromptResponseSchema, response);
+  if (!r.success) return null;
+  const meta = r.output._meta;
+  if (meta?.sessionId !== sessionId || meta?.promptId !== promptId) return null;
+  return result(sessionId, promptId, "rpc-response", r.output.stopReason, "session/prompt result");
+}
+
+const RecordLineSchema = v.looseObject({ method: v.string(), params: SessionEnvelopeSchema });
+const RecordTurnSchema = v.looseObject({
+  sessionUpdate: v.literal("turn_completed"),
+  prompt_id: v.string(),
+  stop_reason: v.string(),
+});
+
+/**
+ * Evidence in one line of the session's durable record (`updates.jsonl`, as a `session/load`
+ * replays it or `x.ai/session/updates` returns it: `{timestamp, method, params}`,
+ * `extensions/session_updates.rs`): a `turn_completed` record is a final result; a persisted
+ * `session/update` with our `_meta.promptId` is consumption.
+ */
+export function evidenceFromRecord(line: unknown, sessionId: string): Evidence | null {
+  const r = v.safeParse(RecordLineSchema, line);
+  if (!r.success || r.output.params.sessionId !== sessionId) return null;
+  const method = r.output.method.replace(/^_/, "");
+  if (method === "x.ai/session/update" || method === "x.ai/session_notification") {
+    const t = v.safeParse(RecordTurnSchema, r.output.params.update);
+    if (!t.success) return null;
+    return result(
+      sessionId,
+      t.output.prompt_id,
+      "turn-completed",
+      t.output.stop_reason,
+      "turn_completed (durable record)",
+    );
+  }
+  const promptId = r.output.params._meta?.promptId;
+  if (method === "session/update" && typeof promptId === "string") {
+    return {
+      kind: "consumed",
+      evidence: { sessionId, promptId, kind: "running-prompt", detail: "durable session/update" },
+      row: null,
+    };
+  }
+  return null;
+}
