@@ -12,6 +12,8 @@
  *   is added. In draft-07 a sibling of `$ref` is inert, so there it changes nothing at all.
  * - root `type: [..., "object", ...]` (e.g. `["object","null"]`) → `"object"`: MCP arguments
  *   are always an object, so the other members could never be used.
+ * - draft-04/07 root `$ref` with a sibling `type` other than "object" → `"object"`: there the
+ *   sibling is inert (draft-07 core §8.3), so replacing it changes nothing.
  * - root `true` → `{type: "object"}` (`true` and `{}` are the same schema).
  * - a boolean *root property* schema (`properties: {a: true}`), which `AssertObjectSchema`
  *   rejects → `true` becomes `{}` and `false` becomes `{not: {}}` (equivalent by definition,
@@ -23,6 +25,7 @@
  * (`null`, `properties: []`, `required: [1]`, `type: 5`).
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { refOverridesSiblings, schemaDraft } from "./draft.js";
 import type { ProjectionIssue } from "./issues.js";
 import { isJsonObject, pointerOf } from "./json-pointer.js";
 import { objectCapability } from "./object-capable.js";
@@ -32,6 +35,7 @@ import { isSdkTool } from "./sdk-guard.js";
 export type SchemaRewrite =
   | { readonly kind: "root-type-added"; readonly pointer: "/type" }
   | { readonly kind: "root-type-narrowed"; readonly pointer: "/type"; readonly from: unknown }
+  | { readonly kind: "root-type-inert-replaced"; readonly pointer: "/type"; readonly from: unknown }
   | { readonly kind: "root-true-expanded"; readonly pointer: "" }
   | {
       readonly kind: "property-boolean-expanded";
@@ -117,8 +121,11 @@ export function projectSchema(schema: unknown): SchemaProjection {
 
   const hasType = Object.hasOwn(schema, "type");
   const type = schema.type;
+  // draft-04/07: a root `$ref` makes its siblings inert, `type` included (draft.ts).
+  const inertType =
+    hasType && typeof schema.$ref === "string" && refOverridesSiblings(schemaDraft(schema));
   if (!hasType || type !== "object") {
-    if (hasType) {
+    if (hasType && !inertType) {
       if (
         typeof type === "string" ||
         (Array.isArray(type) && type.every((t) => typeof t === "string"))
@@ -142,9 +149,11 @@ export function projectSchema(schema: unknown): SchemaProjection {
         reason: cap.reason,
       };
     rewrites.unshift(
-      hasType
-        ? { kind: "root-type-narrowed", pointer: "/type", from: type }
-        : { kind: "root-type-added", pointer: "/type" },
+      !hasType
+        ? { kind: "root-type-added", pointer: "/type" }
+        : inertType
+          ? { kind: "root-type-inert-replaced", pointer: "/type", from: type }
+          : { kind: "root-type-narrowed", pointer: "/type", from: type },
     );
   }
   if (rewrites.length === 0) return { ok: true, schema, rewrites };

@@ -1,0 +1,95 @@
+/** Shared helpers for the MCP tests (not a test file: the runner only picks up *.test.ts). */
+import { existsSync, readFileSync } from "node:fs";
+import type { SchemaRewrite } from "../../lib/mcp/project.js";
+
+/** Freeze a JSON value all the way down, so any mutation by the code under test throws. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const key of Object.keys(value)) deepFreeze(Reflect.get(value, key));
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function isPlainObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+/**
+ * Undo the documented rewrites of a projected schema: the result must deep-equal the original.
+ * Built with Object.fromEntries and spread so a "__proto__" key stays an own key.
+ */
+export function undoRewrites(projected: unknown, rewrites: readonly SchemaRewrite[]): unknown {
+  if (rewrites.some((r) => r.kind === "root-true-expanded")) return true;
+  if (!isPlainObject(projected)) return projected;
+  let out: Record<string, unknown> = { ...projected };
+  for (const r of rewrites) {
+    if (r.kind === "root-type-added") {
+      const { type: _added, ...rest } = out;
+      out = rest;
+    } else if (r.kind === "root-type-narrowed" || r.kind === "root-type-inert-replaced")
+      out = { ...out, type: r.from };
+    else if (r.kind === "property-boolean-expanded") {
+      const key = r.pointer
+        .replace(/^\/properties\//, "")
+        .replace(/~1/g, "/")
+        .replace(/~0/g, "~");
+      const props = out.properties;
+      if (isPlainObject(props))
+        out = {
+          ...out,
+          properties: Object.fromEntries(
+            Object.keys(props).map((k) => [k, k === key ? r.from : props[k]]),
+          ),
+        };
+    }
+  }
+  return out;
+}
+
+/** Canonical JSON with sorted keys: equal iff the values are deep-equal JSON. */
+export function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    isPlainObject(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, v[k]]),
+        )
+      : v,
+  );
+}
+
+/** Poll until `check` returns a value other than undefined, or fail after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The JSON lines of a log file (an absent file has none). */
+export function readJsonLines(file: string): unknown[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l));
+}
+
+/** True while a process with this pid exists (signal 0 probes without signalling). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err instanceof Error && "code" in err && err.code === "EPERM";
+  }
+}
