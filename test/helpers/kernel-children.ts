@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const children = new Set<ChildProcess>();
+/** Children spawned with `detached: true`: their process group is killed at cleanup. */
+const groups = new Set<ChildProcess>();
 const dirs = new Set<string>();
 const cleanups: (() => void)[] = [];
 
@@ -34,12 +36,26 @@ export function spawnChild(
 ): ChildProcess {
   const child = spawn(cmd, [...args], { stdio: ["ignore", "pipe", "pipe"], ...options });
   children.add(child);
+  if (options.detached === true) groups.add(child);
   child.on("exit", () => children.delete(child));
   return child;
 }
 
+/** Kill a child's whole process group (spawned with `detached: true`). */
+export function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // the group is already gone
+  }
+}
+
 export function cleanup(): void {
-  for (const child of children) child.kill("SIGKILL");
+  for (const child of children) {
+    if (groups.has(child)) killGroup(child);
+    child.kill("SIGKILL");
+  }
+  groups.clear();
   children.clear();
   for (const fn of cleanups.splice(0)) {
     try {
