@@ -19,7 +19,9 @@ export function frameBytes(text: string): Buffer {
 }
 
 function asRecord(v: unknown): Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v)) : {};
+  return typeof v === "object" && v !== null && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v))
+    : {};
 }
 
 export class RawClient {
@@ -91,9 +93,11 @@ export class RawClient {
     for (;;) {
       const hit = this.frames.slice(from).find(pred);
       if (hit !== undefined) return hit;
-      if (this.closed) throw new Error(`connection closed; frames: ${this.frames.map((f) => f.text).join("\n")}`);
+      if (this.closed)
+        throw new Error(`connection closed; frames: ${this.frames.map((f) => f.text).join("\n")}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out; frames: ${this.frames.map((f) => f.text).join("\n")}`);
+      if (left <= 0)
+        throw new Error(`timed out; frames: ${this.frames.map((f) => f.text).join("\n")}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -102,6 +106,14 @@ export class RawClient {
         });
       });
     }
+  }
+
+  /** The last few frames, shortened, for failure messages. */
+  tail(n = 6): string {
+    return this.frames
+      .slice(-n)
+      .map((f) => (f.text.length > 300 ? `${f.text.slice(0, 300)}…` : f.text))
+      .join("\n");
   }
 
   async waitClosed(timeoutMs = 10_000): Promise<void> {
@@ -119,7 +131,10 @@ export class RawClient {
       .map((f) => asRecord(JSON.parse(String(f.json.payload))));
   }
 
-  async nextAcp(pred: (m: Record<string, unknown>) => boolean, timeoutMs = 10_000): Promise<Record<string, unknown>> {
+  async nextAcp(
+    pred: (m: Record<string, unknown>) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<Record<string, unknown>> {
     const frame = await this.next((f) => {
       if (f.json.type !== "acp" || typeof f.json.payload !== "string") return false;
       return pred(asRecord(JSON.parse(f.json.payload)));
@@ -127,7 +142,10 @@ export class RawClient {
     return asRecord(JSON.parse(String(frame.json.payload)));
   }
 
-  async register(clientType = "sim-test", capabilities: Record<string, unknown> = { status_line: true }): Promise<Record<string, unknown>> {
+  async register(
+    clientType = "sim-test",
+    capabilities: Record<string, unknown> = { status_line: true },
+  ): Promise<Record<string, unknown>> {
     this.send({ type: "register", client_type: clientType, mode: "stdio", capabilities });
     const f = await this.next((fr) => fr.json.type === "registered");
     if (f.json.ready === false) await this.next((fr) => fr.json.type === "leader_ready", 30_000);
@@ -139,9 +157,17 @@ export class RawClient {
   }
 
   /** Send a JSON-RPC request and wait for its response (matched by our id). */
-  async request(method: string, params: unknown, timeoutMs = 15_000, id: unknown = this.nextId++): Promise<Record<string, unknown>> {
+  async request(
+    method: string,
+    params: unknown,
+    timeoutMs = 15_000,
+    id: unknown = this.nextId++,
+  ): Promise<Record<string, unknown>> {
     this.sendAcp({ jsonrpc: "2.0", id, method, params });
-    return this.nextAcp((m) => m.method === undefined && JSON.stringify(m.id) === JSON.stringify(id), timeoutMs);
+    return this.nextAcp(
+      (m) => m.method === undefined && JSON.stringify(m.id) === JSON.stringify(id),
+      timeoutMs,
+    );
   }
 
   notify(method: string, params: unknown): void {

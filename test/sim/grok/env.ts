@@ -3,6 +3,7 @@
  * their real meaning (GROK_HOME, GROK_LEADER_SOCKET); `GROK_SIM_*` are the simulator's own
  * versions and fault switches, each documented in test/sim/grok/README.md.
  */
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
@@ -68,7 +69,9 @@ export function readSimEnv(): SimEnv {
     commit,
     leaderVersion,
     agentVersion: text("GROK_SIM_AGENT_VERSION") ?? version,
-    leaderBuildVersion: text("GROK_SIM_LEADER_BUILD_VERSION") ?? `${leaderVersion} (${commit})`,
+    // server.rs LEADER_VERSION = option_env!("VERSION_WITH_COMMIT") in the shell crate, which the
+    // pager-bin build script does not set: "unknown", so no mismatch notice unless a test asks.
+    leaderBuildVersion: text("GROK_SIM_LEADER_BUILD_VERSION") ?? "unknown",
     authDelayMs: int("GROK_SIM_AUTH_DELAY_MS") ?? 0,
     registrationTimeoutMs: int("GROK_SIM_REGISTRATION_TIMEOUT_MS") ?? 30_000,
     legacyRegistered: flag("GROK_SIM_LEGACY_REGISTERED"),
@@ -91,10 +94,20 @@ export function readSimEnv(): SimEnv {
   };
 }
 
-/** xai-grok-home grok_home(): $GROK_HOME verbatim when set and non-empty, else <home>/.grok. */
+/**
+ * xai-grok-home grok_home(): $GROK_HOME verbatim when set and non-empty, else the canonicalized
+ * OS home directory + ".grok".
+ */
 export function grokHome(): string {
   const env = process.env.GROK_HOME;
-  return env !== undefined && env !== "" ? env : join(homedir(), ".grok");
+  if (env !== undefined && env !== "") return env;
+  let home = homedir();
+  try {
+    home = realpathSync(home);
+  } catch {
+    // dunce::canonicalize failing falls back to the path as given.
+  }
+  return join(home, ".grok");
 }
 
 export const LEADER_SOCKET_ENV = "GROK_LEADER_SOCKET";

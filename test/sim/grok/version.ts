@@ -8,26 +8,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { grokHome, type SimEnv } from "./env.js";
 import { field, parseJson, str } from "./json.js";
+import { leaderIsOlderThan } from "./leader/routing.js";
 
-function parse(v: string): [number, number, number, string] | undefined {
-  const m = /^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+.*)?$/.exec(v);
-  if (m === null) return undefined;
-  return [Number(m[1]), Number(m[2]), Number(m[3]), m[4] ?? ""];
-}
-
+/** semver `current > stable` (derive_channel); undefined when either does not parse. */
 function greater(a: string, b: string): boolean | undefined {
-  const x = parse(a);
-  const y = parse(b);
-  if (x === undefined || y === undefined) return undefined;
-  for (let i = 0; i < 3; i++) {
-    const d = (x[i] as number) - (y[i] as number);
-    if (d !== 0) return d > 0;
-  }
-  if (x[3] === y[3]) return false;
-  if (x[3] === "") return true;
-  if (y[3] === "") return false;
-  return x[3] > y[3];
+  if (!SEMVER.test(a) || !SEMVER.test(b)) return undefined;
+  return leaderIsOlderThan(b, a);
 }
+
+const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 export function channelName(version: string): "alpha" | "stable" | undefined {
   let stable: string | undefined;
