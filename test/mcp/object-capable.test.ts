@@ -19,7 +19,8 @@ const capable: readonly [string, unknown][] = [
   ["$ref to itself", { $ref: "#" }],
   ["remote $ref is unknown", { $ref: "https://example.com/schema.json" }],
   ["unresolved local $ref is unknown", { $ref: "#/$defs/missing" }],
-  ["if/then is not decided", { if: { type: "string" }, then: false }],
+  // JSON text: an object literal with a `then` key looks like a thenable to linters.
+  ["if/then is not decided", JSON.parse('{"if": {"type": "string"}, "then": false}')],
   ["non-schema branch counts as {}", { anyOf: [5] }],
   [
     "draft-07: a never-object sibling of $ref is inert",

@@ -7,7 +7,6 @@ import { dereference, validate } from "@cfworker/json-schema";
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { test } from "uvu";
-import * as assert from "uvu/assert";
 import { schemaDraft } from "../../lib/mcp/draft.js";
 import { projectSchema } from "../../lib/mcp/project.js";
 import { canonical, deepFreeze, undoRewrites } from "./helpers.js";
