@@ -305,12 +305,13 @@ export class Journal {
     checkFenceInput(input);
     if (this.#epoch === null)
       throw new DeliveryError("NOT_ADMITTED", "fence: no controller epoch (admit first)");
-    if (this.#ledger.get(input.promptId) !== undefined) {
+    if (this.#ledger.knows(input.promptId)) {
+      const state = this.#ledger.get(input.promptId)?.state ?? "compacted";
       throw new DeliveryError(
         "DUPLICATE_PROMPT_ID",
         `prompt id ${input.promptId} already has a receipt`,
         {
-          details: { promptId: input.promptId, state: this.#ledger.get(input.promptId)?.state },
+          details: { promptId: input.promptId, state },
         },
       );
     }
@@ -468,8 +469,10 @@ export class Journal {
 
   #evidence(promptId: string, event: ReceiptEvent): EvidenceOutcome {
     this.#usable();
-    if (this.#ledger.get(promptId) === undefined)
+    if (this.#ledger.isCompacted(promptId)) return { outcome: "compacted", receipt: null };
+    if (this.#ledger.get(promptId) === undefined) {
       return { outcome: "unknown-prompt", receipt: null };
+    }
     return this.#event(promptId, event);
   }
 
