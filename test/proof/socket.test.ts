@@ -1,0 +1,128 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { socketFacts } from "../../lib/kernel/socket.js";
+import type { SocketFacts } from "../../lib/kernel/types.js";
+import { checkPrivateSocket, checkSocketUnreadable, octal } from "../../lib/proof/socket.js";
+import { cleanup, exited, spawnListener, tempDir } from "../helpers/kernel-children.js";
+
+test.after.each(cleanup);
+
+const uid = process.getuid?.() ?? 0;
+
+function failing(facts: SocketFacts): string[] {
+  return checkPrivateSocket(facts, { uid })
+    .filter((c) => !c.ok)
+    .map((c) => c.check);
+}
+
+/** A private dir with a live listener: the one setup that must pass. */
+async function privateSocket(): Promise<{ dir: string; path: string }> {
+  const dir = join(tempDir("proof"), "d");
+  mkdirSync(dir, { mode: 0o700 });
+  const path = join(dir, "s.sock");
+  await spawnListener(path);
+  return { dir, path };
+}
+
+test("a private socket with a live listener passes every check, with stable names", async () => {
+  const { path } = await privateSocket();
+  const checks = checkPrivateSocket(socketFacts(path), { uid });
+  assert.equal(
+    checks.map((c) => c.check),
+    [
+      "socket.dir_symlink",
+      "socket.dir_type",
+      "socket.dir_owner",
+      "socket.dir_mode",
+      "socket.type",
+      "socket.owner",
+      "socket.listener",
+    ],
+  );
+  assert.ok(checks.every((c) => c.ok && c.reason === null));
+});
+
+test("group or other bits on the directory fail socket.dir_mode, each alone", async () => {
+  for (const mode of [0o755, 0o750, 0o710, 0o701, 0o770, 0o707]) {
+    const { dir, path } = await privateSocket();
+    chmodSync(dir, mode);
+    const checks = checkPrivateSocket(socketFacts(path), { uid });
+    assert.equal(failing(socketFacts(path)), ["socket.dir_mode"], octal(mode));
+    assert.is(checks.find((c) => c.check === "socket.dir_mode")?.received, octal(mode));
+    cleanup();
+  }
+});
+
+test("a directory owned by another uid fails socket.dir_owner", async () => {
+  const { dir, path } = await privateSocket();
+  chownSync(dir, 65534, 65534);
+  assert.equal(failing(socketFacts(path)), ["socket.dir_owner"]);
+});
+
+test("a symlinked directory fails socket.dir_symlink and socket.dir_type", async () => {
+  const { dir, path } = await privateSocket();
+  const alias = `${dir}-alias`;
+  symlinkSync(dir, alias);
+  assert.equal(failing(socketFacts(join(alias, "s.sock"))), [
+    "socket.dir_symlink",
+    "socket.dir_type",
+  ]);
+  assert.equal(failing(socketFacts(path)), []);
+});
+
+test("a regular file or FIFO at the path fails socket.type (and has no listener)", () => {
+  const dir = join(tempDir("types"), "d");
+  mkdirSync(dir, { mode: 0o700 });
+  writeFileSync(join(dir, "file"), "");
+  assert.equal(failing(socketFacts(join(dir, "file"))), ["socket.type", "socket.listener"]);
+  spawnSync("mkfifo", [join(dir, "fifo")]);
+  assert.equal(failing(socketFacts(join(dir, "fifo"))), ["socket.type", "socket.listener"]);
+});
+
+test("a socket owned by another uid fails socket.owner", async () => {
+  const { path } = await privateSocket();
+  chownSync(path, 65534, 65534);
+  assert.equal(failing(socketFacts(path)), ["socket.owner"]);
+});
+
+test("a stale socket fails socket.listener", async () => {
+  const dir = join(tempDir("stale"), "d");
+  mkdirSync(dir, { mode: 0o700 });
+  const path = join(dir, "s.sock");
+  const child = await spawnListener(path);
+  child.kill("SIGKILL");
+  await exited(child);
+  const checks = checkPrivateSocket(socketFacts(path), { uid });
+  assert.equal(
+    checks.filter((c) => !c.ok).map((c) => [c.check, c.received]),
+    [["socket.listener", []]],
+  );
+});
+
+test("pure: reasons name the path; checkSocketUnreadable distinguishes missing from denied", () => {
+  const facts: SocketFacts = {
+    path: "/d/s.sock",
+    type: "socket",
+    inode: "1",
+    device: "2",
+    uid: 1000,
+    mode: 0o600,
+    dir: { path: "/d", type: "directory", uid: 1000, mode: 0o750, isSymlink: false },
+    listeners: [],
+  };
+  const checks = checkPrivateSocket(facts, { uid: 1000 });
+  const mode = checks.find((c) => c.check === "socket.dir_mode");
+  assert.equal(mode?.received, "0750");
+  assert.ok(mode?.reason?.includes("/d"));
+  assert.is(octal(0o700), "0700");
+  assert.is(octal(0o4755), "04755");
+  const missing = checkSocketUnreadable("/x", { code: "SYSCALL_FAILED", errno: 2, message: "m" });
+  assert.equal([missing.check, missing.ok, missing.received], ["socket.exists", false, null]);
+  const denied = checkSocketUnreadable("/x", { code: "ACCESS_DENIED", errno: 13, message: "m" });
+  assert.is(denied.received, "ACCESS_DENIED");
+});
+
+test.run();
