@@ -250,12 +250,18 @@ export class AcpSeat {
   }
 
   /**
-   * Read the session's durable record (`x.ai/session/updates`, a read-only tail of
-   * `updates.jsonl`; no replay, so the TUI's live stream is untouched) and reconcile our open
-   * receipts with the `turn_completed` records and persisted updates found there. Returns the
-   * receipts it changed. Never sends a prompt.
+   * Reconcile our open receipts (uncertain ones above all) with the session's durable record:
+   * its persisted `turn_completed` records and updates naming our prompt ids. Returns the
+   * receipts it changed; never sends a prompt. Two ways to read the record:
+   * - `via: "updates"` (default): `x.ai/session/updates`, a read-only tail of `updates.jsonl`
+   *   (`extensions/session_updates.rs`). No replay, so the owner's TUI is not touched at all.
+   * - `via: "replay"`: a replaying `session/load` (mcpServers `[]`, `x.ai/restore_code:false`).
+   *   The records arrive as replayed `_x.ai/session/update` lines before the answer. Costly for
+   *   the owner: while a resident session replays, `attach_session` sets `gateway_enabled=false`
+   *   and events produced meanwhile reach only us, so use it only for an agent without
+   *   `x.ai/session/updates`, and only while the session is idle.
    */
-  async reconcile(options: { tail?: number } = {}): Promise<Receipt[]> {
+  async reconcile(options: { tail?: number; via?: "updates" | "replay" } = {}): Promise<Receipt[]> {
     const s = this.#s;
     s.requireOpen();
     const open = s.opts.journal
@@ -263,21 +269,31 @@ export class AcpSeat {
       .filter((r) => r.sessionId === this.sessionId && !isTerminal(r.state));
     if (open.length === 0) return [];
     const before = new Map(open.map((r) => [r.promptId, r.state]));
-    const raw = await s.request("_x.ai/session/updates", {
-      sessionId: this.sessionId,
-      cwd: s.opts.cwd,
-      offset: -(options.tail ?? 5000),
-    });
-    const parsed = v.safeParse(UpdatesResultSchema, raw);
-    if (!parsed.success) {
-      throw new GrokSeatError(
-        "ACP_UPDATES_INVALID",
-        "x.ai/session/updates answer has the wrong shape",
-      );
-    }
-    for (const line of parsed.output.updates) {
-      const e = evidenceFromRecord(line, this.sessionId);
-      if (e !== null) s.tracker.apply(e);
+    if (options.via === "replay") {
+      // Replayed lines go through the tap and into the receipts as they arrive.
+      await s.request("session/load", {
+        sessionId: this.sessionId,
+        cwd: s.opts.cwd,
+        mcpServers: [],
+        _meta: { "x.ai/restore_code": false },
+      });
+    } else {
+      const raw = await s.request("_x.ai/session/updates", {
+        sessionId: this.sessionId,
+        cwd: s.opts.cwd,
+        offset: -(options.tail ?? 5000),
+      });
+      const parsed = v.safeParse(UpdatesResultSchema, raw);
+      if (!parsed.success) {
+        throw new GrokSeatError(
+          "ACP_UPDATES_INVALID",
+          "x.ai/session/updates answer has the wrong shape",
+        );
+      }
+      for (const line of parsed.output.updates) {
+        const e = evidenceFromRecord(line, this.sessionId);
+        if (e !== null) s.tracker.apply(e);
+      }
     }
     const changed: Receipt[] = [];
     for (const [id, state] of before) {

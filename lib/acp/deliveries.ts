@@ -13,7 +13,7 @@
  */
 
 import type { Journal } from "../delivery/journal.js";
-import { isConsumed, isTerminal, type Receipt } from "../delivery/receipt.js";
+import { isConsumed, isTerminal, type Receipt, type ResultEvidence } from "../delivery/receipt.js";
 import { GrokSeatError } from "../errors.js";
 import type { Evidence, QueueRow } from "./evidence.js";
 
@@ -22,6 +22,8 @@ export type DeliveryEvent =
   | { readonly type: "completed"; readonly receipt: Receipt; readonly reconciled: boolean }
   | { readonly type: "cancelled"; readonly receipt: Receipt; readonly reconciled: boolean }
   | { readonly type: "uncertain"; readonly receipt: Receipt }
+  /** Every result channel that echoed one of our prompts (the journal keeps only the first). */
+  | { readonly type: "result-echo"; readonly evidence: ResultEvidence }
   | { readonly type: "journal-failed"; readonly error: unknown };
 
 interface Waiter {
@@ -98,6 +100,7 @@ export class DeliveryTracker {
   /** Record one piece of evidence; evidence for prompts that are not ours is ignored. */
   apply(e: Evidence): void {
     if (!this.isOurs(e.evidence.promptId)) return;
+    if (e.kind === "result") this.#emit({ type: "result-echo", evidence: e.evidence });
     let outcome: ReturnType<Journal["recordResult"]>;
     try {
       outcome =

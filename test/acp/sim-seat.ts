@@ -1,0 +1,178 @@
+/**
+ * End-to-end fixture: the simulated `grok --leader` TUI in a private tmux pane, one real leader
+ * connection, an admitted controller with its journal in a private seat directory, and the
+ * seat. The simulator's frame log (GROK_SIM_LOG) is the independent oracle for what our client
+ * put on the wire.
+ */
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AcpSeat, type AcpSeatEvent } from "../../lib/acp/client.js";
+import { parseAcpPayload, type RpcMessage } from "../../lib/acp/json-rpc.js";
+import { admitController, type Controller } from "../../lib/delivery/index.js";
+import { GrokSeatError } from "../../lib/errors.js";
+import { connectLeader, type LeaderConnection } from "../../lib/leader/connection.js";
+import {
+  type GrokHomeFixture,
+  type GrokTui,
+  grokHomeFixture,
+  type McpServerFixture,
+  startGrokTui,
+  waitFor,
+} from "../helpers/grok-sim.js";
+
+export const NO_LINEAR: McpServerFixture[] = [
+  { name: "docs", url: "https://docs.example/mcp", tools: ["search"] },
+  { name: "files", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."] },
+];
+
+export interface Sim {
+  readonly tui: GrokTui;
+  readonly home: GrokHomeFixture;
+  readonly logPath: string;
+  /** Every ACP message a client of `clientType` sent, as the leader read it. */
+  acpFrom(clientType?: string): RpcMessage[];
+  /** Trace events of one kind. */
+  traced(event: string): Record<string, unknown>[];
+  /** The session's `updates.jsonl` (the agent's durable record), as text. */
+  updatesJsonl(): string;
+  stop(): Promise<void>;
+}
+
+function lines(path: string): Record<string, unknown>[] {
+  if (!existsSync(path)) return [];
+  const out: Record<string, unknown>[] = [];
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const v: unknown = JSON.parse(line);
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+      out.push(Object.fromEntries(Object.entries(v)));
+    }
+  }
+  return out;
+}
+
+export async function startSim(
+  opts: { mcpServers?: McpServerFixture[]; env?: Record<string, string> } = {},
+): Promise<Sim> {
+  const home = grokHomeFixture({ mcpServers: opts.mcpServers ?? NO_LINEAR });
+  const logPath = join(home.dir, "sim-frames.log");
+  const tui = await startGrokTui({
+    grokHome: home.dir,
+    cwd: home.cwd,
+    env: { GROK_SIM_LOG: logPath, ...opts.env },
+  });
+  const sim: Sim = {
+    tui,
+    home,
+    logPath,
+    acpFrom: (clientType = "grok-seat") =>
+      lines(logPath).flatMap((l) => {
+        if (l.event !== "frame_in" || l.client_type !== clientType) return [];
+        const frame = l.frame;
+        if (typeof frame !== "object" || frame === null || !("payload" in frame)) return [];
+        const payload = frame.payload;
+        if (typeof payload !== "string") return [];
+        const m = parseAcpPayload(payload);
+        return m instanceof GrokSeatError ? [] : [m];
+      }),
+    traced: (event) => lines(logPath).filter((l) => l.event === event),
+    updatesJsonl: () => {
+      const root = join(home.dir, "sessions");
+      for (const dir of existsSync(root) ? readdirSync(root) : []) {
+        const f = join(root, dir, tui.sessionId, "updates.jsonl");
+        if (existsSync(f)) return readFileSync(f, "utf8");
+      }
+      return "";
+    },
+    stop: async () => {
+      await tui.stop();
+      home.remove();
+    },
+  };
+  try {
+    await tui.leaderPid();
+    await waitFor("the TUI's session in active_sessions.json", () => {
+      const p = tui.paths.activeSessions;
+      return existsSync(p) && readFileSync(p, "utf8").includes(tui.sessionId);
+    });
+  } catch (err) {
+    await sim.stop();
+    throw err;
+  }
+  return sim;
+}
+
+export interface Attached {
+  readonly conn: LeaderConnection;
+  readonly controller: Controller;
+  readonly seat: AcpSeat;
+  readonly events: AcpSeatEvent[];
+  /** Close the seat, the leader connection and the controller (the seat dir stays). */
+  close(): Promise<void>;
+}
+
+export function newSeatDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "acp-seat-"));
+  chmodSync(dir, 0o700);
+  return dir;
+}
+
+export function removeSeatDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Connect once, admit a controller on `seatDir`, attach to `sessionId` (default: the TUI's). */
+export async function attachSeat(
+  sim: Sim,
+  seatDir: string,
+  opts: { sessionId?: string; cwd?: string } = {},
+): Promise<Attached> {
+  const conn = await connectLeader(sim.tui.paths.socketPath);
+  const controller = admitController({ seatDir });
+  const release = async (): Promise<void> => {
+    await conn.close();
+    controller.release();
+  };
+  let seat: AcpSeat;
+  try {
+    seat = await AcpSeat.attach(conn, {
+      sessionId: opts.sessionId ?? sim.tui.sessionId,
+      cwd: opts.cwd ?? sim.home.cwd,
+      journal: controller.journal,
+      leaderIdentity: `pid:${await sim.tui.leaderPid()}`,
+      paneIdentity: `tmux:${sim.tui.tmuxServer}`,
+      requestTimeoutMs: 10_000,
+    });
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  const events: AcpSeatEvent[] = [];
+  seat.on((e) => events.push(e));
+  return {
+    conn,
+    controller,
+    seat,
+    events,
+    close: async () => {
+      seat.close();
+      await release();
+    },
+  };
+}
+
+/** The refusal code of a promise, or null when it resolved. */
+export async function refusal(p: Promise<unknown>): Promise<string | null> {
+  try {
+    await p;
+    return null;
+  } catch (err) {
+    return err instanceof GrokSeatError ? err.code : `OTHER: ${String(err)}`;
+  }
+}
+
+/** Methods of the requests/notifications in `msgs`, in order. */
+export function methods(msgs: readonly RpcMessage[]): string[] {
+  return msgs.flatMap((m) => (m.kind === "response" ? [] : [m.method]));
+}
