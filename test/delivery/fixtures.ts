@@ -1,5 +1,6 @@
 /** Shared fixtures of the delivery tests: private temp seat directories and a spying JournalIO. */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FenceInput, JournalGuard } from "../../lib/delivery/journal.js";
@@ -77,4 +78,80 @@ export function spyIO(
     euid: wrap("euid", b.euid),
   };
   return { io, calls };
+}
+
+/** A child process whose stdout is read line by line; `waitFor` polls, never sleeps blindly. */
+export class LineChild {
+  readonly child: ChildProcess;
+  readonly lines: string[] = [];
+  #exit: Promise<number | null>;
+
+  constructor(command: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv } = {}) {
+    this.child = spawn(command, args, {
+      stdio: ["pipe", "pipe", "inherit"],
+      env: options.env ?? process.env,
+    });
+    let buf = "";
+    this.child.stdout?.on("data", (chunk: Buffer) => {
+      buf += chunk.toString("utf8");
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+        this.lines.push(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+      }
+    });
+    this.#exit = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+  }
+
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  send(line: string): void {
+    this.child.stdin?.write(`${line}\n`);
+  }
+
+  async waitFor(match: RegExp, timeoutMs = 15_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const hit = this.lines.find((l) => match.test(l));
+      if (hit !== undefined) return hit;
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${match}; got ${JSON.stringify(this.lines)}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  exited(): Promise<number | null> {
+    return this.#exit;
+  }
+
+  kill(signal: NodeJS.Signals = "SIGKILL"): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.#exit;
+  }
+}
+
+/** Poll `f` until it returns a value other than undefined (or time out). */
+export async function pollUntil<T>(
+  f: () => T | undefined,
+  timeoutMs = 15_000,
+  what = "condition",
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = f();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Pids holding an exclusive flock on the inode (from /proc/locks: an independent kernel oracle). */
+export function flockHolders(ino: number | bigint): number[] {
+  const out: number[] = [];
+  for (const line of readFileSync("/proc/locks", "utf8").split("\n")) {
+    const f = line.trim().split(/\s+/);
+    if (f[1] === "FLOCK" && f[3] === "WRITE" && f[5]?.endsWith(`:${ino}`)) out.push(Number(f[4]));
+  }
+  return out;
 }
