@@ -117,13 +117,19 @@ test("a controller whose lock file was unlinked or replaced cannot append (ADMIS
   const seat = tempSeat();
   const a = admitController({ seatDir: seat });
   unlinkSync(join(seat, LOCK_FILE));
-  assert.is(codeOf(() => a.journal.fence(prompt())), "ADMISSION_LOST");
+  assert.is(
+    codeOf(() => a.journal.fence(prompt())),
+    "ADMISSION_LOST",
+  );
   assert.is(a.journal.failure?.details.reason, "lock-file-unlinked");
   assert.is(a.lock.held, false);
   // Another controller can now lock a fresh inode under the same name: exactly why A had to stop.
   const b = admitController({ seatDir: seat });
   assert.is(b.epoch, 2);
-  assert.is(codeOf(() => a.journal.fence(prompt())), "ADMISSION_LOST");
+  assert.is(
+    codeOf(() => a.journal.fence(prompt())),
+    "ADMISSION_LOST",
+  );
   b.journal.fence(prompt());
   a.release();
   b.release();
