@@ -33,7 +33,11 @@ export interface BankCall {
 /** What a call returns (a result object) or throws (an McpError is sent as a JSON-RPC error). */
 export type Behaviour = (
   call: { readonly name: string; readonly arguments: unknown; readonly seq: number },
-  extra: { readonly progress: (progress: number, total?: number) => Promise<void> },
+  extra: {
+    readonly progress: (progress: number, total?: number) => Promise<void>;
+    /** Aborted when the caller cancels (notifications/cancelled) or the connection closes. */
+    readonly signal: AbortSignal;
+  },
 ) => unknown;
 
 export interface BankOptions {
@@ -134,17 +138,21 @@ export class OperatorBank {
     // Calls by JSON-RPC id for this connection, filled by the tap before the handler runs.
     const pending = new Map<string | number, BankCall>();
     Protocol.prototype.setRequestHandler.call(server, RawRequest("tools/call"), (request, extra) =>
-      this.#call(request.params, pending.get(extra.requestId)?.seq ?? 0, (progress, total) =>
-        v.is(CallParams, request.params) && request.params._meta?.progressToken !== undefined
-          ? extra.sendNotification({
-              method: "notifications/progress",
-              params: {
-                progressToken: request.params._meta.progressToken,
-                progress,
-                ...(total === undefined ? {} : { total }),
-              },
-            })
-          : Promise.resolve(),
+      this.#call(
+        request.params,
+        pending.get(extra.requestId)?.seq ?? 0,
+        extra.signal,
+        (progress, total) =>
+          v.is(CallParams, request.params) && request.params._meta?.progressToken !== undefined
+            ? extra.sendNotification({
+                method: "notifications/progress",
+                params: {
+                  progressToken: request.params._meta.progressToken,
+                  progress,
+                  ...(total === undefined ? {} : { total }),
+                },
+              })
+            : Promise.resolve(),
       ),
     );
     this.#servers.add(server);
@@ -209,10 +217,11 @@ export class OperatorBank {
   async #call(
     params: unknown,
     seq: number,
+    signal: AbortSignal,
     progress: (progress: number, total?: number) => Promise<void>,
   ): Promise<unknown> {
     if (!v.is(CallParams, params)) throw new McpError(ErrorCode.InvalidParams, "bad params");
     const behaviour = this.#options.behaviour ?? echoBehaviour;
-    return behaviour({ name: params.name, arguments: params.arguments, seq }, { progress });
+    return behaviour({ name: params.name, arguments: params.arguments, seq }, { progress, signal });
   }
 }
