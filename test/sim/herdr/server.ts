@@ -1,0 +1,289 @@
+// The Herdr API socket (src/api/server.rs): a unix socket with mode 0600, one request per
+// connection. The first line is read up to '\n' within 1 MiB and the read deadline (5 s); EOF
+// before a newline, an over-long line, a timeout or invalid UTF-8 drop the connection without a
+// word; a line that trims to nothing closes it silently. Otherwise exactly one compact line is
+// written and the connection closes, except for the streaming methods (streams.ts).
+// `ping` is answered on the socket thread; everything else goes through the app queue.
+import { chmodSync, existsSync, unlinkSync } from "node:fs";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import * as v from "valibot";
+import { parseRequest, rustTrim } from "./envelope.js";
+import {
+  clearAgentAuthority,
+  releaseAgent,
+  reportAgent,
+  reportAgentSession,
+} from "./handlers-agent.js";
+import { layoutApply, tabCreate, workspaceCreate } from "./handlers-create.js";
+import { agentPrompt, agentStart, sendInput, sendKeys, sendText } from "./handlers-input.js";
+import {
+  layoutExport,
+  paneClose,
+  paneCurrent,
+  paneFocus,
+  paneGet,
+  paneList,
+  paneProcessInfo,
+  paneRead,
+  sessionSnapshot,
+  tabGet,
+  tabList,
+  workspaceGet,
+  workspaceList,
+} from "./handlers-panes.js";
+import type * as M from "./methods.js";
+import { METHOD_NAMES } from "./methods.js";
+import type { HerdrSim } from "./sim.js";
+import { type StreamPeer, subscribe, waitForEvent } from "./streams.js";
+import { mergeSwitches, PartialSwitchesSchema } from "./switches.js";
+import { errorLine, successLine } from "./wire.js";
+
+export const MAX_INITIAL_REQUEST_BYTES = 1024 * 1024;
+
+export const INJECTION_METHODS = [
+  "pane.send_text",
+  "pane.send_keys",
+  "pane.send_input",
+  "agent.start",
+  "agent.prompt",
+];
+
+type Handler = (sim: HerdrSim, id: string, params: never) => Promise<string> | string;
+
+const HANDLERS: Readonly<Record<string, Handler>> = {
+  "session.snapshot": (sim, id) => sessionSnapshot(sim, id),
+  "workspace.create": (sim, id, p: ReturnType<typeof M.workspaceCreateParams>) =>
+    workspaceCreate(sim, id, p),
+  "workspace.list": (sim, id) => workspaceList(sim, id),
+  "workspace.get": (sim, id, p: ReturnType<typeof M.workspaceTarget>) => workspaceGet(sim, id, p),
+  "tab.create": (sim, id, p: ReturnType<typeof M.tabCreateParams>) => tabCreate(sim, id, p),
+  "tab.list": (sim, id, p: ReturnType<typeof M.tabListParams>) => tabList(sim, id, p),
+  "tab.get": (sim, id, p: ReturnType<typeof M.tabTarget>) => tabGet(sim, id, p),
+  "layout.apply": (sim, id, p: ReturnType<typeof M.layoutApplyParams>) => layoutApply(sim, id, p),
+  "layout.export": (sim, id, p: ReturnType<typeof M.layoutExportParams>) =>
+    layoutExport(sim, id, p),
+  "pane.get": (sim, id, p: ReturnType<typeof M.paneTarget>) => paneGet(sim, id, p),
+  "pane.focus": (sim, id, p: ReturnType<typeof M.paneTarget>) => paneFocus(sim, id, p),
+  "pane.close": (sim, id, p: ReturnType<typeof M.paneTarget>) => paneClose(sim, id, p),
+  "pane.list": (sim, id, p: ReturnType<typeof M.paneListParams>) => paneList(sim, id, p),
+  "pane.current": (sim, id, p: ReturnType<typeof M.paneCurrentParams>) => paneCurrent(sim, id, p),
+  "pane.process_info": (sim, id, p: ReturnType<typeof M.paneProcessInfoParams>) =>
+    paneProcessInfo(sim, id, p),
+  "pane.read": (sim, id, p: ReturnType<typeof M.paneReadParams>) => paneRead(sim, id, p),
+  "pane.report_agent": (sim, id, p: ReturnType<typeof M.paneReportAgentParams>) =>
+    reportAgent(sim, id, p),
+  "pane.report_agent_session": (sim, id, p: ReturnType<typeof M.paneReportAgentSessionParams>) =>
+    reportAgentSession(sim, id, p),
+  "pane.clear_agent_authority": (sim, id, p: ReturnType<typeof M.paneClearAgentAuthorityParams>) =>
+    clearAgentAuthority(sim, id, p),
+  "pane.release_agent": (sim, id, p: ReturnType<typeof M.paneReleaseAgentParams>) =>
+    releaseAgent(sim, id, p),
+  "pane.send_text": (sim, id, p: ReturnType<typeof M.paneSendTextParams>) => sendText(sim, id, p),
+  "pane.send_keys": (sim, id, p: ReturnType<typeof M.paneSendKeysParams>) => sendKeys(sim, id, p),
+  "pane.send_input": (sim, id, p: ReturnType<typeof M.paneSendInputParams>) =>
+    sendInput(sim, id, p),
+  "agent.start": (sim, id, p: ReturnType<typeof M.agentStartParams>) => agentStart(sim, id, p),
+  "agent.prompt": (sim, id, p: ReturnType<typeof M.agentPromptParams>) => agentPrompt(sim, id, p),
+};
+
+function simMethod(sim: HerdrSim, id: string, method: string, params: unknown): string {
+  if (method === "sim.injection_log")
+    return successLine(id, {
+      type: "injection_log",
+      entries: sim.injections.map((e) => JSON.stringify(e)),
+    });
+  const patch = v.safeParse(PartialSwitchesSchema, params);
+  if (!patch.success)
+    return errorLine(id, "invalid_request", `sim.configure: ${patch.issues[0].message}`);
+  sim.switches = mergeSwitches(sim.switches, patch.output);
+  return successLine(id, { type: "ok" });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class HerdrSocketServer {
+  private readonly sim: HerdrSim;
+  private readonly path: string;
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(sim: HerdrSim, path: string) {
+    this.sim = sim;
+    this.path = path;
+  }
+
+  /** prepare_socket_path: refuse a live socket, replace a stale one; then bind and chmod 0600. */
+  async listen(): Promise<void> {
+    if (existsSync(this.path)) {
+      const live = await new Promise<boolean>((resolve) => {
+        const probe = createConnection(this.path);
+        probe.once("connect", () => {
+          probe.destroy();
+          resolve(true);
+        });
+        probe.once("error", () => resolve(false));
+      });
+      if (live) throw new Error(`herdr is already running (socket busy at ${this.path})`);
+      unlinkSync(this.path);
+    }
+    const server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.path, () => resolve());
+    });
+    chmodSync(this.path, 0o600);
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
+    try {
+      unlinkSync(this.path);
+    } catch {
+      // already gone
+    }
+  }
+
+  private accept(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on("close", () => this.sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const timer = setTimeout(() => drop(), this.sim.switches.requestTimeoutMs);
+    const drop = () => {
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+    };
+    const onData = (chunk: Buffer) => {
+      if (done) return;
+      const newline = chunk.indexOf(0x0a);
+      const take = newline < 0 ? chunk : chunk.subarray(0, newline + 1);
+      // Herdr reads byte by byte and fails once it holds more than 1 MiB without a newline.
+      if (size + (newline < 0 ? take.length : take.length - 1) > MAX_INITIAL_REQUEST_BYTES)
+        return drop();
+      chunks.push(take);
+      size += take.length;
+      if (newline < 0) return;
+      done = true;
+      clearTimeout(timer);
+      socket.off("data", onData);
+      socket.off("end", onEnd);
+      const rest = chunk.subarray(newline + 1);
+      void this.handleLine(socket, Buffer.concat(chunks), rest.length > 0);
+    };
+    const onEnd = () => {
+      if (!done) drop();
+    };
+    socket.on("data", onData);
+    socket.on("end", onEnd);
+  }
+
+  private async handleLine(socket: Socket, bytes: Buffer, extraBytes: boolean): Promise<void> {
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      socket.destroy();
+      return;
+    }
+    const line = rustTrim(text);
+    if (line === "") {
+      socket.destroy();
+      return;
+    }
+    const parsed = parseRequest(line, this.sim.options.testControl);
+    if (!parsed.ok) {
+      socket.end(`${errorLine("", "invalid_request", parsed.message)}\n`);
+      return;
+    }
+    const { id, method, params } = parsed.request;
+    if (INJECTION_METHODS.includes(method)) this.sim.logInjection(method, id, params);
+
+    let peerClosed = extraBytes;
+    const markClosed = () => {
+      peerClosed = true;
+    };
+    socket.on("data", markClosed);
+    socket.on("end", markClosed);
+    socket.on("close", markClosed);
+    const peer: StreamPeer = {
+      closed: () => peerClosed || socket.destroyed,
+      write: (l) => {
+        if (!socket.destroyed) socket.write(`${l}\n`);
+      },
+      end: () => socket.end(),
+    };
+    const firstLine = (l: string) => this.writeFirst(socket, method, id, l);
+
+    if (method === "events.subscribe")
+      return subscribe(
+        this.sim,
+        id,
+        params as ReturnType<typeof M.eventsSubscribeParams>,
+        peer,
+        firstLine,
+      );
+    if (method === "events.wait")
+      return waitForEvent(
+        this.sim,
+        id,
+        params as ReturnType<typeof M.eventsWaitParams>,
+        peer,
+        firstLine,
+      );
+
+    let response: string;
+    if (method === "ping") {
+      const s = this.sim.switches;
+      response = successLine(id, {
+        type: "pong",
+        version: s.version,
+        protocol: s.protocol,
+        capabilities: s.capabilities,
+      });
+    } else if (method.startsWith("sim.")) response = simMethod(this.sim, id, method, params);
+    else {
+      const handler = HANDLERS[method];
+      response = await this.sim.exclusive(async () =>
+        handler === undefined
+          ? errorLine(id, "not_simulated", `herdr-sim does not simulate ${method}`)
+          : (handler as (s: HerdrSim, i: string, p: unknown) => Promise<string> | string)(
+              this.sim,
+              id,
+              params,
+            ),
+      );
+    }
+    if (await this.writeFirst(socket, method, id, response)) socket.end();
+  }
+
+  /** Write the first (often only) line, applying the connection fault switches. */
+  private async writeFirst(
+    socket: Socket,
+    method: string,
+    id: string,
+    line: string,
+  ): Promise<boolean> {
+    const s = this.sim.switches;
+    const faulty =
+      METHOD_NAMES.includes(method) && (s.faultMethods === null || s.faultMethods.includes(method));
+    if (faulty && s.replyDelayMs > 0) await sleep(s.replyDelayMs);
+    if (socket.destroyed) return false;
+    if (faulty && s.closeBeforeReply) {
+      socket.destroy();
+      return false;
+    }
+    let out = line;
+    if (faulty && s.malformedReply) out = `{"id":${JSON.stringify(id)},"result":{"type":`;
+    else if (faulty && s.oversizedReplyBytes > 0 && out.length <= s.oversizedReplyBytes)
+      out = `${out.slice(0, -1)},"sim_padding":"${"x".repeat(s.oversizedReplyBytes - out.length + 1)}"}`;
+    socket.write(`${out}\n`);
+    return true;
+  }
+}

@@ -1,0 +1,351 @@
+// events.subscribe and events.wait (src/api/server.rs stream_subscriptions, src/api/wait.rs
+// wait_for_event, src/api/subscriptions.rs). The connection stays open; every 100 ms the server
+// checks whether the peer wrote anything or closed (either ends the stream), then lets each
+// subscription push at most one event. Lifecycle subscriptions start at sequence 0 and replay the
+// ring; pane-scoped ones start now. A pane-scoped probe failure answers one error line whose id
+// is `<request id>:sub:<index>:probe`, as Herdr's probe request id leaks through.
+import { envelope, type HubEvent } from "./event-hub.js";
+import type {
+  eventsSubscribeParams,
+  eventsWaitParams,
+  OutputMatchSpec,
+  SubscriptionSpec,
+} from "./methods.js";
+import type { HerdrSim } from "./sim.js";
+import { errorLine, successLine, toJson, type Wire, type WireObject } from "./wire.js";
+
+export const POLL_INTERVAL_MS = 100;
+
+export type StreamPeer = {
+  /** True once the client wrote anything after the request line, half-closed or went away. */
+  readonly closed: () => boolean;
+  readonly write: (line: string) => void;
+  readonly end: () => void;
+};
+
+type Presentation = { title: Wire; display_agent: Wire; state_labels: Wire };
+
+type Active = {
+  /** An event line to push, or null; `Error` carries a pane_not_found for events.wait. */
+  poll(): Promise<string | null>;
+};
+
+function eventLine(sim: HerdrSim, value: WireObject): string {
+  return toJson(value, sim.switches.eventKeyOrder === "sorted");
+}
+
+function lifecycle(sim: HerdrSim, name: string): Active {
+  const kind = name.replaceAll(".", "_");
+  let last = 0;
+  return {
+    poll: async () => {
+      for (const { sequence, event } of sim.hub.eventsAfter(last)) {
+        last = sequence;
+        if (event.kind === kind) return eventLine(sim, envelope(event));
+      }
+      return null;
+    },
+  };
+}
+
+type StatusSnapshot = {
+  pane_id: string;
+  workspace_id: string;
+  agent_status: string;
+  agent: Wire;
+} & Presentation;
+
+function statusSnapshot(sim: HerdrSim, paneId: string): StatusSnapshot | null {
+  const loc = sim.parsePaneId(paneId);
+  if (loc === null) return null;
+  const p = sim.paneInfoAt(loc);
+  return {
+    pane_id: p.pane_id as string,
+    workspace_id: p.workspace_id as string,
+    agent_status: p.agent_status as string,
+    agent: p.agent,
+    title: p.title,
+    display_agent: p.display_agent,
+    state_labels: p.state_labels,
+  };
+}
+
+function statusEvent(s: StatusSnapshot): WireObject {
+  return {
+    event: "pane.agent_status_changed",
+    data: {
+      pane_id: s.pane_id,
+      workspace_id: s.workspace_id,
+      agent_status: s.agent_status,
+      agent: s.agent,
+      title: s.title,
+      display_agent: s.display_agent,
+      state_labels: s.state_labels,
+    },
+  };
+}
+
+const samePresentation = (a: Presentation, b: Presentation) =>
+  toJson(a as WireObject) === toJson(b as WireObject);
+
+export class PaneGone extends Error {}
+
+/** ActiveAgentStatusChangedSubscription: hub events first, then a snapshot comparison. */
+function agentStatus(
+  sim: HerdrSim,
+  probe: StatusSnapshot,
+  filter: string | undefined,
+): {
+  poll: () => StatusSnapshot | null | PaneGone;
+} {
+  let last = sim.hub.currentSequence();
+  let lastStatus = probe.agent_status;
+  let lastPresentation: Presentation = probe;
+  let initial: StatusSnapshot | null =
+    filter !== undefined && filter === probe.agent_status ? probe : null;
+  return {
+    poll: () => {
+      let sawStatus = false;
+      for (const { sequence, event } of sim.hub.eventsAfter(last)) {
+        last = sequence;
+        if (event.kind !== "pane_agent_status_changed" || event.data.pane_id !== probe.pane_id)
+          continue;
+        sawStatus = true;
+        const d = event.data;
+        const snap: StatusSnapshot = {
+          pane_id: d.pane_id as string,
+          workspace_id: d.workspace_id as string,
+          agent_status: d.agent_status as string,
+          agent: d.agent,
+          title: d.title,
+          display_agent: d.display_agent,
+          state_labels: d.state_labels,
+        };
+        lastStatus = snap.agent_status;
+        lastPresentation = snap;
+        if (filter !== undefined && filter !== snap.agent_status) continue;
+        initial = null;
+        return snap;
+      }
+      if (sawStatus) initial = null;
+      else if (sim.hub.currentSequence() !== last) return null;
+      else if (initial !== null) {
+        const out = initial;
+        initial = null;
+        return out;
+      }
+      const before = last;
+      const pane = statusSnapshot(sim, probe.pane_id);
+      if (sim.hub.currentSequence() !== before) return null;
+      if (pane === null) return new PaneGone(`pane ${probe.pane_id} not found`);
+      const statusChanged = pane.agent_status !== lastStatus;
+      const presentationChanged = !samePresentation(pane, lastPresentation);
+      lastStatus = pane.agent_status;
+      lastPresentation = pane;
+      if (!(statusChanged || presentationChanged)) return null;
+      if (filter !== undefined && filter !== pane.agent_status) return null;
+      last = sim.hub.currentSequence();
+      return pane;
+    },
+  };
+}
+
+async function scrollOf(sim: HerdrSim, paneId: string): Promise<WireObject | null | undefined> {
+  const loc = sim.parsePaneId(paneId);
+  if (loc === null) return undefined;
+  const facts = (await sim.tmux.listPanes()).get(loc.pane.terminal.tmuxPaneId);
+  if (facts === undefined) return null;
+  return {
+    offset_from_bottom: facts.scrollPosition,
+    max_offset_from_bottom: facts.historySize,
+    viewport_rows: facts.height,
+  };
+}
+
+async function readPane(
+  sim: HerdrSim,
+  paneId: string,
+  lines: number | undefined,
+): Promise<string | null> {
+  const loc = sim.parsePaneId(paneId);
+  if (loc === null) return null;
+  return sim.tmux.capture(loc.pane.terminal.tmuxPaneId, lines).catch(() => "");
+}
+
+function matcher(spec: OutputMatchSpec): ((line: string) => boolean) | string {
+  if (spec.type === "substring") return (line) => line.includes(spec.value);
+  try {
+    const re = new RegExp(spec.value, "u");
+    return (line) => re.test(line);
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+type Built = { active: Active } | { error: string };
+
+async function build(
+  sim: HerdrSim,
+  id: string,
+  index: number,
+  sub: SubscriptionSpec,
+): Promise<Built> {
+  const probeId = `${id}:sub:${index}:probe`;
+  if (sub.type === "lifecycle") return { active: lifecycle(sim, sub.name) };
+  if (sub.type === "pane.agent_status_changed") {
+    const probe = statusSnapshot(sim, sub.pane_id);
+    if (probe === null)
+      return { error: errorLine(probeId, "pane_not_found", `pane ${sub.pane_id} not found`) };
+    const s = agentStatus(sim, probe, sub.agent_status);
+    return {
+      active: {
+        poll: async () => {
+          const r = s.poll();
+          return r === null || r instanceof PaneGone ? null : eventLine(sim, statusEvent(r));
+        },
+      },
+    };
+  }
+  if (sub.type === "pane.scroll_changed") {
+    let last = await scrollOf(sim, sub.pane_id);
+    if (last === undefined)
+      return { error: errorLine(probeId, "pane_not_found", `pane ${sub.pane_id} not found`) };
+    const loc = sim.parsePaneId(sub.pane_id);
+    const publicId = loc === null ? sub.pane_id : (sim.paneInfoAt(loc).pane_id as string);
+    return {
+      active: {
+        poll: async () => {
+          const now = await scrollOf(sim, publicId);
+          if (now === undefined || toJson(now) === toJson(last ?? null)) return null;
+          last = now;
+          if (now === null) return null;
+          const ws = publicId.split(":")[0] as string;
+          return eventLine(sim, {
+            event: "pane.scroll_changed",
+            data: { pane_id: publicId, workspace_id: ws, scroll: now },
+          });
+        },
+      },
+    };
+  }
+  const match = matcher(sub.match);
+  if (typeof match === "string") return { error: errorLine(id, "invalid_regex", match) };
+  if ((await readPane(sim, sub.pane_id, sub.lines)) === null)
+    return { error: errorLine(probeId, "pane_not_found", `pane ${sub.pane_id} not found`) };
+  let matching = false;
+  return {
+    active: {
+      poll: async () => {
+        const text = await readPane(sim, sub.pane_id, sub.lines);
+        if (text === null) return null;
+        const line = text.split("\n").find(match);
+        if (line === undefined) {
+          matching = false;
+          return null;
+        }
+        if (matching) return null;
+        matching = true;
+        const loc = sim.parsePaneId(sub.pane_id);
+        if (loc === null) return null;
+        const info = sim.paneInfoAt(loc);
+        return eventLine(sim, {
+          event: "pane.output_matched",
+          data: {
+            pane_id: info.pane_id,
+            matched_line: line,
+            read: {
+              pane_id: info.pane_id,
+              workspace_id: info.workspace_id,
+              tab_id: info.tab_id,
+              source: sub.source === "recent" ? "recent_unwrapped" : sub.source,
+              format: "text",
+              text: text.replace(/\n+$/, ""),
+              revision: 0,
+              truncated: false,
+            },
+          },
+        });
+      },
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function subscribe(
+  sim: HerdrSim,
+  id: string,
+  p: ReturnType<typeof eventsSubscribeParams>,
+  peer: StreamPeer,
+  firstLine: (line: string) => Promise<boolean>,
+): Promise<void> {
+  const actives: Active[] = [];
+  for (const [index, sub] of p.subscriptions.entries()) {
+    const built = await build(sim, id, index, sub);
+    if ("error" in built) {
+      await firstLine(built.error);
+      peer.end();
+      return;
+    }
+    actives.push(built.active);
+  }
+  if (!(await firstLine(successLine(id, { type: "subscription_started" })))) return;
+  for (;;) {
+    if (peer.closed() || sim.stoppedFlag()) return peer.end();
+    for (const a of actives) {
+      const line = await a.poll();
+      if (line !== null) peer.write(line);
+    }
+    await sleep(POLL_INTERVAL_MS);
+  }
+}
+
+export async function waitForEvent(
+  sim: HerdrSim,
+  id: string,
+  p: ReturnType<typeof eventsWaitParams>,
+  peer: StreamPeer,
+  firstLine: (line: string) => Promise<boolean>,
+): Promise<void> {
+  const deadline = p.timeout_ms === undefined ? null : Date.now() + p.timeout_ms;
+  const m = p.match_event;
+  if (m.event !== "pane_agent_status_changed") {
+    await firstLine(
+      errorLine(
+        id,
+        "unsupported_event_wait_match",
+        "events.wait currently supports pane agent status matches",
+      ),
+    );
+    return peer.end();
+  }
+  const probe = statusSnapshot(sim, m.pane_id);
+  if (probe === null) {
+    await firstLine(
+      errorLine(`${id}:sub:0:probe`, "pane_not_found", `pane ${m.pane_id} not found`),
+    );
+    return peer.end();
+  }
+  const s = agentStatus(sim, probe, m.agent_status);
+  for (;;) {
+    if (peer.closed() || sim.stoppedFlag()) return peer.end();
+    const r = s.poll();
+    if (r instanceof PaneGone) {
+      await firstLine(errorLine(id, "pane_not_found", r.message));
+      return peer.end();
+    }
+    if (r !== null) {
+      const event: HubEvent = {
+        kind: "pane_agent_status_changed",
+        data: statusEvent(r).data as WireObject,
+      };
+      await firstLine(successLine(id, { type: "wait_matched", event: envelope(event) }));
+      return peer.end();
+    }
+    if (deadline !== null && Date.now() >= deadline) {
+      await firstLine(errorLine(id, "timeout", "timed out waiting for event match"));
+      return peer.end();
+    }
+    await sleep(POLL_INTERVAL_MS);
+  }
+}
