@@ -3,7 +3,13 @@
  * the TUI's session is live, checks catalog readiness, attaches (session.ts explains every
  * choice), then delivers prompts with caller ids and durable receipts, cancels only what is
  * ours, selects model/effort with an echo, and leaves permission prompts and questions to the
- * owner. The only file of lib/acp that does I/O (through the pipe and the journal).
+ * owner. With connection.ts, the only files of lib/acp that do I/O (the pipe and the journal).
+ *
+ * Order of attach: initialize, residency probe, catalog readiness, then `session/resume`. The
+ * catalog is judged *before* we attach, so a refused seat (an enabled direct mcp.linear.app
+ * endpoint) never touched the owner's session: no resume, no `UpdateMcpServers`. `x.ai/mcp/list`
+ * with our session id annotates the resident session whether or not we are attached
+ * (`extensions/mcp.rs`, `handle_list`).
  *
  * Never sent by this class: `session/new` (refused even if asked), `authenticate`, answers to
  * interaction reverse-requests (the stream keeps them from the SDK), `--allow`/`--deny` anything
@@ -311,7 +317,6 @@ export class AcpSeat {
 
 /** An attach-time JSON-RPC error that means "no such live session" becomes SESSION_UNKNOWN. */
 function unknownSession(err: unknown, sessionId: string): unknown {
-  // A JSON-RPC error from resume/info naming a missing session (session.ts, isUnknownSessionError).
   if (
     err instanceof WireError &&
     isUnknownSessionError({ code: Number(err.code), message: err.message, data: err.data })

@@ -22,7 +22,9 @@
  *      and `{sessionId, cwd, …}` for a live one (`agent/handlers/session.rs`,
  *      `handle_session_info`). An empty answer refuses with SESSION_UNKNOWN *before* any attach:
  *      resume/load of a non-resident session would load it from disk and spawn a second, invisible
- *      session actor — never the owner's live TUI session. A different cwd refuses too.
+ *      session actor — never the owner's live TUI session. A different cwd refuses too. An
+ *      agent that answers the probe with the invalid-params error "unknown session id" instead
+ *      (as `session/prompt` does) is read the same way (`isUnknownSessionError`).
  *   2. `session/resume` rather than `session/load`: both run `attach_session`, but `Resume` fixes
  *      `no_replay: true, restore_code: false` in `AttachPolicy::resolve` (not spoofable from
  *      `_meta`), so (a) no replay runs, and a replay on a resident session sets
