@@ -275,7 +275,7 @@ test("a second TUI on the same socket adopts the live leader", async () => {
     });
     await sessionReady(second);
     assert.is(await second.leaderPid(), leader);
-    const entries = activeSessions(home.dir + "/active_sessions.json");
+    const entries = activeSessions(join(home.dir, "active_sessions.json"));
     assert.equal(entries.map((e) => e.pid).sort(), [first.tuiPid, second.tuiPid].sort());
   } finally {
     await second?.stop();
