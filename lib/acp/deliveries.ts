@@ -20,7 +20,17 @@ import type { Evidence, QueueRow } from "./evidence.js";
 export type DeliveryEvent =
   | { readonly type: "consumed"; readonly receipt: Receipt; readonly reconciled: boolean }
   | { readonly type: "completed"; readonly receipt: Receipt; readonly reconciled: boolean }
-  | { readonly type: "cancelled"; readonly receipt: Receipt; readonly reconciled: boolean }
+  | {
+      readonly type: "cancelled";
+      readonly receipt: Receipt;
+      readonly reconciled: boolean;
+      /**
+       * Whether we asked for it. A cancel we did not ask for is the owner's (Esc, removing the
+       * row in the TUI) or Grok's: with `[ui] combine_queued_prompts`, a prompt merged into the
+       * queue front resolves `cancelled` although its text runs (grok-leader-protocol.md §6).
+       */
+      readonly requested: boolean;
+    }
   | { readonly type: "uncertain"; readonly receipt: Receipt }
   /** Every result channel that echoed one of our prompts (the journal keeps only the first). */
   | { readonly type: "result-echo"; readonly evidence: ResultEvidence }
@@ -116,8 +126,14 @@ export class DeliveryTracker {
     if (outcome.outcome === "applied" || outcome.outcome === "reconciled") {
       const reconciled = outcome.outcome === "reconciled";
       if (r.state === "completed") this.#emit({ type: "completed", receipt: r, reconciled });
-      else if (r.state === "cancelled") this.#emit({ type: "cancelled", receipt: r, reconciled });
-      else if (r.state === "consumed") this.#emit({ type: "consumed", receipt: r, reconciled });
+      else if (r.state === "cancelled") {
+        this.#emit({
+          type: "cancelled",
+          receipt: r,
+          reconciled,
+          requested: r.cancelRequest !== null,
+        });
+      } else if (r.state === "consumed") this.#emit({ type: "consumed", receipt: r, reconciled });
     }
     this.#settle(r);
   }

@@ -215,6 +215,40 @@ test("cancellation: a queued prompt by queue/remove, a running one by session/ca
         ),
       );
       assert.is(await refusal(a.seat.cancel(first.promptId)), "NOT_CANCELLABLE");
+      const cancelledEvents = a.events.flatMap((e) =>
+        e.type === "cancelled" ? [[e.receipt.promptId, e.requested]] : [],
+      );
+      assert.equal(cancelledEvents, [
+        [second.promptId, true],
+        [first.promptId, true],
+      ]);
+    } finally {
+      await a.close();
+    }
+  });
+});
+
+test("combine_queued_prompts: a prompt merged into the queue front is cancelled without our asking", async () => {
+  await withSim({}, async (sim, seatDir) => {
+    sim.home.writeConfig(
+      '[ui]\ncombine_queued_prompts = true\n\n[mcp_servers.docs]\nurl = "https://docs.example/mcp"\n',
+    );
+    const a = await attachSeat(sim, seatDir);
+    try {
+      await sim.tui.typeIntoTui("[[sim:sleep=1500]] owner's task");
+      await waitFor("the TUI's running turn", () => a.seat.runningPromptId ?? undefined);
+      const front = await a.seat.deliver("first brief");
+      const merged = await a.seat.deliver("second brief");
+      await front.consumed;
+      await merged.consumed;
+      const m = await merged.completed;
+      assert.is(m.state, "cancelled");
+      const ev = a.events.find(
+        (e) => e.type === "cancelled" && e.receipt.promptId === merged.promptId,
+      );
+      assert.is(ev?.type === "cancelled" && ev.requested, false);
+      assert.is((await front.completed).state, "completed");
+      assert.not.ok(methods(sim.acpFrom()).includes("_x.ai/queue/remove"));
     } finally {
       await a.close();
     }
