@@ -21,7 +21,14 @@ import type { TmuxPaneFacts } from "./tmux.js";
 import { WINDOW_COLS, WINDOW_ROWS } from "./tmux.js";
 import { F32, type Wire, type WireObject } from "./wire.js";
 
+/** Where cwd facts come from: /proc for the simulator, fixed values for golden tests. */
+export type ProcessReader = {
+  readonly cwd: (pid: number) => string | null;
+  readonly foregroundCwd: (pid: number) => string | undefined;
+};
+
 export type StateView = {
+  readonly procs: ProcessReader;
   readonly workspaces: readonly Workspace[];
   readonly active: number | null;
   readonly switches: Switches;
@@ -69,6 +76,7 @@ export function strippedTitle(title: string | undefined): string | undefined {
   return stripped === "" ? undefined : stripped;
 }
 
+/** Pane.foreground_cwd (src/pane.rs): the foreground group's cwd, or a member's that differs. */
 function foregroundCwd(shellPid: number): string | undefined {
   const shellCwd = readCwd(shellPid);
   const pgid = foregroundProcessGroupId(shellPid);
@@ -133,8 +141,8 @@ export function paneInfo(
     workspace_id: ws.id,
     tab_id: tabId(ws, tab),
     focused: isFocused(view, wsIndex, ws, tab, pane.number),
-    cwd: readCwd(t.shellPid) ?? t.launchCwd,
-    foreground_cwd: foregroundCwd(t.shellPid),
+    cwd: view.procs.cwd(t.shellPid) ?? t.launchCwd,
+    foreground_cwd: view.procs.foregroundCwd(t.shellPid),
     label: t.manualLabel,
     agent,
     title: undefined,
@@ -215,6 +223,8 @@ function layoutNodeWire(ws: Workspace, node: LayoutTree): WireObject {
     command: t?.launchArgv ?? undefined,
   };
 }
+
+export const systemProcs: ProcessReader = { cwd: readCwd, foregroundCwd };
 
 export function layoutDescription(ws: Workspace, tab: Tab): WireObject {
   return {

@@ -11,7 +11,7 @@
 // pid is the argv command's pid and its environment is exactly the composed one.
 import { accessSync, constants, statSync, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute } from "node:path";
 
 export type PaneIdentity = {
   readonly workspaceId: string;
@@ -86,6 +86,12 @@ export function effectiveDir(cwd: string, env: ReadonlyMap<string, string>): str
   return env.get("HOME") ?? userInfo().homedir ?? "/";
 }
 
+/** Rust's Path::join: an absolute right side replaces, nothing is normalized. */
+function rustJoin(a: string, b: string): string {
+  if (b.startsWith("/")) return b;
+  return a.endsWith("/") ? `${a}${b}` : `${a}/${b}`;
+}
+
 /** Rust's `{:?}` of an OsStr PATH value. */
 function debugQuoted(s: string): string {
   return JSON.stringify(s);
@@ -109,7 +115,7 @@ export function resolveExecutable(
     };
   }
   if (exe.startsWith("./") || exe.startsWith("../")) {
-    const abs = join(dir, exe);
+    const abs = rustJoin(dir, exe);
     if (isDir(abs)) return { error: `Unable to spawn ${abs} because it is a directory` };
     if (can(abs, constants.X_OK)) return { path: abs };
     if (can(abs, constants.F_OK))
@@ -121,7 +127,7 @@ export function resolveExecutable(
   if (path === undefined) errors.push("Unable to resolve the PATH");
   else {
     for (const entry of path.split(":")) {
-      const candidate = join(dir, entry, exe);
+      const candidate = rustJoin(rustJoin(dir, entry), exe);
       if (isDir(candidate)) errors.push(`${candidate} exists but is a directory`);
       else if (can(candidate, constants.X_OK)) return { path: candidate };
       else if (can(candidate, constants.F_OK))

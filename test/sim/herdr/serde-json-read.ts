@@ -590,3 +590,22 @@ export function formatF32(value: number): string {
   const f = Math.fround(value);
   return formatShortestFloat(f, (s) => Math.fround(Number(s)) === f);
 }
+
+/** Buffered JSON back to plain JS values (u64/i64 beyond 2^53 lose precision). */
+export function toPlain(v: JsonValue): unknown {
+  switch (v.k) {
+    case "null":
+      return null;
+    case "bool":
+    case "str":
+    case "f64":
+      return v.v;
+    case "u64":
+    case "i64":
+      return Number(v.v);
+    case "seq":
+      return v.v.map(toPlain);
+    case "map":
+      return Object.fromEntries(v.v.map(([k, x]) => [k, toPlain(x)]));
+  }
+}

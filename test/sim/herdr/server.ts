@@ -33,6 +33,7 @@ import {
 } from "./handlers-panes.js";
 import type * as M from "./methods.js";
 import { METHOD_NAMES } from "./methods.js";
+import { type JsonValue, toPlain } from "./serde-json-read.js";
 import type { HerdrSim } from "./sim.js";
 import { type StreamPeer, subscribe, waitForEvent } from "./streams.js";
 import { mergeSwitches, PartialSwitchesSchema } from "./switches.js";
@@ -92,11 +93,15 @@ function simMethod(sim: HerdrSim, id: string, method: string, params: unknown): 
       type: "injection_log",
       entries: sim.injections.map((e) => JSON.stringify(e)),
     });
-  const patch = v.safeParse(PartialSwitchesSchema, params);
+  const patch = v.safeParse(PartialSwitchesSchema, isJsonValue(params) ? toPlain(params) : params);
   if (!patch.success)
     return errorLine(id, "invalid_request", `sim.configure: ${patch.issues[0].message}`);
   sim.switches = mergeSwitches(sim.switches, patch.output);
   return successLine(id, { type: "ok" });
+}
+
+function isJsonValue(x: unknown): x is JsonValue {
+  return typeof x === "object" && x !== null && "k" in x;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

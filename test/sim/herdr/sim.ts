@@ -17,6 +17,7 @@ import {
   paneLayoutSnapshot,
   type StateView,
   strippedTitle,
+  systemProcs,
 } from "./info.js";
 import { composeEnv, effectiveDir, resolveExecutable, writeLauncher } from "./launch.js";
 import {
@@ -76,6 +77,7 @@ const TICK_MS = 50;
 const TITLE_EVERY_TICKS = 6;
 
 export class HerdrSim implements StateView {
+  readonly procs = systemProcs;
   workspaces: Workspace[] = [];
   active: number | null = null;
   switches: Switches;

@@ -1,0 +1,192 @@
+// Raw-socket tools for the simulator tests: they talk to the socket directly, never through the
+// project's Herdr client, so the simulator is checked against the wire facts alone.
+import { execFile } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export type Exchange = {
+  /** Everything the server wrote. */
+  readonly data: string;
+  /** The server closed the connection (as opposed to our timeout). */
+  readonly closed: boolean;
+};
+
+/** Write raw bytes, optionally half-close, and read until the server closes (or timeout). */
+export function exchange(
+  socketPath: string,
+  payload: string | Buffer,
+  options: { halfClose?: boolean; timeoutMs?: number } = {},
+): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ path: socketPath, allowHalfOpen: true });
+    const chunks: Buffer[] = [];
+    let settled = false;
+    const finish = (closed: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ data: Buffer.concat(chunks).toString("utf8"), closed });
+    };
+    const timer = setTimeout(() => finish(false), options.timeoutMs ?? 10000);
+    socket.on("connect", () => {
+      socket.write(payload);
+      if (options.halfClose) socket.end();
+    });
+    socket.on("data", (c) => chunks.push(c));
+    socket.on("end", () => finish(true));
+    socket.on("close", () => finish(true));
+    socket.on("error", (err) => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        reject(err);
+      }
+    });
+  });
+}
+
+/** One request line; returns the single reply line without its newline. */
+export async function rpc(
+  socketPath: string,
+  id: string,
+  method: string,
+  params: unknown,
+): Promise<string> {
+  const reply = await exchange(socketPath, `${JSON.stringify({ id, method, params })}\n`);
+  if (!reply.data.endsWith("\n") || reply.data.indexOf("\n") !== reply.data.length - 1)
+    throw new Error(`expected exactly one line, got ${JSON.stringify(reply.data)}`);
+  return reply.data.slice(0, -1);
+}
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** rpc and JSON.parse. */
+export async function call(
+  socketPath: string,
+  method: string,
+  params: unknown,
+  id = "t",
+): Promise<{ [key: string]: Json }> {
+  const parsed: unknown = JSON.parse(await rpc(socketPath, id, method, params));
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new Error("reply is not an object");
+  return parsed as { [key: string]: Json };
+}
+
+/** Follow a dotted path into parsed JSON. */
+export function at(value: Json | undefined, path: string): Json | undefined {
+  let cur: Json | undefined = value;
+  for (const key of path.split(".")) {
+    if (cur === null || cur === undefined || typeof cur !== "object") return undefined;
+    cur = Array.isArray(cur) ? cur[Number(key)] : cur[key];
+  }
+  return cur;
+}
+
+/** A long-lived connection (events.subscribe / events.wait) collecting lines. */
+export class LineStream {
+  readonly socket: Socket;
+  readonly lines: string[] = [];
+  closed = false;
+  private buffer = "";
+
+  constructor(socketPath: string, requestLine: string) {
+    this.socket = createConnection({ path: socketPath, allowHalfOpen: true });
+    this.socket.on("connect", () => this.socket.write(`${requestLine}\n`));
+    this.socket.on("data", (c) => {
+      this.buffer += c.toString("utf8");
+      for (let nl = this.buffer.indexOf("\n"); nl >= 0; nl = this.buffer.indexOf("\n")) {
+        this.lines.push(this.buffer.slice(0, nl));
+        this.buffer = this.buffer.slice(nl + 1);
+      }
+    });
+    this.socket.on("end", () => {
+      this.closed = true;
+    });
+    this.socket.on("close", () => {
+      this.closed = true;
+    });
+    this.socket.on("error", () => {
+      this.closed = true;
+    });
+  }
+
+  /** Wait for the first line (from `from` on) that satisfies the predicate. */
+  async waitLine(pred: (line: string) => boolean, timeoutMs = 15000, from = 0): Promise<string> {
+    let found: string | undefined;
+    await waitFor(() => {
+      found = this.lines.slice(from).find(pred);
+      return found !== undefined;
+    }, timeoutMs);
+    return found as string;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+export function subscribeStream(
+  socketPath: string,
+  id: string,
+  subscriptions: unknown[],
+): LineStream {
+  return new LineStream(
+    socketPath,
+    JSON.stringify({ id, method: "events.subscribe", params: { subscriptions } }),
+  );
+}
+
+/** Poll until the condition holds; throws with the description on timeout. */
+export async function waitFor(
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs = 15000,
+  what = "condition",
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await cond()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export function sh(cmd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, (err, stdout, stderr) =>
+      err ? reject(new Error(`${cmd}: ${stderr || err.message}`)) : resolve(stdout),
+    );
+  });
+}
+
+/**
+ * A directory with a fake `grok` executable: a shell script (so the kernel names the process
+ * `grok`) that sets its terminal title to "grok" and waits until killed or `exit_file` appears.
+ */
+export function fakeGrokDir(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "herdr-sim-grok-"));
+  const script = join(dir, "grok");
+  writeFileSync(
+    script,
+    [
+      "#!/bin/sh",
+      "printf '\\033]2;grok\\007'",
+      'while [ ! -e "${GROK_EXIT_FILE:-/nonexistent}" ]; do sleep 0.05; done',
+      "",
+    ].join("\n"),
+  );
+  chmodSync(script, 0o755);
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function environOf(pid: number): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const rec of readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
+    const eq = rec.indexOf("=");
+    if (eq > 0) out.set(rec.slice(0, eq), rec.slice(eq + 1));
+  }
+  return out;
+}
