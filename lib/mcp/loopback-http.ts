@@ -39,7 +39,10 @@ export interface LoopbackHttpServer {
 export const LOOPBACK_HOST = "127.0.0.1";
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    ...(status === 413 ? { connection: "close" } : {}),
+  });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }
 
@@ -50,8 +53,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
     req.on("data", (c: Buffer) => {
       size += c.length;
       if (size > limit) {
+        // Stop buffering but keep draining, so the 413 reaches the client intact.
+        req.removeAllListeners("data");
+        req.resume();
         resolve(undefined);
-        req.destroy();
         return;
       }
       chunks.push(c);

@@ -1,5 +1,5 @@
 /** Shared helpers for the MCP tests (not a test file: the runner only picks up *.test.ts). */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { SchemaRewrite } from "../../lib/mcp/project.js";
 
 /** Freeze a JSON value all the way down, so any mutation by the code under test throws. */
@@ -75,15 +75,6 @@ export async function waitFor<T>(
   }
 }
 
-/** The JSON lines of a log file (an absent file has none). */
-export function readJsonLines(file: string): unknown[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l));
-}
-
 /** True while a process with this pid exists (signal 0 probes without signalling). */
 export function alive(pid: number): boolean {
   try {
@@ -92,4 +83,39 @@ export function alive(pid: number): boolean {
   } catch (err) {
     return err instanceof Error && "code" in err && err.code === "EPERM";
   }
+}
+
+/** True when `err` is one of our errors with this code (tests assert codes, never text). */
+export { isErrorCode as isGrokSeatErrorCode } from "../../lib/errors.js";
+
+/**
+ * The kernel's view of TCP listeners on `port` (Linux /proc/net/tcp and tcp6): the local
+ * addresses, as `a.b.c.d` for IPv4 and the raw hex for IPv6. `undefined` where there is no
+ * procfs (macOS), so callers can skip with a printed reason.
+ */
+export function listenersOnPort(port: number): string[] | undefined {
+  const out: string[] = [];
+  let any = false;
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+      any = true;
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      const local = cols[1];
+      if (local === undefined || cols[3] !== "0A") continue; // 0A = TCP_LISTEN
+      const [hexAddr, hexPort] = local.split(":");
+      if (hexAddr === undefined || Number.parseInt(hexPort ?? "", 16) !== port) continue;
+      out.push(
+        hexAddr.length === 8
+          ? [3, 2, 1, 0].map((i) => Number.parseInt(hexAddr.slice(i * 2, i * 2 + 2), 16)).join(".")
+          : hexAddr,
+      );
+    }
+  }
+  return any ? out : undefined;
 }
