@@ -13,7 +13,7 @@ import type { RpcMessage } from "../../lib/acp/json-rpc.js";
 import { admitController, type Controller } from "../../lib/delivery/index.js";
 import { GrokSeatError } from "../../lib/errors.js";
 import { newPromptId } from "../../lib/grok/prompt-id.js";
-import { FakeAgent, MemoryPipe, until } from "./helpers.js";
+import { FakeAgent, MemoryPipe, until, within } from "./helpers.js";
 
 const S = "0198b0c2-1111-7222-8333-444455556666";
 const CWD = "/home/owner/project";
@@ -197,9 +197,9 @@ test("deliver: fence before the frame, then consumed, then completed by an echoi
   const d = await seat.deliver("hello", { promptId });
   assert.is(d.promptId, promptId);
   assert.is(fencedWhenSeen, "fenced");
-  const consumed = await d.consumed;
+  const consumed = await within(d.consumed, "consumed");
   assert.ok(consumed.consumption !== null);
-  const done = await d.completed;
+  const done = await within(d.completed, "completed");
   assert.is(done.state, "completed");
   assert.is(done.result?.stopReason, "end_turn");
   const [prompt] = sentTo(w, "session/prompt");
@@ -234,7 +234,7 @@ test("a result without both echoes is not completion", async () => {
   });
   const seat = await attach(w);
   const d = await seat.deliver("hello");
-  await d.consumed;
+  await within(d.consumed, "consumed");
   // A barrier: the response has been processed once another request round-trips.
   w.agent.on("_x.ai/mcp/list", () => ({ result: { servers: [] } }));
   await seat.checkCatalog();
@@ -262,7 +262,7 @@ test("cancel: queued by queue/remove with version and owner, running by session/
       },
     ],
   });
-  await mine.consumed;
+  await within(mine.consumed, "consumed");
   assert.is(await refusal(seat.cancel(tuiTurn)), "NOT_OURS");
   assert.is(sentTo(w, "session/cancel").length, 0);
   const r = await seat.cancel(mine.promptId);
@@ -283,7 +283,7 @@ test("cancel: queued by queue/remove with version and owner, running by session/
     runningPromptId: running.promptId,
     entries: [],
   });
-  await running.consumed;
+  await within(running.consumed, "consumed");
   await seat.cancel(running.promptId);
   assert.equal(
     sentTo(w, "session/cancel").map((m) => m.kind === "notification" && m.params),
@@ -299,7 +299,7 @@ test("cancel: queued by queue/remove with version and owner, running by session/
       stop_reason: "cancelled",
     },
   });
-  assert.is((await running.completed).state, "cancelled");
+  assert.is((await within(running.completed, "completed")).state, "cancelled");
   w.controller.release();
 });
 
@@ -370,7 +370,7 @@ test("connection lost before consumption: uncertain, never resent; a later seat 
   const seat = await attach(w);
   const d = await seat.deliver("lost in transit");
   w.pipe.end();
-  assert.is(await refusal(d.consumed), "DELIVERY_UNCERTAIN");
+  assert.is(await refusal(within(d.consumed, "consumed")), "DELIVERY_UNCERTAIN");
   assert.is(seat.receipt(d.promptId)?.state, "uncertain");
   assert.is(await refusal(seat.deliver("after close")), "CONNECTION_CLOSED");
   assert.is(sentTo(w, "session/prompt").length, 1);

@@ -156,3 +156,16 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/** `p`, or a failure naming `what` after `ms` (keeps a hung promise from ending the run silently). */
+export async function within<T>(p: Promise<T>, what: string, ms = 5_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -10,6 +10,7 @@ import * as assert from "uvu/assert";
 import type { AcpSeatEvent } from "../../lib/acp/client.js";
 import type { GrokEvent } from "../../lib/acp/grok-extensions.js";
 import { ensureGrokSim, waitFor } from "../helpers/grok-sim.js";
+import { within } from "./helpers.js";
 import {
   attachSeat,
   methods,
@@ -89,9 +90,9 @@ test("a prompt's id appears in the queue, in updates and in all three result cha
     try {
       const d = await a.seat.deliver("[[sim:chunks=4]] summarise the repository");
       assert.is(d.receipt.state, "dispatched");
-      const consumed = await d.consumed;
+      const consumed = await within(d.consumed, "consumed", 30_000);
       assert.ok(consumed.consumption !== null);
-      const done = await d.completed;
+      const done = await within(d.completed, "completed", 30_000);
       assert.is(done.state, "completed");
       assert.is(done.result?.stopReason, "end_turn");
       const g = grokEvents(a.events);
@@ -144,7 +145,7 @@ test("queueing behind a turn the TUI started: consumed as a queue entry, then ru
         () => a.seat.runningPromptId ?? undefined,
       );
       const d = await a.seat.deliver("after the owner's task");
-      const consumed = await d.consumed;
+      const consumed = await within(d.consumed, "consumed", 30_000);
       assert.is(consumed.consumption?.kind, "queue-entry");
       const row = grokEvents(a.events).find(
         (e) => e.type === "queue_changed" && e.entries.some((x) => x.id === d.promptId),
@@ -153,7 +154,7 @@ test("queueing behind a turn the TUI started: consumed as a queue entry, then ru
       const entry =
         row?.type === "queue_changed" ? row.entries.find((x) => x.id === d.promptId) : undefined;
       assert.is(entry?.owner, "grok-seat");
-      const done = await d.completed;
+      const done = await within(d.completed, "completed", 30_000);
       assert.is(done.state, "completed");
       // The owner's turn finished on its own (we never touched it).
       assert.ok(
@@ -180,13 +181,13 @@ test("cancellation: a queued prompt by queue/remove, a running one by session/ca
       );
       const first = await a.seat.deliver("[[sim:sleep=30000]] a long brief");
       const second = await a.seat.deliver("a brief to withdraw");
-      await first.consumed;
-      await second.consumed;
+      await within(first.consumed, "consumed", 30_000);
+      await within(second.consumed, "consumed", 30_000);
       assert.is(await refusal(a.seat.cancel(tuiTurn)), "NOT_OURS");
       assert.is(await refusal(a.seat.cancel(randomUUID())), "NOT_OURS");
       const queued = await a.seat.cancel(second.promptId);
       assert.is(queued.state, "cancel-submitted");
-      const removed = await second.completed;
+      const removed = await within(second.completed, "completed", 30_000);
       assert.is(removed.state, "cancelled");
       const remove = sim
         .acpFrom()
@@ -204,7 +205,7 @@ test("cancellation: a queued prompt by queue/remove, a running one by session/ca
       const running = await a.seat.cancel(first.promptId);
       assert.is(running.state, "cancel-submitted");
       assert.is(a.seat.receipt(first.promptId)?.state, "cancel-submitted");
-      const cancelled = await first.completed;
+      const cancelled = await within(first.completed, "completed", 30_000);
       assert.is(cancelled.state, "cancelled");
       assert.is(methods(sim.acpFrom()).filter((m) => m === "session/cancel").length, 1);
       // The owner's turn ended normally.
@@ -239,15 +240,15 @@ test("combine_queued_prompts: a prompt merged into the queue front is cancelled 
       await waitFor("the TUI's running turn", () => a.seat.runningPromptId ?? undefined);
       const front = await a.seat.deliver("first brief");
       const merged = await a.seat.deliver("second brief");
-      await front.consumed;
-      await merged.consumed;
-      const m = await merged.completed;
+      await within(front.consumed, "consumed", 30_000);
+      await within(merged.consumed, "consumed", 30_000);
+      const m = await within(merged.completed, "completed", 30_000);
       assert.is(m.state, "cancelled");
       const ev = a.events.find(
         (e) => e.type === "cancelled" && e.receipt.promptId === merged.promptId,
       );
       assert.is(ev?.type === "cancelled" && ev.requested, false);
-      assert.is((await front.completed).state, "completed");
+      assert.is((await within(front.completed, "completed", 30_000)).state, "completed");
       assert.not.ok(methods(sim.acpFrom()).includes("_x.ai/queue/remove"));
     } finally {
       await a.close();
@@ -266,7 +267,7 @@ test("permission prompts and questions are answered by the owner in the TUI, nev
           a.events.find((e) => e.type === "owner-action-pending"),
         );
         assert.is(pending.type === "owner-action-pending" && pending.action.kind, "permission");
-        const done = await d.completed;
+        const done = await within(d.completed, "completed", 30_000);
         assert.is(done.state, "completed");
         const kinds = a.events.flatMap((e) =>
           e.type === "owner-action-pending" ? [e.action.kind] : [],
@@ -364,7 +365,7 @@ test("connection dropped after the prompt was read: uncertain, never resent, rec
   await withSim({ env: { GROK_SIM_DROP_AFTER_PROMPT: "1" } }, async (sim, seatDir) => {
     const a = await attachSeat(sim, seatDir);
     const d = await a.seat.deliver("a brief across the gap");
-    assert.is(await refusal(d.consumed), "DELIVERY_UNCERTAIN");
+    assert.is(await refusal(within(d.consumed, "consumed", 30_000)), "DELIVERY_UNCERTAIN");
     assert.is(a.seat.receipt(d.promptId)?.state, "uncertain");
     assert.is(await refusal(a.seat.deliver("not after the drop")), "CONNECTION_CLOSED");
     await a.close();
