@@ -10,7 +10,7 @@
  * decoder's rule); and every rejection is a typed error. Timing (a partial frame that stalls, a frame
  * trickled byte by byte) is the connection's job, see `connection.ts`.
  */
-import { Buffer, isUtf8 } from "node:buffer";
+import { Buffer, isAscii, isUtf8, transcode } from "node:buffer";
 import { GrokSeatError } from "../errors.js";
 
 /** `MAX_MESSAGE_SIZE` in `leader/protocol.rs`: the largest frame body either side accepts. */
@@ -18,6 +18,51 @@ export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
 /** Bytes of the length prefix. */
 export const FRAME_HEADER_BYTES = 4;
+
+/**
+ * V8's UTF-8 string paths are slow on Node 20 for non-ASCII text; ICU's UTF-16 transcoder is 2-4x
+ * faster on large bodies and slower on small ones (scripts/bench/leader.bench.ts). These are the
+ * sizes from which the transcoder is used when decoding and encoding.
+ */
+const TRANSCODE_DECODE_MIN_BYTES = 512;
+const TRANSCODE_ENCODE_MIN_BYTES = 32 * 1024;
+
+/**
+ * UTF-8 bytes -> string, or null when they are not valid UTF-8 (never U+FFFD replacement: the
+ * fatal decoder's rule, checked by simdutf). ASCII, most JSON-RPC traffic, is a plain byte copy.
+ */
+function utf8Text(body: Buffer): string | null {
+  if (isAscii(body)) return body.toString("latin1");
+  if (!isUtf8(body)) return null;
+  if (body.length >= TRANSCODE_DECODE_MIN_BYTES) {
+    try {
+      return transcode(body, "utf8", "ucs2").toString("ucs2");
+    } catch {
+      // A Node built without ICU has no transcoder: use V8's decoder.
+    }
+  }
+  return body.toString("utf8");
+}
+
+/** A JSON string -> a frame whose body is its `length` UTF-8 bytes. */
+function writeFrame(json: string, length: number): Buffer {
+  if (length >= TRANSCODE_ENCODE_MIN_BYTES && length !== json.length) {
+    try {
+      const body = transcode(Buffer.from(json, "ucs2"), "ucs2", "utf8");
+      if (body.length === length) {
+        const header = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
+        header.writeUInt32BE(length, 0);
+        return Buffer.concat([header, body], FRAME_HEADER_BYTES + length);
+      }
+    } catch {
+      // No ICU: fall through to V8's encoder.
+    }
+  }
+  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+  frame.writeUInt32BE(length, 0);
+  frame.write(json, FRAME_HEADER_BYTES, "utf8");
+  return frame;
+}
 
 export type FrameErrorCode =
   | "FRAME_TOO_LARGE"
@@ -68,10 +113,7 @@ export function encodeFrame(message: unknown, maxFrameBytes: number = MAX_FRAME_
       maxFrameBytes,
     });
   }
-  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
-  frame.writeUInt32BE(length, 0);
-  frame.write(json, FRAME_HEADER_BYTES, "utf8");
-  return frame;
+  return writeFrame(json, length);
 }
 
 export interface FrameDecoderOptions {
@@ -213,12 +255,12 @@ export class FrameDecoder {
 
   #decodeBody(body: Buffer): unknown {
     // isUtf8 is the fatal decoder's rule (no U+FFFD replacement) at simdutf speed.
-    if (!isUtf8(body)) {
+    const text = utf8Text(body);
+    if (text === null) {
       this.#fail(
         frameError("INVALID_UTF8", "frame body is not valid UTF-8", { length: body.length }),
       );
     }
-    const text = body.toString("utf8");
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -87,6 +87,40 @@ test("property: multi-byte UTF-8 split inside a sequence still decodes (every of
   );
 });
 
+test("property: large unicode bodies (transcoder paths) encode to exact UTF-8 and decode back", () => {
+  fc.assert(
+    fc.property(
+      fc.string({ unit: "binary", minLength: 1, maxLength: 64 }),
+      fc.integer({ min: 1, max: 3000 }),
+      (unit, times) => {
+        const message = { type: "acp", payload: unit.repeat(times) };
+        const bytes = encodeFrame(message);
+        const reference = Buffer.from(JSON.stringify(message), "utf8");
+        assert.is(bytes.readUInt32BE(0), reference.length);
+        assert.ok(bytes.subarray(4).equals(reference), "same bytes as a plain UTF-8 encode");
+        assert.equal(decodeAll(new FrameDecoder(), [bytes]), [
+          JSON.parse(reference.toString("utf8")),
+        ]);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+test("invalid UTF-8 in a large body is still refused (no replacement)", () => {
+  for (const size of [100, 600, 40_000]) {
+    const body = Buffer.from(`"${"é".repeat(size)}"`, "utf8");
+    body[body.length - 3] = 0xff;
+    const frame = Buffer.concat([Buffer.from([0, 0, 0, 0]), body]);
+    frame.writeUInt32BE(body.length, 0);
+    assert.is(
+      codeOf(() => new FrameDecoder().push(frame, () => {})),
+      "INVALID_UTF8",
+      String(size),
+    );
+  }
+});
+
 test("property: random bytes give frames or a typed error, never anything else", () => {
   fc.assert(
     fc.property(

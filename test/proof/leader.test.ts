@@ -2,10 +2,38 @@
  * The leader proof: pure checks from recorded facts (every tampering fails by its own name), then
  * the whole flow (connect, register, get_leader_info, kernel facts) against a real leader process.
  */
+import { spawn, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import * as v from "valibot";
+import { checkActiveSession, readActiveSessions } from "../../lib/grok/active-sessions.js";
+import { processFacts } from "../../lib/kernel/process.js";
+import { socketFacts } from "../../lib/kernel/socket.js";
 import type { CheckResult } from "../../lib/proof/check.js";
 import { checkLeader, type LeaderProofInput, parseLockPid } from "../../lib/proof/leader.js";
+import {
+  ensureGrokSim,
+  type GrokTui,
+  grokHomeFixture,
+  pidAlive,
+  readLockPid,
+  simEnv,
+  startGrokTui,
+  waitFor,
+} from "../helpers/grok-sim.js";
 
 // Recorded facts of a healthy TUI-spawned leader (shapes as lib/kernel returns them on Linux);
 // each tampering test changes one fact of this record.
@@ -345,6 +373,295 @@ test("lock content: decimal u32 with optional whitespace, as trim().parse::<u32>
   assert.is(parseLockPid("-1"), null);
   assert.is(parseLockPid("42a"), null);
   assert.is(parseLockPid("4294967296"), null);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Against the grok simulator (a real TUI on a tmux pty, its detached leader): through the CLI,
+// `verify-proof socket <path> --leader --tui-pid <tui> --json`, as a user would run it.
+
+const Report = v.object({
+  ok: v.boolean(),
+  facts: v.nullable(
+    v.object({
+      uid: v.number(),
+      listeners: v.array(v.number()),
+      leader: v.optional(
+        v.object({
+          registered: v.nullable(
+            v.object({ client_id: v.number(), leader_protocol_version: v.nullable(v.number()) }),
+          ),
+          leaderInfo: v.nullable(v.object({ pid: v.number(), socket_path: v.string() })),
+          peer: v.nullable(
+            v.object({
+              pid: v.number(),
+              uid: v.number(),
+              identity: v.nullable(v.object({ kind: v.string(), value: v.string() })),
+            }),
+          ),
+        }),
+      ),
+    }),
+  ),
+  checks: v.array(v.object({ check: v.string(), ok: v.boolean(), reason: v.nullable(v.string()) })),
+});
+
+function verify(
+  socketPath: string,
+  tuiPid: number,
+  extra: string[] = [],
+): { status: number | null; report: v.InferOutput<typeof Report> } {
+  const r = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "lib/cli/verify-proof.ts",
+      "socket",
+      socketPath,
+      "--leader",
+      "--tui-pid",
+      String(tuiPid),
+      "--json",
+      ...extra,
+    ],
+    { encoding: "utf8", timeout: 60_000 },
+  );
+  const parsed = v.safeParse(Report, JSON.parse(r.stdout));
+  if (!parsed.success) throw new Error(`unexpected report: ${r.stdout} ${r.stderr}`);
+  return { status: r.status, report: parsed.output };
+}
+
+function failing(report: v.InferOutput<typeof Report>): string[] {
+  return report.checks.filter((c) => !c.ok).map((c) => c.check);
+}
+
+function ok(report: v.InferOutput<typeof Report>, name: string): boolean | undefined {
+  return report.checks.find((c) => c.check === name)?.ok;
+}
+
+/** Start a TUI (and so its leader) in a fresh GROK_HOME; run `body`; always clean up. */
+async function withTui(
+  env: Record<string, string>,
+  body: (
+    tui: GrokTui,
+    leaderPid: number,
+    home: ReturnType<typeof grokHomeFixture>,
+  ) => Promise<void>,
+): Promise<void> {
+  const home = grokHomeFixture();
+  let tui: GrokTui | null = null;
+  try {
+    tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd, env });
+    const leaderPid = await tui.leaderPid();
+    await body(tui, leaderPid, home);
+  } finally {
+    await tui?.stop();
+    home.remove();
+  }
+}
+
+test("simulator: the leader a real TUI spawned passes the socket and leader proofs", async () => {
+  await ensureGrokSim();
+  await withTui({}, async (tui, leaderPid, home) => {
+    const { status, report } = verify(tui.paths.socketPath, tui.tuiPid);
+    assert.equal(failing(report), []);
+    assert.is(status, 0);
+    const leader = report.facts?.leader;
+    assert.is(leader?.leaderInfo?.pid, leaderPid);
+    assert.is(leader?.registered?.leader_protocol_version, 1);
+    // Independent oracles: the lock file, /proc/<pid>/stat's ppid, and the kernel identity.
+    assert.is(readLockPid(tui.paths.lockPath), leaderPid);
+    const stat = readFileSync(`/proc/${leaderPid}/stat`, "utf8");
+    assert.is(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]), tui.tuiPid);
+    assert.equal(leader?.peer?.identity, { ...processFacts(leaderPid).identity });
+    // active_sessions.json names the TUI (not the leader): evidence beside the proof.
+    const evidence = checkActiveSession(await readActiveSessions(home.dir), {
+      sessionId: tui.sessionId,
+      tuiPid: tui.tuiPid,
+      tuiCwd: processFacts(tui.tuiPid).cwd ?? "",
+    });
+    assert.equal(
+      evidence.filter((c) => !c.ok).map((c) => c.check),
+      [],
+    );
+  });
+});
+
+test("simulator: a wrong reported pid (GROK_SIM_WRONG_PID) fails leader.peer_pid and leader.lock_pid", async () => {
+  await withTui({ GROK_SIM_WRONG_PID: String(process.pid) }, async (tui) => {
+    const { status, report } = verify(tui.paths.socketPath, tui.tuiPid);
+    assert.is(status, 1);
+    const f = failing(report);
+    for (const n of [
+      "leader.peer_pid",
+      "leader.peer_identity",
+      "leader.lock_pid",
+      "leader.flock_holder",
+      "leader.listens_on_socket",
+    ]) {
+      assert.ok(f.includes(n), `${n} in ${f.join(", ")}`);
+    }
+    assert.ok(
+      f.every((n) => n.startsWith("leader.")),
+      "the socket itself is fine",
+    );
+  });
+});
+
+test("simulator: socket directory mode 0755 fails socket.dir_mode and is not connected to", async () => {
+  await withTui({}, async (tui, _pid, home) => {
+    chmodSync(home.dir, 0o755);
+    const { status, report } = verify(tui.paths.socketPath, tui.tuiPid);
+    assert.is(status, 1);
+    assert.equal(failing(report), ["socket.dir_mode", "leader.connect"]);
+  });
+});
+
+test("simulator: a socket file of another uid fails socket.owner (chown, and a setpriv listener)", async (ctx) => {
+  if (process.getuid?.() !== 0) {
+    console.log("SKIP: needs root for chown and setpriv");
+    return;
+  }
+  await withTui({}, async (tui, _pid, home) => {
+    const sock = tui.paths.socketPath;
+    chownSync(sock, 65534, 65534);
+    const first = verify(sock, tui.tuiPid);
+    assert.is(first.status, 1);
+    assert.equal(failing(first.report), ["socket.owner", "leader.connect"]);
+    chownSync(sock, 0, 0);
+
+    // Another user's process replaces the socket while the directory is briefly open to it.
+    chmodSync(dirname(home.dir), 0o711);
+    chmodSync(home.dir, 0o777);
+    const other = spawn(
+      "setpriv",
+      [
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        process.execPath,
+        "-e",
+        `const fs=require("fs");fs.unlinkSync(${JSON.stringify(sock)});require("net").createServer().listen(${JSON.stringify(sock)},()=>console.log("ready"));`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    try {
+      await new Promise((resolve, reject) => {
+        other.stdout?.once("data", resolve);
+        other.once("exit", (code) => reject(new Error(`the uid-65534 listener exited (${code})`)));
+      });
+      chmodSync(home.dir, 0o700);
+      const second = verify(sock, tui.tuiPid);
+      assert.is(second.status, 1);
+      assert.is(second.report.facts?.uid, 65534);
+      assert.equal(failing(second.report), ["socket.owner", "leader.connect"]);
+    } finally {
+      other.kill("SIGKILL");
+    }
+  });
+  void ctx;
+});
+
+test("simulator: a symlinked socket directory fails socket.dir_symlink", async () => {
+  await withTui({}, async (tui, _pid, home) => {
+    const link = join(mkdtempSync(join(tmpdir(), "grok-seat-link-")), "dir");
+    try {
+      symlinkSync(home.dir, link);
+      const { status, report } = verify(join(link, basename(tui.paths.socketPath)), tui.tuiPid);
+      assert.is(status, 1);
+      assert.is(ok(report, "socket.dir_symlink"), false);
+      assert.is(ok(report, "leader.connect"), false);
+    } finally {
+      rmSync(join(link, ".."), { recursive: true, force: true });
+    }
+  });
+});
+
+test("simulator: an imposter listening on the path (GROK_SIM_IMPOSTER) fails leader.peer_pid and leader.listens_on_socket", async () => {
+  await withTui({ GROK_SIM_IMPOSTER: "1" }, async (tui, leaderPid) => {
+    // The imposter unlinks the leader's socket and binds its own at the same path.
+    await waitFor("the imposter to listen", () => {
+      const l = socketFacts(tui.paths.socketPath).listeners;
+      return l.length > 0 && !l.includes(leaderPid);
+    });
+    const { status, report } = verify(tui.paths.socketPath, tui.tuiPid);
+    assert.is(status, 1);
+    const f = failing(report);
+    for (const n of ["leader.peer_pid", "leader.peer_identity", "leader.listens_on_socket"]) {
+      assert.ok(f.includes(n), `${n} in ${f.join(", ")}`);
+    }
+    // It reports the real leader's pid, so the lock and the flock agree with the lie.
+    assert.is(ok(report, "leader.lock_pid"), true);
+    assert.is(ok(report, "leader.flock_holder"), true);
+    assert.is(report.facts?.leader?.leaderInfo?.pid, leaderPid);
+    assert.is(ok(report, "socket.listener"), true, "the socket proof alone cannot tell");
+  });
+});
+
+test("simulator: a lock file naming another pid fails leader.lock_pid only", async () => {
+  await withTui({}, async (tui, leaderPid) => {
+    writeFileSync(tui.paths.lockPath, "1");
+    try {
+      const { status, report } = verify(tui.paths.socketPath, tui.tuiPid);
+      assert.is(status, 1);
+      assert.equal(failing(report), ["leader.lock_pid"]);
+    } finally {
+      writeFileSync(tui.paths.lockPath, String(leaderPid));
+    }
+  });
+});
+
+test("simulator: a leader of another uid (setpriv) fails leader.uid and leader.peer_uid", async () => {
+  if (process.getuid?.() !== 0) {
+    console.log("SKIP: needs root to start a leader as uid 65534 with setpriv");
+    return;
+  }
+  const grok = await ensureGrokSim();
+  const root = mkdtempSync(join(tmpdir(), "grok-seat-uid-"));
+  const dir = join(root, "home");
+  mkdirSync(dir, { mode: 0o700 });
+  chmodSync(root, 0o755);
+  chownSync(dir, 65534, 65534);
+  const sock = join(dir, "leader.sock");
+  // This test process plays the TUI: the leader is its direct child in its cwd, as a TUI's is.
+  const leader = spawn(
+    "setpriv",
+    [
+      "--reuid=65534",
+      "--regid=65534",
+      "--clear-groups",
+      grok,
+      "agent",
+      "leader",
+      "--no-exit-on-disconnect",
+      "--relay-on-demand",
+    ],
+    {
+      cwd: process.cwd(),
+      env: simEnv(dir, { GROK_LEADER_SOCKET: sock }),
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+  try {
+    await waitFor(
+      "the uid-65534 leader",
+      () => existsSync(sock) && readLockPid(join(dir, "leader.lock")) === leader.pid,
+    );
+    // Hand the directory and files back to us: the socket proof passes, only the process differs.
+    for (const p of [dir, sock, join(dir, "leader.lock")]) chownSync(p, 0, 0);
+    const { status, report } = verify(sock, process.pid, ["--grok", grok]);
+    assert.is(status, 1);
+    assert.equal(failing(report), ["leader.uid", "leader.peer_uid"]);
+    assert.is(report.facts?.leader?.peer?.uid, 65534);
+  } finally {
+    leader.kill("SIGKILL");
+    await waitFor(
+      "leader exit",
+      () => leader.pid === undefined || !pidAlive(leader.pid),
+      10_000,
+    ).catch(() => {});
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 test.run();

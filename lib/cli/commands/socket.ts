@@ -10,6 +10,7 @@ import { socketFacts } from "../../kernel/socket.js";
 import type { SocketFacts } from "../../kernel/types.js";
 import { checkPrivateSocket, checkSocketUnreadable } from "../../proof/socket.js";
 import type { Command } from "../command.js";
+import { runSocketLeader, socketLeaderFlags } from "./socket-leader.js";
 
 /** The --json facts object (keys fixed by the CLI contract). */
 export function socketFactsJson(f: SocketFacts): JsonValue {
@@ -38,7 +39,7 @@ export const socketCommand: Command = {
   name: "socket",
   summary: "prove that <path> is a private unix socket with a live listener",
   positionals: ["path"],
-  flags: {},
+  flags: { ...socketLeaderFlags },
   async run(input, progress) {
     const path = input.positionals.path ?? "";
     progress(`reading the kernel facts of ${path}`);
@@ -56,10 +57,11 @@ export const socketCommand: Command = {
       };
     }
     const uid = process.getuid?.() ?? -1;
-    return {
+    const report = {
       subject: "socket",
       facts: socketFactsJson(facts),
       checks: checkPrivateSocket(facts, { uid }),
     };
+    return input.flags.leader === true ? runSocketLeader(facts, report, input, progress) : report;
   },
 };
