@@ -174,7 +174,8 @@ export function fakeGrokDir(): { dir: string; cleanup: () => void } {
     [
       "#!/bin/sh",
       "printf '\\033]2;grok\\007'",
-      'while [ ! -e "${GROK_EXIT_FILE:-/nonexistent}" ]; do sleep 0.05; done',
+      'f="$GROK_EXIT_FILE"; [ -n "$f" ] || f=/nonexistent',
+      'while [ ! -e "$f" ]; do sleep 0.05; done',
       "",
     ].join("\n"),
   );

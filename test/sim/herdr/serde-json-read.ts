@@ -552,7 +552,7 @@ export function rustDebugStr(s: string): string {
 /**
  * Shortest round-trip decimal for a float, in the ryu/zmij layout serde_json prints:
  * integers keep ".0", scientific notation outside 1e-5 <= |x| < 1e16 with "e" and no "+".
- * `digits` is the precision that identifies the value (17 for f64, 9 for f32).
+ * `roundTrips` says whether a candidate string reads back as the same f64 (or f32).
  */
 export function formatShortestFloat(value: number, roundTrips: (s: string) => boolean): string {
   if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
