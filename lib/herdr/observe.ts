@@ -141,6 +141,11 @@ export interface BindPaneOptions {
   readonly expectedAgent?: string | null;
   /** How long to wait for the pane process to finish exec'ing (default 2000 ms). */
   readonly settleTimeoutMs?: number;
+  /**
+   * With `expectedAgent`, how long to keep re-reading while Herdr has not identified any agent
+   * yet (golden G1: detection and the session hook arrive after launch). Default 0: no wait.
+   */
+  readonly agentTimeoutMs?: number;
   readonly request?: RequestOptions;
 }
 
@@ -150,6 +155,38 @@ export interface BindPaneOptions {
  * is no longer its parent's (a terminal host forks, then execs) and two reads agree.
  */
 export async function bindPane(
+  client: HerdrClient,
+  kernel: HerdrKernel,
+  options: BindPaneOptions,
+): Promise<PaneBindResult> {
+  const deadline = Date.now() + (options.agentTimeoutMs ?? 0);
+  for (;;) {
+    const result = await bindOnce(client, kernel, options);
+    if (result.record !== null || !onlyAgentPending(result) || Date.now() >= deadline)
+      return result;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The only failures are a retryable agent verdict (`agent_absent`): worth another look. */
+function onlyAgentPending(result: PaneBindResult): boolean {
+  const failed = result.checks.filter((c) => !c.ok);
+  return (
+    failed.length > 0 &&
+    failed.every((c) => {
+      const r = c.received;
+      return (
+        c.check === "pane.agent" &&
+        typeof r === "object" &&
+        r !== null &&
+        !Array.isArray(r) &&
+        r.retryable === true
+      );
+    })
+  );
+}
+
+async function bindOnce(
   client: HerdrClient,
   kernel: HerdrKernel,
   options: BindPaneOptions,
