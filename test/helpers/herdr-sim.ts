@@ -139,6 +139,7 @@ export async function startHerdrSim(options: HerdrSimOptions = {}): Promise<Herd
     simDir,
     "--test-control",
   ];
+  if (ownDir) args.push("--remove-on-exit", dir);
   if (options.version !== undefined) args.push("--version", options.version);
   if (options.switches !== undefined) args.push("--switches", JSON.stringify(options.switches));
   const child: ChildProcess = spawn(process.execPath, args, {

@@ -3,7 +3,7 @@
 //
 //   node --import tsx test/sim/herdr/main.ts --socket <path> [--session <name>]
 //     [--tmux-socket <name>] [--dir <path>] [--version 0.8.0|head|0.9.3|<string>]
-//     [--switches <json>] [--test-control]
+//     [--switches <json>] [--test-control] [--remove-on-exit <dir>]
 //
 // Prints one JSON line `{"ready":true,...}` on stdout once the socket accepts connections, and
 // shuts down (killing every pane process and the tmux server, removing the socket) on SIGTERM,
@@ -20,7 +20,7 @@
 // eventKeyOrder, requestTimeoutMs, version, protocol, capabilities, detectedStatus.
 // `sim.configure {…partial switches}` changes them at runtime, and `sim.injection_log {}` lists
 // the logged input-injection calls; both exist only with --test-control (Herdr has neither).
-import { fstatSync, mkdtempSync } from "node:fs";
+import { fstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
@@ -40,6 +40,7 @@ const ArgsSchema = v.object({
   dir: v.optional(v.string()),
   version: v.optional(v.string()),
   switches: v.optional(v.string()),
+  removeOnExit: v.optional(v.string()),
   testControl: v.boolean(),
 });
 
@@ -52,6 +53,7 @@ function parseArgs(argv: readonly string[]): v.InferOutput<typeof ArgsSchema> {
     "--dir": "dir",
     "--version": "version",
     "--switches": "switches",
+    "--remove-on-exit": "removeOnExit",
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -94,7 +96,13 @@ async function main(): Promise<void> {
   const shutdown = () => {
     if (exiting) return;
     exiting = true;
-    void running.stop().finally(() => process.exit(0));
+    void running.stop().finally(() => {
+      // The test helper hands us its private directory, so a parent that died without stop()
+      // leaves nothing behind once we notice (stdin closes).
+      if (args.removeOnExit !== undefined)
+        rmSync(args.removeOnExit, { recursive: true, force: true });
+      process.exit(0);
+    });
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
