@@ -18,6 +18,7 @@ import {
   newClient,
   psTty,
   reportAs,
+  waitGone,
 } from "./sim-support.js";
 
 let sim: HerdrSimHandle;
@@ -143,6 +144,7 @@ test("process restarted in the same pane (through a rewriting proxy): refused by
     const b = await launchAndBind(client, sim.sessionName);
     launched.push(a.record.process.pid, b.record.process.pid);
     kill(a.record.process.pid);
+    await waitGone(a.record.process.pid);
     proxy.rewrites.redirect = {
       from: a.record.pane.paneId,
       to: b.record.pane.paneId,

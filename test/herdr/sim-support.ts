@@ -8,6 +8,7 @@ import { HerdrClient } from "../../lib/herdr/client.js";
 import { systemKernel } from "../../lib/herdr/kernel-port.js";
 import { type LaunchResult, launchPane } from "../../lib/herdr/launch.js";
 import { bindPane } from "../../lib/herdr/observe.js";
+import { processFacts } from "../../lib/kernel/index.js";
 import type { CheckResult } from "../../lib/proof/check.js";
 import type { PaneProofRecord } from "../../lib/proof/pane.js";
 import { rawRequest } from "../helpers/herdr-sim.js";
@@ -76,5 +77,19 @@ export function kill(pid: number): void {
     process.kill(pid, "SIGKILL");
   } catch {
     // already gone
+  }
+}
+
+/** Poll until the kernel no longer reports a live process for `pid` (gone or a zombie). */
+export async function waitGone(pid: number, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      processFacts(pid);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`pid ${pid} still alive after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
