@@ -17,6 +17,7 @@
             "native/linux/info.cc",
             "native/linux/peer.cc",
             "native/linux/pidfd.cc",
+            "native/linux/pinned.cc",
             "native/linux/procfs.cc",
             "native/linux/sockdiag.cc",
             "native/linux/socket.cc"

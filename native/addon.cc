@@ -119,27 +119,34 @@ Napi::Value Flock(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(env, acquired);
 }
 
+// processFacts(pid) -> [pid, ppid, uid, euid, executable|null, executableDeleted, cwd|null,
+// tty|null, startTimeUs, startTimePrecisionUs, identityKind, identity]. A flat array, not an
+// object: this is the hot call (kernel-proofs.md §5 "single-pid calls are microseconds"), and
+// setting 12 named properties cost more than the kernel reads it wraps. lib/kernel/process.ts
+// names the fields.
 Napi::Value ProcessFacts(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   int32_t pid = pid_arg(info, 0);
   static thread_local proofs::ProcessFacts f;  // ~8 KiB: keep it off the stack, reuse it
   check(env, proofs::process_facts(pid, &f));
-  Napi::Object o = Napi::Object::New(env);
-  o.Set("pid", Napi::Number::New(env, f.pid));
-  o.Set("ppid", Napi::Number::New(env, f.ppid));
-  o.Set("uid", Napi::Number::New(env, f.uid));
-  o.Set("euid", Napi::Number::New(env, f.euid));
-  o.Set("executable", nullable_string(env, f.has_executable, f.executable));
-  o.Set("executableDeleted", Napi::Boolean::New(env, f.executable_deleted));
-  o.Set("cwd", nullable_string(env, f.has_cwd, f.cwd));
-  o.Set("tty", nullable_string(env, f.has_tty, f.tty));
+  napi_value out;
+  napi_create_array_with_length(env, 12, &out);
+  napi_value v[12];
+  napi_create_int32(env, f.pid, &v[0]);
+  napi_create_int32(env, f.ppid, &v[1]);
+  napi_create_uint32(env, f.uid, &v[2]);
+  napi_create_uint32(env, f.euid, &v[3]);
+  v[4] = nullable_string(env, f.has_executable, f.executable);
+  napi_get_boolean(env, f.executable_deleted, &v[5]);
+  v[6] = nullable_string(env, f.has_cwd, f.cwd);
+  v[7] = nullable_string(env, f.has_tty, f.tty);
   // Epoch µs fits a double exactly until the year 2255 (2^53 µs).
-  o.Set("startTimeUs", Napi::Number::New(env, static_cast<double>(f.start_time_us)));
-  o.Set("startTimePrecisionUs",
-        Napi::Number::New(env, static_cast<double>(f.start_time_precision_us)));
-  o.Set("identityKind", Napi::String::New(env, identity_kind(f.identity_kind)));
-  o.Set("identity", Napi::String::New(env, f.identity));
-  return o;
+  napi_create_double(env, static_cast<double>(f.start_time_us), &v[8]);
+  napi_create_double(env, static_cast<double>(f.start_time_precision_us), &v[9]);
+  napi_create_string_utf8(env, identity_kind(f.identity_kind), NAPI_AUTO_LENGTH, &v[10]);
+  napi_create_string_utf8(env, f.identity, NAPI_AUTO_LENGTH, &v[11]);
+  for (uint32_t i = 0; i < 12; i++) napi_set_element(env, out, i, v[i]);
+  return Napi::Value(env, out);
 }
 
 // A path argument: a non-empty string without NUL bytes, at most max_bytes long in UTF-8.

@@ -36,20 +36,53 @@ const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 const decimal = v.pipe(v.string(), v.regex(/^\d+$/));
 const fileType = v.picklist(["socket", "file", "directory", "symlink", "fifo", "char", "block"]);
 
-export const RawProcessFacts = v.object({
-  pid: positiveInt,
-  ppid: nonNegativeInt,
-  uid: nonNegativeInt,
-  euid: nonNegativeInt,
-  executable: v.nullable(v.string()),
-  executableDeleted: v.boolean(),
-  cwd: v.nullable(v.string()),
-  tty: v.nullable(v.string()),
-  startTimeUs: nonNegativeInt,
-  startTimePrecisionUs: positiveInt,
-  identityKind,
-  identity: v.pipe(v.string(), v.minLength(1)),
-});
+/** processFacts' flat result, in native/addon.cc order (an array: it is the hot call). */
+export type RawProcessFacts = readonly [
+  pid: number,
+  ppid: number,
+  uid: number,
+  euid: number,
+  executable: string | null,
+  executableDeleted: boolean,
+  cwd: string | null,
+  tty: string | null,
+  startTimeUs: number,
+  startTimePrecisionUs: number,
+  identityKind: "linux-pidfs" | "linux-boot-ticks" | "darwin-uniqueid",
+  identity: string,
+];
+
+const isCount = (x: unknown): x is number =>
+  typeof x === "number" && Number.isSafeInteger(x) && x >= 0;
+const isPathOrNull = (x: unknown): x is string | null => x === null || typeof x === "string";
+const isIdentityKind = (x: unknown): x is RawProcessFacts[10] =>
+  x === "linux-pidfs" || x === "linux-boot-ticks" || x === "darwin-uniqueid";
+
+/**
+ * Exhaustive check of processFacts' tuple (hand-written instead of a valibot schema because it
+ * runs on every call and must stay well under a microsecond). Returns the first bad field or null.
+ */
+export function badProcessFactsField(raw: unknown): string | null {
+  if (!Array.isArray(raw) || raw.length !== 12) return "<root>";
+  const [pid, ppid, uid, euid, exe, deleted, cwd, tty, start, precision, kind, identity] = raw;
+  if (!isCount(pid) || pid === 0) return "pid";
+  if (!isCount(ppid)) return "ppid";
+  if (!isCount(uid)) return "uid";
+  if (!isCount(euid)) return "euid";
+  if (!isPathOrNull(exe)) return "executable";
+  if (typeof deleted !== "boolean") return "executableDeleted";
+  if (!isPathOrNull(cwd)) return "cwd";
+  if (!isPathOrNull(tty)) return "tty";
+  if (!isCount(start)) return "startTimeUs";
+  if (!isCount(precision) || precision === 0) return "startTimePrecisionUs";
+  if (!isIdentityKind(kind)) return "identityKind";
+  if (typeof identity !== "string" || identity === "") return "identity";
+  return null;
+}
+
+export function isRawProcessFacts(raw: unknown): raw is RawProcessFacts {
+  return badProcessFactsField(raw) === null;
+}
 
 const RawPathFacts = v.object({
   type: v.union([fileType, v.literal("other")]),

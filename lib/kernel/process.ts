@@ -3,8 +3,9 @@
  * uids, executable, cwd, controlling tty, start time with its honest precision, and an identity
  * stronger than (pid, start time).
  */
-import { callNative, parseNative } from "./addon.js";
-import { RawProcessFacts } from "./native.js";
+import { callNative } from "./addon.js";
+import { KernelError } from "./kernel-error.js";
+import { badProcessFactsField, isRawProcessFacts } from "./native.js";
 import type { ProcessFacts } from "./types.js";
 
 /**
@@ -13,22 +14,40 @@ import type { ProcessFacts } from "./types.js";
  * INVALID_ARGUMENT for a pid that is not an integer in 1..2^31-1.
  */
 export function processFacts(pid: number): ProcessFacts {
-  const raw = parseNative(
-    RawProcessFacts,
-    callNative((n) => n.processFacts(pid)),
-    "processFacts",
-  );
+  const raw: unknown = callNative((n) => n.processFacts(pid));
+  if (!isRawProcessFacts(raw)) {
+    throw new KernelError("SYSCALL_FAILED", {
+      pid,
+      syscall: "processFacts",
+      errno: 0,
+      message: `SYSCALL_FAILED: processFacts returned an unexpected shape at ${badProcessFactsField(raw)}`,
+    });
+  }
+  const [
+    p,
+    ppid,
+    uid,
+    euid,
+    executable,
+    executableDeleted,
+    cwd,
+    tty,
+    start,
+    precision,
+    kind,
+    value,
+  ] = raw;
   return {
-    pid: raw.pid,
-    ppid: raw.ppid,
-    uid: raw.uid,
-    euid: raw.euid,
-    executable: raw.executable,
-    executableDeleted: raw.executableDeleted,
-    cwd: raw.cwd,
-    tty: raw.tty,
-    startTimeUs: raw.startTimeUs,
-    startTimePrecisionUs: raw.startTimePrecisionUs,
-    identity: { kind: raw.identityKind, value: raw.identity },
+    pid: p,
+    ppid,
+    uid,
+    euid,
+    executable,
+    executableDeleted,
+    cwd,
+    tty,
+    startTimeUs: start,
+    startTimePrecisionUs: precision,
+    identity: { kind, value },
   };
 }

@@ -70,6 +70,8 @@ struct StatFields {
 };
 // Reads stat through an open /proc/<pid> dirfd; returns errno (0 on success).
 int read_stat(int proc_dir, StatFields* out);
+// Parses the text of /proc/<pid>/stat (NUL-terminated); returns errno (0 on success).
+int parse_stat(const char* text, StatFields* out);
 // Opens /proc/<pid> as a directory (O_PATH is not enough: we openat() through it).
 int open_proc_dir(int32_t pid);
 
@@ -90,5 +92,39 @@ Error bound_file_of(uint64_t sock_ino, bool* has_file, uint64_t* dev, uint32_t* 
 // table we may not read are skipped and counted in *denied.
 size_t socket_holders(const uint64_t* inodes, size_t n, int32_t* pids, size_t cap, bool* truncated,
                       size_t* denied);
+
+}  // namespace proofs::linux_backend
+
+namespace proofs::linux_backend {
+
+// A process pinned for repeated reads (pinned.cc): its pidfd, its /proc/<pid> dirfd and an open
+// /proc/<pid>/stat. All three stay bound to that one struct pid: once it is reaped, reads through
+// them fail with ESRCH even if the number is reused, so a cached entry can never describe another
+// process. A few are kept (least recently used out) because opening them is most of the cost of
+// one processFacts call on this kind of VM (scripts/bench/kernel.bench.ts).
+struct Pinned {
+  int32_t pid;
+  int pidfd;  // -1 on kernels without pidfd_open
+  int dir;
+  int stat_fd;
+  uint64_t pidfs_ino;
+  uint64_t starttime;
+  uint64_t used;
+};
+constexpr size_t kPinnedCapacity = 16;
+// Callers hold pinned_mutex() while they use an entry.
+struct PinnedLock {
+  PinnedLock();
+  ~PinnedLock();
+  PinnedLock(const PinnedLock&) = delete;
+  PinnedLock& operator=(const PinnedLock&) = delete;
+};
+Pinned* pinned_find(int32_t pid);
+// Stores an entry (taking ownership of its fds), evicting the least recently used one.
+Pinned* pinned_insert(const Pinned& entry);
+void pinned_evict(Pinned* entry);
+void pinned_close(Pinned* entry);
+// Reads stat through a kept fd (pread at offset 0 regenerates the seq_file); returns errno.
+int read_stat_fd(int stat_fd, StatFields* out);
 
 }  // namespace proofs::linux_backend

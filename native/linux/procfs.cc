@@ -23,16 +23,6 @@ using linux_backend::StatFields;
 
 constexpr char kDeletedSuffix[] = " (deleted)";
 
-struct Fd {
-  int fd;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
-
 int64_t clock_us(clockid_t id) {
   struct timespec ts;
   clock_gettime(id, &ts);
@@ -131,43 +121,83 @@ int read_status_uids(int dir, uint32_t* ruid, uint32_t* euid) {
 
 }  // namespace
 
-Error process_facts(int32_t pid, ProcessFacts* out) {
-  // 1. Pin the process: a pidfd refers to this struct pid for its whole life.
-  uint64_t pidfs_ino = 0;
-  Fd pidfd(linux_backend::open_pidfd(pid, &pidfs_ino));
-  if (pidfd.fd < 0 && errno != ENOSYS) return classify(errno, "pidfd_open", pid, -1);
+namespace {
 
+// Opens and checks a new pinned entry for pid (fds owned by *out on success).
+Error pin(int32_t pid, linux_backend::Pinned* out, StatFields* st) {
+  *out = linux_backend::Pinned{pid, -1, -1, -1, 0, 0, 0};
+  // 1. Pin the process: a pidfd refers to this struct pid for its whole life.
+  out->pidfd = linux_backend::open_pidfd(pid, &out->pidfs_ino);
+  if (out->pidfd < 0 && errno != ENOSYS) return classify(errno, "pidfd_open", pid, -1);
   // 2. Every procfs read goes through one dirfd: after the process is reaped, openat() through
   // it fails with ESRCH instead of reading a recycled pid.
-  Fd dir(linux_backend::open_proc_dir(pid));
-  if (dir.fd < 0) return classify(errno, "open(/proc/<pid>)", pid, -1);
+  out->dir = linux_backend::open_proc_dir(pid);
+  if (out->dir < 0) {
+    Error e = classify(errno, "open(/proc/<pid>)", pid, -1);
+    linux_backend::pinned_close(out);
+    return e;
+  }
+  out->stat_fd = openat(out->dir, "stat", O_RDONLY | O_CLOEXEC);
+  int err = out->stat_fd < 0 ? errno : linux_backend::read_stat_fd(out->stat_fd, st);
+  if (err != 0) {
+    Error e = classify(err, "read(stat)", pid, out->dir);
+    linux_backend::pinned_close(out);
+    return e;
+  }
+  out->starttime = st->starttime;
+  return ok();
+}
 
+}  // namespace
+
+Error process_facts(int32_t pid, ProcessFacts* out) {
+  linux_backend::PinnedLock lock;
   StatFields st;
-  if (int err = linux_backend::read_stat(dir.fd, &st))
-    return classify(err, "read(stat)", pid, dir.fd);
-  if (st.state == 'Z' || st.state == 'X') return Error{Failure::kZombie, 0, "read(stat)", pid};
+  linux_backend::Pinned* p = linux_backend::pinned_find(pid);
+  if (p != nullptr) {
+    // A pinned process that was reaped fails here (ESRCH): forget it and look the pid up anew.
+    int err = linux_backend::read_stat_fd(p->stat_fd, &st);
+    if (err != 0 || st.starttime != p->starttime) {
+      linux_backend::pinned_evict(p);
+      p = nullptr;
+    }
+  }
+  if (p == nullptr) {
+    linux_backend::Pinned fresh;
+    Error e = pin(pid, &fresh, &st);
+    if (failed(e)) return e;
+    p = linux_backend::pinned_insert(fresh);
+  }
+  // Any failure below ends the pin: the process is gone, a zombie, or not ours to read.
+  auto fail = [&](Error e) {
+    linux_backend::pinned_evict(p);
+    return e;
+  };
+  if (st.state == 'Z' || st.state == 'X')
+    return fail(Error{Failure::kZombie, 0, "read(stat)", pid});
 
   // 3. Credentials, and the check that the pidfd and the dirfd name the same, still unreaped
   // process: PIDFD_GET_INFO after open(/proc/<pid>) proves the pid was not recycled in between.
   bool have_uids = false;
-  if (pidfd.fd >= 0) {
+  if (p->pidfd >= 0) {
     PidfdInfo info;
-    if (linux_backend::pidfd_info(pidfd.fd, &info)) {
-      if (info.pid != static_cast<uint32_t>(pid))
-        return Error{Failure::kNoSuchProcess, ESRCH, "PIDFD_GET_INFO", pid};
+    if (linux_backend::pidfd_info(p->pidfd, &info)) {
+      if (info.pid != static_cast<uint32_t>(pid)) {
+        return fail(Error{Failure::kNoSuchProcess, ESRCH, "PIDFD_GET_INFO", pid});
+      }
       out->uid = info.ruid;
       out->euid = info.euid;
       have_uids = true;
     } else if (errno == ESRCH) {
-      return Error{Failure::kNoSuchProcess, ESRCH, "PIDFD_GET_INFO", pid};
-    } else if (syscall(SYS_pidfd_send_signal, pidfd.fd, 0, nullptr, 0) != 0 && errno == ESRCH) {
+      return fail(Error{Failure::kNoSuchProcess, ESRCH, "PIDFD_GET_INFO", pid});
+    } else if (syscall(SYS_pidfd_send_signal, p->pidfd, 0, nullptr, 0) != 0 && errno == ESRCH) {
       // Kernel < 6.13: signal 0 through the pidfd tells whether it is reaped (EPERM = alive).
-      return Error{Failure::kNoSuchProcess, ESRCH, "pidfd_send_signal(0)", pid};
+      return fail(Error{Failure::kNoSuchProcess, ESRCH, "pidfd_send_signal(0)", pid});
     }
   }
   if (!have_uids) {
-    if (int err = read_status_uids(dir.fd, &out->uid, &out->euid)) {
-      return classify(err, "read(status)", pid, dir.fd);
+    if (int err = read_status_uids(p->dir, &out->uid, &out->euid)) {
+      return fail(classify(err, "read(status)", pid, p->dir));
     }
   }
 
@@ -175,18 +205,18 @@ Error process_facts(int32_t pid, ProcessFacts* out) {
   // (kernel threads); EACCES means we may not look (ptrace access), which is not absence.
   size_t len = 0;
   out->executable_deleted = false;
-  if (int err = read_link(dir.fd, "exe", out->executable, sizeof out->executable, &len)) {
-    Error e = classify(err, "readlinkat(exe)", pid, dir.fd);
-    if (err != ENOENT || e.code != Failure::kSyscallFailed) return e;
+  if (int err = read_link(p->dir, "exe", out->executable, sizeof out->executable, &len)) {
+    Error e = classify(err, "readlinkat(exe)", pid, p->dir);
+    if (err != ENOENT || e.code != Failure::kSyscallFailed) return fail(e);
     out->has_executable = false;
     out->executable[0] = '\0';
   } else {
     out->has_executable = true;
-    out->executable_deleted = strip_deleted(dir.fd, "exe", out->executable, len);
+    out->executable_deleted = strip_deleted(p->dir, "exe", out->executable, len);
   }
-  if (int err = read_link(dir.fd, "cwd", out->cwd, sizeof out->cwd, &len)) {
-    Error e = classify(err, "readlinkat(cwd)", pid, dir.fd);
-    if (err != ENOENT || e.code != Failure::kSyscallFailed) return e;
+  if (int err = read_link(p->dir, "cwd", out->cwd, sizeof out->cwd, &len)) {
+    Error e = classify(err, "readlinkat(cwd)", pid, p->dir);
+    if (err != ENOENT || e.code != Failure::kSyscallFailed) return fail(e);
     out->has_cwd = false;
     out->cwd[0] = '\0';
   } else {
@@ -204,16 +234,16 @@ Error process_facts(int32_t pid, ProcessFacts* out) {
   out->start_time_precision_us = 1000000 / hz;
 
   // 6. Identity: the pidfs inode when pidfds live on pidfs (>= 6.9), else boot id + pid + ticks.
-  if (pidfs_ino != 0) {
+  if (p->pidfs_ino != 0) {
     out->identity_kind = IdentityKind::kLinuxPidfs;
-    linux_backend::format_pidfs_identity(pidfs_ino, out->identity);
+    linux_backend::format_pidfs_identity(p->pidfs_ino, out->identity);
   } else {
     out->identity_kind = IdentityKind::kLinuxBootTicks;
     linux_backend::format_ticks_identity(pid, st.starttime, out->identity);
   }
-
-  // No final re-read is needed: every read above went through the dirfd, which fails with
-  // ESRCH once the process is reaped, and step 3 proved the dirfd names the pinned process.
+  // No final re-read is needed: every read above went through fds bound to the pinned process,
+  // which fail with ESRCH once it is reaped, and step 3 proved they name the process the pidfd
+  // pins.
   return ok();
 }
 

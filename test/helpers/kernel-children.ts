@@ -257,3 +257,17 @@ export function ssListeners(path: string): number[] {
   }
   return [...pids].sort((a, b) => a - b);
 }
+
+/**
+ * A zombie: python forks a child that exits at once and never reaps it (SIGCHLD stays SIG_DFL).
+ * A shell is no good here: dash reaps finished background jobs on its own. Resolves once
+ * /proc says the child is a zombie.
+ */
+export async function spawnZombie(): Promise<{ parent: ChildProcess; zpid: number }> {
+  const py =
+    "import os, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint('Z=%d' % pid, flush=True)\ntime.sleep(30)";
+  const parent = spawnChild("/usr/bin/python3", ["-c", py]);
+  const zpid = Number(await lineFrom(parent, /Z=(\d+)/));
+  await waitFor("the zombie", () => procStat(zpid)?.state === "Z");
+  return { parent, zpid };
+}

@@ -14,6 +14,7 @@ import {
   procStat,
   repoRoot,
   spawnChild,
+  spawnZombie,
   tempDir,
   waitFor,
 } from "../helpers/kernel-children.js";
@@ -80,9 +81,7 @@ test("exited resolves for a process that exits on its own, and for one that is n
 });
 
 test("a zombie counts as exited: isAlive false, exited resolves at once, signal refused", async () => {
-  const child = spawnChild("sh", ["-c", "true & echo Z=$!; exec sleep 30"]);
-  const zpid = Number(await lineFrom(child, /Z=(\d+)/));
-  await waitFor("zombie", () => procStat(zpid)?.state === "Z");
+  const { zpid } = await spawnZombie();
   const h = openProcessHandle(zpid);
   assert.is(h.isAlive(), false);
   await h.exited;

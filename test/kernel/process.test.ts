@@ -23,6 +23,7 @@ import {
   pythonPidfsInode,
   readlinkOrNull,
   spawnChild,
+  spawnZombie,
   tempDir,
   waitFor,
 } from "../helpers/kernel-children.js";
@@ -192,13 +193,36 @@ test("a dead pid is NO_SUCH_PROCESS, and really gone", async () => {
 });
 
 test("a zombie is ZOMBIE (parent sh exec'd sleep and never waits)", async () => {
-  const child = spawnChild("sh", ["-c", "true & echo Z=$!; exec sleep 30"]);
-  const zpid = Number(await lineFrom(child, /Z=(\d+)/));
-  await waitFor("zombie", () => procStat(zpid)?.state === "Z");
+  const { zpid } = await spawnZombie();
   assert.is(
     codeOf(() => processFacts(zpid)),
     "ZOMBIE",
   );
+});
+
+test("a process read before it died: ZOMBIE while unreaped, then NO_SUCH_PROCESS (no stale facts)", async () => {
+  const child = spawnChild("sleep", ["30"]);
+  const pid = child.pid ?? 0;
+  await waitFor("exec", () => readlinkOrNull(`/proc/${pid}/exe`) === "/usr/bin/sleep");
+  const before = processFacts(pid);
+  child.kill("SIGKILL");
+  // libuv reaps on the event loop (reliability-plan.md finding 3): spin without yielding.
+  const deadline = Date.now() + 5000;
+  while (procStat(pid)?.state !== "Z" && Date.now() < deadline) {
+    // busy-wait on purpose
+  }
+  assert.is(procStat(pid)?.state, "Z");
+  assert.is(
+    codeOf(() => processFacts(pid)),
+    "ZOMBIE",
+  );
+  await exited(child);
+  await waitFor("reap", () => !pidExists(pid));
+  assert.is(
+    codeOf(() => processFacts(pid)),
+    "NO_SUCH_PROCESS",
+  );
+  assert.is(before.pid, pid);
 });
 
 test("a process of another uid (setpriv 65534): facts for root, uid/euid 65534", async () => {
@@ -223,8 +247,7 @@ const ProbeFacts = v.array(
 test("as an unprivileged caller: denied is ACCESS_DENIED, never gone; own and dead are right", async () => {
   const rootChild = spawnChild("sleep", ["30"]);
   const nobodyChild = spawnChild(asNobody[0] ?? "setpriv", [...asNobody.slice(1), "sleep", "30"]);
-  const zombieParent = spawnChild("sh", ["-c", "true & echo Z=$!; exec sleep 30"]);
-  const zpid = Number(await lineFrom(zombieParent, /Z=(\d+)/));
+  const { zpid } = await spawnZombie();
   const dead = spawnChild("true", []);
   await exited(dead);
   await waitFor(

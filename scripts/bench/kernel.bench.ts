@@ -1,0 +1,194 @@
+/**
+ * Kernel-proof figures (issue 2 "Performance"), all measured in this one run, side by side:
+ * 1. one full `processFacts` (ppid, uids, exe, cwd, tty, start time, identity): median and p99,
+ *    against psutil fetching the same facts (Debian's python3-psutil under /usr/bin/python3,
+ *    timed inside Python so interpreter start-up is not counted) and against spawning `ps`;
+ * 2. the listener lookup of a socket path (`socketFacts`) against `lsof -U` and `ss -xlp`;
+ * 3. how both grow with the number of processes: 0, 200 and 1000 extra sleepers.
+ * Budgets: processFacts median <= 30 µs and >= 5x psutil; socket lookup >= 5x lsof -U and not
+ * slower than ss -xlp.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { processFacts } from "../../lib/kernel/process.js";
+import { socketFacts } from "../../lib/kernel/socket.js";
+import { figure, row, summarize, timeUs } from "./lib/stats.js";
+
+const PYTHON = "/usr/bin/python3";
+const PSUTIL_SCRIPT = `
+import sys, time, psutil
+pid, n = int(sys.argv[1]), int(sys.argv[2])
+def once():
+    p = psutil.Process(pid)
+    with p.oneshot():
+        return (p.ppid(), p.uids(), p.exe(), p.cwd(), p.terminal(), p.create_time())
+for _ in range(min(200, n)): once()
+ts = []
+for _ in range(n):
+    t = time.perf_counter_ns(); once(); ts.append((time.perf_counter_ns() - t) / 1000)
+ts.sort()
+print(ts[len(ts) // 2], ts[min(len(ts) - 1, int(len(ts) * 0.99))])
+`;
+
+function haveCommand(cmd: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
+}
+
+function processCount(): number {
+  return readdirSync("/proc").filter((n) => /^\d+$/.test(n)).length;
+}
+
+function psutilUs(pid: number, n: number): { median: number; p99: number } | null {
+  const probe = spawnSync(PYTHON, ["-c", "import psutil"], { stdio: "ignore" });
+  if (probe.status !== 0) return null;
+  const r = spawnSync(PYTHON, ["-c", PSUTIL_SCRIPT, String(pid), String(n)], { encoding: "utf8" });
+  const [median, p99] = r.stdout.trim().split(/\s+/).map(Number);
+  return median !== undefined && p99 !== undefined && Number.isFinite(median)
+    ? { median, p99 }
+    : null;
+}
+
+async function spawnUs(n: number, cmd: string, args: string[]): Promise<number> {
+  spawnSync(cmd, args, { stdio: "ignore" }); // warm the page cache
+  return summarize(
+    await timeUs(n, () => spawnSync(cmd, args, { stdio: "ignore", maxBuffer: 64 << 20 })),
+  ).median;
+}
+
+function waitLine(child: ChildProcess, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let buf = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      buf += d.toString();
+      if (buf.includes(text)) resolve();
+    });
+    child.on("exit", () => reject(new Error(`exited before ${text}`)));
+  });
+}
+
+/** `extra` sleepers in their own process group, so one kill removes them all. */
+async function sleepers(extra: number): Promise<ChildProcess | null> {
+  if (extra === 0) return null;
+  const script = `i=0; while [ $i -lt ${extra} ]; do sleep 600 & i=$((i+1)); done; echo SPAWNED; wait`;
+  const child = spawn("sh", ["-c", script], {
+    detached: true,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  await waitLine(child, "SPAWNED");
+  return child;
+}
+
+function killGroup(child: ChildProcess | null): void {
+  if (child?.pid !== undefined) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), "grok-seat-bench-kernel-"));
+const sockPath = join(dir, "leader.sock");
+const listener = spawn(
+  process.execPath,
+  [
+    "-e",
+    `require("net").createServer(()=>{}).listen(${JSON.stringify(sockPath)},()=>console.log("LISTENING"))`,
+  ],
+  { stdio: ["ignore", "pipe", "ignore"] },
+);
+const target = spawn("sleep", ["600"], { cwd: dir, stdio: "ignore" });
+const targetPid = target.pid ?? 0;
+
+try {
+  await waitLine(listener, "LISTENING");
+  const lsof = haveCommand("lsof");
+  const ss = haveCommand("ss");
+  const widths = [34, 10, 10, 12, 10, 10];
+  const scaling: string[] = [];
+  for (const extra of [0, 200, 1000]) {
+    const group = await sleepers(extra);
+    const procs = processCount();
+    processFacts(targetPid);
+    const ours = summarize(await timeUs(5000, () => processFacts(targetPid)));
+    const py = psutilUs(targetPid, 2000);
+    const ps = await spawnUs(50, "ps", [
+      "-o",
+      "ppid=,uid=,tty=,lstart=,args=",
+      "-p",
+      String(targetPid),
+    ]);
+    const sock = summarize(await timeUs(extra >= 1000 ? 100 : 300, () => socketFacts(sockPath)));
+    const lsofUs = lsof ? await spawnUs(extra >= 1000 ? 5 : 10, "lsof", ["-U"]) : Number.NaN;
+    const ssUs = ss ? await spawnUs(extra >= 1000 ? 10 : 30, "ss", ["-xlp"]) : Number.NaN;
+    killGroup(group);
+
+    const tag = { processes: procs, extraSleepers: extra };
+    figure("kernel.process_facts.median", ours.median, "us", tag);
+    figure("kernel.process_facts.p99", ours.p99, "us", tag);
+    if (py) {
+      figure("kernel.psutil_same_facts.median", py.median, "us", tag);
+      figure("kernel.process_facts.speedup_vs_psutil", py.median / ours.median, "x", tag);
+    }
+    figure("kernel.ps_spawn.median", ps, "us", tag);
+    figure("kernel.process_facts.speedup_vs_ps_spawn", ps / ours.median, "x", tag);
+    figure("kernel.socket_listeners.median", sock.median, "us", tag);
+    if (lsof)
+      figure("kernel.socket_listeners.speedup_vs_lsof_U", lsofUs / sock.median, "x", {
+        ...tag,
+        lsofUs,
+      });
+    if (ss)
+      figure("kernel.socket_listeners.speedup_vs_ss_xlp", ssUs / sock.median, "x", {
+        ...tag,
+        ssUs,
+      });
+
+    process.stdout.write(
+      `\n${procs} processes on the machine (${extra} extra sleepers), µs per call\n`,
+    );
+    process.stdout.write(`${row(["what", "median", "p99", "vs ours", "", ""], widths)}\n`);
+    process.stdout.write(
+      `${row(["processFacts (grok-seat)", ours.median, ours.p99, "1.0x", "", ""], widths)}\n`,
+    );
+    if (py) {
+      process.stdout.write(
+        `${row(["psutil, same facts (in Python)", py.median, py.p99, `${(py.median / ours.median).toFixed(1)}x`, "", ""], widths)}\n`,
+      );
+    } else process.stdout.write("psutil: not installed (apt-get install python3-psutil)\n");
+    process.stdout.write(
+      `${row(["spawn ps -o ...", ps, "", `${(ps / ours.median).toFixed(0)}x`, "", ""], widths)}\n`,
+    );
+    process.stdout.write(
+      `${row(["socketFacts + listeners (ours)", sock.median, sock.p99, "1.0x", "", ""], widths)}\n`,
+    );
+    if (lsof) {
+      process.stdout.write(
+        `${row(["spawn lsof -U", lsofUs, "", `${(lsofUs / sock.median).toFixed(1)}x`, "", ""], widths)}\n`,
+      );
+    }
+    if (ss) {
+      process.stdout.write(
+        `${row(["spawn ss -xlp", ssUs, "", `${(ssUs / sock.median).toFixed(1)}x`, "", ""], widths)}\n`,
+      );
+    }
+    scaling.push(
+      row(
+        [`${procs} procs`, ours.median, py?.median ?? Number.NaN, sock.median, ssUs, lsofUs],
+        widths,
+      ),
+    );
+  }
+  process.stdout.write(`\ngrowth with the number of processes (medians, µs)\n`);
+  process.stdout.write(
+    `${row(["processes", "facts", "psutil", "listeners", "ss -xlp", "lsof -U"], widths)}\n`,
+  );
+  process.stdout.write(`${scaling.join("\n")}\n`);
+} finally {
+  listener.kill("SIGKILL");
+  target.kill("SIGKILL");
+  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+}
