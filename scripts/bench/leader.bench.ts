@@ -5,9 +5,9 @@
  * 2. control round-trip latency (`get_leader_info`) over a real unix socket, median and p99,
  *    beside a bare ping/pong on the same connection.
  *
- * The round trip runs against the grok simulator's leader when `.sim-build/bin/grok` and
- * test/helpers/grok-sim.ts exist, else against the in-test fake leader (test/helpers/fake-leader.ts);
- * the table says which.
+ * The round trips run against the grok simulator's leader (a separate `grok agent leader` process,
+ * test/helpers/grok-sim.ts) and, as the floor of our own client and framing, against the in-test
+ * fake leader in this process (test/helpers/fake-leader.ts).
  */
 
 import { connectLeader } from "../../lib/leader/connection.js";
@@ -118,46 +118,68 @@ function codecTable(): void {
   }
 }
 
-async function roundTrips(): Promise<void> {
-  const target = await startFake();
-  try {
-    const conn = await connectLeader(target.socketPath, { keepaliveIntervalMs: 0 });
-    for (let i = 0; i < 200; i++) await conn.getLeaderInfo();
-    const control = summarize(await timeUs(2000, () => conn.getLeaderInfo()));
-    const ping = summarize(await timeUs(2000, () => conn.ping()));
-    await conn.close();
-    const widths = [34, 12, 12];
-    process.stdout.write(`\nround trips over a unix socket against ${target.label} (µs, n=2000)\n`);
-    process.stdout.write(`${row(["request", "median", "p99"], widths)}\n`);
-    process.stdout.write(
-      `${row(["control get_leader_info", control.median, control.p99], widths)}\n`,
-    );
-    process.stdout.write(
-      `${row(["ping / pong (framing floor)", ping.median, ping.p99], widths)}\n`,
-    );
-    figure("leader.control_rtt.median", control.median, "us", { against: target.label });
-    figure("leader.control_rtt.p99", control.p99, "us", { against: target.label });
-    figure("leader.ping_rtt.median", ping.median, "us", { against: target.label });
-    figure("leader.ping_rtt.p99", ping.p99, "us", { against: target.label });
-  } finally {
-    await target.stop();
-  }
-}
-
 interface Target {
+  readonly key: string;
   readonly label: string;
   readonly socketPath: string;
   stop(): Promise<void>;
 }
 
+/** The grok simulator's leader (`grok agent leader`, a separate process): the real target. */
+async function startSimLeader(): Promise<Target> {
+  const sim = await import("../../test/helpers/grok-sim.js");
+  const home = sim.grokHomeFixture();
+  const leader = await sim.startGrokLeader({ grokHome: home.dir, cwd: home.cwd });
+  return {
+    key: "sim",
+    label: "grok simulator leader (separate process)",
+    socketPath: leader.paths.socketPath,
+    stop: async () => {
+      await leader.stop();
+      home.remove();
+    },
+  };
+}
+
+/** The in-test fake leader in this very process: the floor of our own client + framing. */
 async function startFake(): Promise<Target> {
   const { FakeLeader } = await import("../../test/helpers/fake-leader.js");
   const fake = await FakeLeader.start();
   return {
-    label: "the in-test fake leader (same process)",
+    key: "fake",
+    label: "in-test fake leader (same process)",
     socketPath: fake.socketPath,
     stop: () => fake.stop(),
   };
+}
+
+async function roundTrips(): Promise<void> {
+  const widths = [44, 12, 12];
+  process.stdout.write("\nround trips over a unix socket (µs, n=2000 each, after 200 warm-up)\n");
+  process.stdout.write(`${row(["request / leader", "median", "p99"], widths)}\n`);
+  for (const start of [startSimLeader, startFake]) {
+    const target = await start();
+    try {
+      const conn = await connectLeader(target.socketPath, { keepaliveIntervalMs: 0 });
+      for (let i = 0; i < 200; i++) await conn.getLeaderInfo();
+      const control = summarize(await timeUs(2000, () => conn.getLeaderInfo()));
+      const ping = summarize(await timeUs(2000, () => conn.ping()));
+      await conn.close();
+      process.stdout.write(
+        `${row([`get_leader_info / ${target.label}`, control.median, control.p99], widths)}\n`,
+      );
+      process.stdout.write(
+        `${row([`ping-pong / ${target.label}`, ping.median, ping.p99], widths)}\n`,
+      );
+      const extra = { against: target.label };
+      figure(`leader.control_rtt.${target.key}.median`, control.median, "us", extra);
+      figure(`leader.control_rtt.${target.key}.p99`, control.p99, "us", extra);
+      figure(`leader.ping_rtt.${target.key}.median`, ping.median, "us", extra);
+      figure(`leader.ping_rtt.${target.key}.p99`, ping.p99, "us", extra);
+    } finally {
+      await target.stop();
+    }
+  }
 }
 
 codecTable();

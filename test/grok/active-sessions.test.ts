@@ -114,4 +114,51 @@ test("missing, empty, corrupt, too large and symlinked files are named failures"
   assert.is(checks[0]?.check, "active_sessions.readable");
 });
 
+// Against the grok simulator: the TUI writes its own entry after session/new (§8).
+async function simEvidence(env: Record<string, string>) {
+  const { grokHomeFixture, startGrokTui, waitFor } = await import("../helpers/grok-sim.js");
+  const { processFacts } = await import("../../lib/kernel/process.js");
+  const home = grokHomeFixture();
+  const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd, env });
+  try {
+    const leaderPid = await tui.leaderPid();
+    const expectedSession = {
+      sessionId: tui.sessionId,
+      tuiPid: tui.tuiPid,
+      tuiCwd: processFacts(tui.tuiPid).cwd ?? "",
+    };
+    // The status row says "session ready" once session/new succeeded and the entry was written.
+    await tui.waitForScreen("session ready");
+    const checks = await waitFor("active_sessions.json to settle", async () => {
+      const c = checkActiveSession(await readActiveSessions(home.dir), expectedSession);
+      return env.GROK_SIM_SKIP_ACTIVE_SESSIONS ||
+        env.GROK_SIM_CORRUPT_ACTIVE_SESSIONS ||
+        c.every((x) => x.ok)
+        ? c
+        : undefined;
+    });
+    return { checks, leaderPid, tuiPid: tui.tuiPid };
+  } finally {
+    await tui.stop();
+    home.remove();
+  }
+}
+
+test("simulator: the TUI's entry names the TUI pid and cwd (never the leader's)", async () => {
+  const { checks, leaderPid, tuiPid } = await simEvidence({});
+  assert.ok(checks.every((c) => c.ok));
+  assert.is(checks.find((c) => c.check === "active_sessions.pid")?.received, tuiPid);
+  assert.is.not(tuiPid, leaderPid);
+});
+
+test("simulator: a corrupt file (GROK_SIM_CORRUPT_ACTIVE_SESSIONS) fails active_sessions.readable", async () => {
+  const { checks } = await simEvidence({ GROK_SIM_CORRUPT_ACTIVE_SESSIONS: "1" });
+  assert.is(checks.find((c) => c.check === "active_sessions.readable")?.ok, false);
+});
+
+test("simulator: no entry (GROK_SIM_SKIP_ACTIVE_SESSIONS) fails active_sessions.entry", async () => {
+  const { checks } = await simEvidence({ GROK_SIM_SKIP_ACTIVE_SESSIONS: "1" });
+  assert.is(checks.find((c) => c.check === "active_sessions.entry")?.ok, false);
+});
+
 test.run();

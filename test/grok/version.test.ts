@@ -14,7 +14,15 @@ import {
   probeGrokVersion,
   VERSION_FLOOR,
 } from "../../lib/grok/version.js";
+import { connectLeader } from "../../lib/leader/connection.js";
 import { CAPABILITIES } from "../helpers/fake-leader.js";
+import {
+  ensureGrokSim,
+  type GrokLeader,
+  grokHomeFixture,
+  simEnv,
+  startGrokLeader,
+} from "../helpers/grok-sim.js";
 
 function codeOf(fn: () => unknown): string | null {
   try {
@@ -277,6 +285,43 @@ test("probe: timeout, output cap, failure exit, missing binary, garbage, non-UTF
     await probeCode(script("latin1", "printf 'grok 1.0.48 (\\351)\\n'")),
     "GROK_VERSION_UNPARSEABLE",
   );
+});
+
+test("simulator: grok --version parses; admitted with its leader; refused on each disagreement", async () => {
+  const grok = await ensureGrokSim();
+  const cases: [Record<string, string>, string[], string | null][] = [
+    [{}, [], null],
+    [{ GROK_SIM_VERSION: "1.0.45", GROK_SIM_LEADER_VERSION: "1.0.45" }, ["version.floor"], null],
+    [{ GROK_SIM_LEADER_VERSION: "1.0.47" }, ["version.leader_agrees"], null],
+    [
+      { GROK_SIM_LEGACY_REGISTERED: "1" },
+      ["version.leader_protocol", "version.leader_control_v1", "version.leader_agrees"],
+      null,
+    ],
+    [{ GROK_SIM_VERSION: "1.0.50", GROK_SIM_COMMIT: "b94d5072c95f" }, [], "stable"],
+  ];
+  for (const [env, expectedFailures, label] of cases) {
+    const home = grokHomeFixture(
+      label === null ? {} : { stableVersion: env.GROK_SIM_VERSION ?? "1.0.48" },
+    );
+    let leader: GrokLeader | null = null;
+    try {
+      const cli = await probeGrokVersion(grok, { env: simEnv(home.dir, env) });
+      assert.is(cli.version, env.GROK_SIM_VERSION ?? "1.0.48");
+      assert.is(cli.channel, label === null ? null : "stable");
+      leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd, env });
+      const conn = await connectLeader(leader.paths.socketPath, { keepaliveIntervalMs: 0 });
+      try {
+        const checks = admitVersion({ cli, leaderRegistered: conn.registered });
+        assert.equal(failed(checks), expectedFailures, JSON.stringify(env));
+      } finally {
+        await conn.close();
+      }
+    } finally {
+      await leader?.stop();
+      home.remove();
+    }
+  }
 });
 
 test.run();
