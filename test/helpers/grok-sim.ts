@@ -21,7 +21,11 @@ export function ensureGrokSim(): Promise<string> {
 }
 
 /** Poll `cond` every 20 ms until it returns something other than undefined/false. */
-export async function waitFor<T>(what: string, cond: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  cond: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -32,7 +36,9 @@ export async function waitFor<T>(what: string, cond: () => T | undefined | false
       last = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? "" : `: ${String(last)}`}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? "" : `: ${String(last)}`}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -106,7 +112,10 @@ export function grokHomeFixture(
   ];
   const lines: string[] = [];
   if (opts.disabledMcpServers !== undefined) {
-    lines.push(`disabled_mcp_servers = [${opts.disabledMcpServers.map(tomlString).join(", ")}]`, "");
+    lines.push(
+      `disabled_mcp_servers = [${opts.disabledMcpServers.map(tomlString).join(", ")}]`,
+      "",
+    );
   }
   if (opts.combineQueuedPrompts === true) lines.push("[ui]", "combine_queued_prompts = true", "");
   for (const s of servers) {
@@ -123,7 +132,11 @@ export function grokHomeFixture(
   if (opts.stableVersion !== undefined) {
     writeFileSync(
       join(dir, "version.json"),
-      JSON.stringify({ version: opts.stableVersion, stable_version: opts.stableVersion, checked_at: new Date().toISOString() }),
+      JSON.stringify({
+        version: opts.stableVersion,
+        stable_version: opts.stableVersion,
+        checked_at: new Date().toISOString(),
+      }),
     );
   }
   return {
@@ -135,10 +148,14 @@ export function grokHomeFixture(
 }
 
 /** The environment the simulator runs with: ours, minus anything that could hijack node. */
-export function simEnv(grokHome: string, extra: Record<string, string> = {}): Record<string, string> {
+export function simEnv(
+  grokHome: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith("GROK_") && k !== "NODE_OPTIONS" && !k.startsWith("TMUX")) env[k] = v;
+    if (v !== undefined && !k.startsWith("GROK_") && k !== "NODE_OPTIONS" && !k.startsWith("TMUX"))
+      env[k] = v;
   }
   env.GROK_HOME = grokHome;
   env.GROK_DISABLE_AUTOUPDATER = "1";
@@ -156,7 +173,7 @@ export interface GrokPaths {
 }
 
 function lockFor(socketPath: string): string {
-  return socketPath.replace(/\.[^./]*$/, "") + ".lock";
+  return `${socketPath.replace(/\.[^./]*$/, "")}.lock`;
 }
 
 /** Read the pid a leader wrote into its lock file (decimal, no newline). */
@@ -177,6 +194,8 @@ export interface GrokTui {
   tmuxServer: string;
   /** The live leader holding the lock (waits for it). */
   leaderPid(): Promise<number>;
+  /** Wait until the TUI created (or reloaded) its session ("session ready" on screen). */
+  sessionReady(timeoutMs?: number): Promise<void>;
   /** Type text into the pane, then Enter unless `enter: false`. */
   typeIntoTui(text: string, opts?: { enter?: boolean }): Promise<void>;
   capture(): Promise<string>;
@@ -222,7 +241,20 @@ export async function startGrokTui(opts: {
   const env = simEnv(opts.grokHome, opts.env);
   tmux(
     server,
-    ["new-session", "-d", "-s", "sim", "-x", String(opts.cols ?? 160), "-y", String(opts.rows ?? 48), "-c", opts.cwd, "--", ...argv],
+    [
+      "new-session",
+      "-d",
+      "-s",
+      "sim",
+      "-x",
+      String(opts.cols ?? 160),
+      "-y",
+      String(opts.rows ?? 48),
+      "-c",
+      opts.cwd,
+      "--",
+      ...argv,
+    ],
     env,
   );
   const seenLeaders = new Set<number>();
@@ -248,24 +280,39 @@ export async function startGrokTui(opts: {
         seenLeaders.add(pid);
         return pid;
       }),
+    sessionReady: async (timeoutMs = 20_000) => {
+      await waitFor(
+        "TUI session ready",
+        () => tmux(server, ["capture-pane", "-p", "-t", "sim"]).includes("session ready"),
+        timeoutMs,
+      );
+    },
     typeIntoTui: async (text, o = {}) => {
       tmux(server, ["send-keys", "-t", "sim", "-l", text]);
       if (o.enter !== false) tmux(server, ["send-keys", "-t", "sim", "Enter"]);
     },
     capture: async () => tmux(server, ["capture-pane", "-p", "-t", "sim"]),
     waitForScreen: (pattern, timeoutMs = 15_000) =>
-      waitFor(`screen to show ${String(pattern)}`, () => {
-        const screen = tmux(server, ["capture-pane", "-p", "-t", "sim"]);
-        const hit = typeof pattern === "string" ? screen.includes(pattern) : pattern.test(screen);
-        return hit ? screen : undefined;
-      }, timeoutMs),
+      waitFor(
+        `screen to show ${String(pattern)}`,
+        () => {
+          const screen = tmux(server, ["capture-pane", "-p", "-t", "sim"]);
+          const hit = typeof pattern === "string" ? screen.includes(pattern) : pattern.test(screen);
+          return hit ? screen : undefined;
+        },
+        timeoutMs,
+      ),
     stop: async () => {
       const current = readLockPid(paths.lockPath);
       if (current !== undefined) seenLeaders.add(current);
       killQuiet(tuiPid);
       for (const pid of seenLeaders) killQuiet(pid);
       spawnSync("tmux", ["-L", server, "kill-server"], { stdio: "ignore" });
-      await waitFor("simulator processes to exit", () => [tuiPid, ...seenLeaders].every((p) => !pidAlive(p)), 10_000).catch(() => undefined);
+      await waitFor(
+        "simulator processes to exit",
+        () => [tuiPid, ...seenLeaders].every((p) => !pidAlive(p)),
+        10_000,
+      ).catch(() => undefined);
     },
   };
   return tui;
@@ -290,7 +337,8 @@ export async function startGrokLeader(opts: {
   waitForSocket?: boolean;
 }): Promise<GrokLeader> {
   const grok = await ensureGrokSim();
-  const socketPath = opts.socketPath ?? join(opts.grokHome, `leader-${randomUUID().slice(0, 8)}.sock`);
+  const socketPath =
+    opts.socketPath ?? join(opts.grokHome, `leader-${randomUUID().slice(0, 8)}.sock`);
   const paths: GrokPaths = {
     grokHome: opts.grokHome,
     cwd: opts.cwd,
@@ -301,7 +349,16 @@ export async function startGrokLeader(opts: {
   };
   const child = spawn(
     grok,
-    ["agent", "leader", "--no-exit-on-disconnect", "--relay-on-demand", "--grok-ws-url", "wss://code.grok.com/ws/code-agent", "--grok-ws-origin", "https://grok.com"],
+    [
+      "agent",
+      "leader",
+      "--no-exit-on-disconnect",
+      "--relay-on-demand",
+      "--grok-ws-url",
+      "wss://code.grok.com/ws/code-agent",
+      "--grok-ws-origin",
+      "https://grok.com",
+    ],
     {
       cwd: opts.cwd,
       env: simEnv(opts.grokHome, { GROK_LEADER_SOCKET: socketPath, ...opts.env }),
@@ -315,7 +372,12 @@ export async function startGrokLeader(opts: {
   const pid = child.pid;
   if (pid === undefined) throw new Error("failed to spawn the grok simulator");
   if (opts.waitForSocket !== false) {
-    await waitFor(`leader socket ${socketPath}`, () => existsSync(socketPath) && readLockPid(paths.lockPath) === pid);
+    // The socket file appears at bind(), a moment before listen(): wait for the leader's own
+    // "listening" log line instead of probing (a probe connection would use up a client id).
+    await waitFor(
+      `leader listening on ${socketPath}`,
+      () => err.includes("Leader server listening") && readLockPid(paths.lockPath) === pid,
+    );
   }
   return {
     pid,
@@ -324,7 +386,11 @@ export async function startGrokLeader(opts: {
     stderr: () => err,
     stop: async () => {
       killQuiet(pid);
-      await waitFor("leader exit", () => child.exitCode !== null || child.signalCode !== null, 10_000).catch(() => undefined);
+      await waitFor(
+        "leader exit",
+        () => child.exitCode !== null || child.signalCode !== null,
+        10_000,
+      ).catch(() => undefined);
     },
   };
 }

@@ -59,12 +59,25 @@ export class RawClient {
     socket.on("error", () => undefined);
   }
 
-  static open(path: string): Promise<RawClient> {
-    return new Promise((resolve, reject) => {
-      const s = connect(path);
-      s.once("connect", () => resolve(new RawClient(s)));
-      s.once("error", reject);
-    });
+  /**
+   * Connect, retrying ECONNREFUSED briefly: a listener's socket file exists from bind() on, a
+   * moment before listen() (the real TUI retries the same way, wait_for_socket_connectable).
+   */
+  static async open(path: string, retryMs = 3000): Promise<RawClient> {
+    const deadline = Date.now() + retryMs;
+    for (;;) {
+      try {
+        return await new Promise<RawClient>((resolve, reject) => {
+          const s = connect(path);
+          s.once("connect", () => resolve(new RawClient(s)));
+          s.once("error", reject);
+        });
+      } catch (err) {
+        const refused = err instanceof Error && "code" in err && err.code === "ECONNREFUSED";
+        if (!refused || Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
   }
 
   private wake(): void {

@@ -60,6 +60,7 @@ async function attach(tui: GrokTui): Promise<RawClient> {
 }
 
 async function sessionReady(tui: GrokTui): Promise<void> {
+  await tui.sessionReady();
   await waitFor("active_sessions.json entry", () => {
     try {
       return activeSessions(tui.paths.activeSessions).some((e) => e.session_id === tui.sessionId);
@@ -140,7 +141,8 @@ test("the leader outlives the TUI: /quit unregisters, the leader keeps serving a
     assert.ok(pidAlive(leader), "the leader is still running");
     const entries = activeSessions(tui.paths.activeSessions);
     assert.ok(!entries.some((e) => e.session_id === tui.sessionId), "the entry was removed");
-    if (linux) assert.is.not(stat(leader).ppid, tui.tuiPid);
+    // Reparenting completes when the TUI's last thread is gone, a moment after its main thread.
+    if (linux) await waitFor("leader reparented", () => stat(leader).ppid !== tui.tuiPid);
     assert.ok(existsSync(tui.paths.socketPath));
     const c = await RawClient.open(tui.paths.socketPath);
     await c.register("after");

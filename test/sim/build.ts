@@ -50,13 +50,17 @@ export function inputHash(): string {
   const require = createRequire(import.meta.url);
   const versions = ["esbuild", "valibot", "postject"].map((name) => {
     try {
-      const pkg: unknown = JSON.parse(readFileSync(require.resolve(`${name}/package.json`), "utf8"));
+      const pkg: unknown = JSON.parse(
+        readFileSync(require.resolve(`${name}/package.json`), "utf8"),
+      );
       return `${name}@${typeof pkg === "object" && pkg !== null ? String(Reflect.get(pkg, "version")) : "?"}`;
     } catch {
       return `${name}@?`;
     }
   });
-  h.update(`${process.version} ${process.platform} ${process.arch} ${repoRoot} ${versions.join(" ")}\n`);
+  h.update(
+    `${process.version} ${process.platform} ${process.arch} ${repoRoot} ${versions.join(" ")}\n`,
+  );
   for (const file of [...sourceFiles(join(here, "grok")), fileURLToPath(import.meta.url)]) {
     h.update(`${relative(repoRoot, file)}\n`);
     h.update(readFileSync(file));
@@ -76,7 +80,9 @@ function upToDate(hash: string): boolean {
 function run(cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
   if (r.status !== 0) {
-    throw new Error(`${cmd} ${args.join(" ")} failed (${r.status ?? r.signal}): ${r.stderr}${r.stdout}`);
+    throw new Error(
+      `${cmd} ${args.join(" ")} failed (${r.status ?? r.signal}): ${r.stderr}${r.stdout}`,
+    );
   }
 }
 
@@ -136,7 +142,12 @@ async function buildInto(tmp: string, hash: string): Promise<void> {
   const config = join(tmp, "sea-config.json");
   writeFileSync(
     config,
-    JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false }),
+    JSON.stringify({
+      main: bundle,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: false,
+    }),
   );
   run(process.execPath, ["--experimental-sea-config", config]);
   const exe = join(tmp, "grok");
@@ -154,10 +165,15 @@ async function buildInto(tmp: string, hash: string): Promise<void> {
 
 /** Build (or reuse) the simulator binary; resolves to its absolute path. */
 export async function buildSim(): Promise<string> {
+  return (await buildSimReport()).path;
+}
+
+/** buildSim, also saying whether this call did the build (false: reused or built by another). */
+export async function buildSimReport(): Promise<{ path: string; built: boolean }> {
   const hash = inputHash();
-  if (upToDate(hash)) return simBinaryPath;
+  if (upToDate(hash)) return { path: simBinaryPath, built: false };
   return withLock(async () => {
-    if (upToDate(hash)) return simBinaryPath;
+    if (upToDate(hash)) return { path: simBinaryPath, built: false };
     mkdirSync(outDir, { recursive: true });
     const tmp = join(repoRoot, ".sim-build", `tmp-${process.pid}-${Date.now()}`);
     mkdirSync(tmp, { recursive: true });
@@ -168,20 +184,26 @@ export async function buildSim(): Promise<string> {
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
-    return simBinaryPath;
+    return { path: simBinaryPath, built: true };
   });
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+if (
+  process.argv[1] !== undefined &&
+  import.meta.url === pathToFileURL(resolve(process.argv[1])).href
+) {
   const started = Date.now();
-  const before = upToDate(inputHash());
-  buildSim().then(
-    (path) => {
-      const what = before ? "up to date" : `built in ${((Date.now() - started) / 1000).toFixed(1)} s`;
+  buildSimReport().then(
+    ({ path, built }) => {
+      const what = built
+        ? `built in ${((Date.now() - started) / 1000).toFixed(1)} s`
+        : "up to date";
       process.stdout.write(`grok simulator ${what}: ${path}\n`);
     },
     (err: unknown) => {
-      process.stderr.write(`build:sim failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(
+        `build:sim failed: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
       process.exitCode = 1;
     },
   );

@@ -80,6 +80,24 @@ export function tryUnregisterActiveSession(root: string, sessionId: string): boo
   }
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err instanceof Error && "code" in err && err.code === "EPERM";
+  }
+}
+
+/**
+ * collect_crashed: every grok run (bin/main.rs main, before the runtime starts) drops entries
+ * whose pid is dead. Like the real read-modify-write it rewrites the file even when nothing
+ * changed, creating `[]` when there was none.
+ */
+export function collectCrashed(root: string): void {
+  withLock(root, false, (list) => list.filter((s) => alive(s.pid)));
+}
+
 /** Fault GROK_SIM_CORRUPT_ACTIVE_SESSIONS: leave bytes that do not parse. */
 export function corruptActiveSessions(root: string): void {
   mkdirSync(root, { recursive: true });

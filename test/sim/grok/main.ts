@@ -5,6 +5,7 @@
  * grok-seat must never start a standalone agent.
  */
 import { mkdirSync } from "node:fs";
+import { collectCrashed } from "./active-sessions.js";
 import { parseCli } from "./cli.js";
 import { leaderInfo, leaderList } from "./discover.js";
 import { grokHome, readSimEnv } from "./env.js";
@@ -55,6 +56,13 @@ async function main(argv: string[]): Promise<void> {
     mkdirSync(grokHome(), { recursive: true });
   } catch {
     // grok_home() only warns when it cannot create the directory.
+  }
+  if (intent.kind !== "imposter") {
+    try {
+      collectCrashed(grokHome());
+    } catch {
+      // collect_crashed().unwrap_or_default(): never fatal.
+    }
   }
   switch (intent.kind) {
     case "leader_list":

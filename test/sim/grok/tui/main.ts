@@ -84,6 +84,8 @@ class Tui {
   private exiting = false;
   private leaderPid: number | undefined;
   private modalTimer: NodeJS.Timeout | undefined;
+  private sessionState = "connecting";
+  private activity = "idle";
   private readonly ownPrompts = new Set<string>();
 
   constructor(env: SimEnv, cwd: string, sessionId: string, initialPrompt: string | undefined) {
@@ -121,14 +123,17 @@ class Tui {
     process.stdin.resume();
     if (this.env.tuiExitAfterMs !== undefined)
       setTimeout(() => this.exit(0), this.env.tuiExitAfterMs);
-    this.status("connecting to leader…");
+    this.status("connecting");
     await this.connect(false);
   }
 
-  private status(text: string): void {
+  /** Header line 2: where we are, which leader, and the session state ("session ready"). */
+  private status(sessionState?: string, activity?: string): void {
+    if (sessionState !== undefined) this.sessionState = sessionState;
+    if (activity !== undefined) this.activity = activity;
     const { socketPath } = leaderPaths(PROD_RELAY_WS_URL);
     const pid = this.leaderPid === undefined ? "?" : String(this.leaderPid);
-    this.view.status = `cwd ${this.cwd} · leader pid ${pid} · socket ${socketPath} · ${text}`;
+    this.view.status = `cwd ${this.cwd} · leader pid ${pid} · socket ${socketPath} · session ${this.sessionState} · ${this.activity}`;
     this.view.render();
   }
 
@@ -163,7 +168,7 @@ class Tui {
       if (this.exiting) return;
       this.sessionReady = false;
       this.view.note(`leader connection lost (${reason}); reconnecting…`);
-      this.status("reconnecting…");
+      this.status("reconnecting");
       setTimeout(() => void this.connect(true), 1000);
     });
     await client.request("initialize", {
@@ -182,7 +187,7 @@ class Tui {
       });
       if (res.error !== undefined) {
         this.view.note(`session/new failed: ${JSON.stringify(res.error)}`);
-        this.status("no session");
+        this.status("failed");
         return;
       }
       this.registerActive();
@@ -245,7 +250,7 @@ class Tui {
           ? entries.map((e) => `${str(field(e, "text")) ?? ""}${ownerSuffix(field(e, "owner"))}`)
           : [];
         const running = str(field(params, "runningPromptId"));
-        this.status(running === undefined ? "idle" : `running ${running}`);
+        this.status(undefined, running === undefined ? "idle" : `running ${running}`);
         return;
       }
       case "x.ai/leader/version_mismatch":
