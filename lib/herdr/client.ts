@@ -176,9 +176,12 @@ export function parseReply<S extends v.GenericSchema>(
   }
   const error = v.safeParse(ErrorEnvelopeSchema, value);
   if (error.success) {
-    // "" is the id of a reply to a request the server could not parse (§1.4).
-    if (error.output.id !== id && error.output.id !== "")
-      throw idMismatch(method, id, error.output.id);
+    // "" is the id of a reply to a request the server could not parse (§1.4); a refused
+    // pane-scoped subscription answers with its probe's derived id `<id>:sub:<index>:probe`
+    // (`ActiveSubscription::new`, src/api/subscriptions.rs).
+    const errorId = error.output.id;
+    if (errorId !== id && errorId !== "" && !errorId.startsWith(`${id}:`))
+      throw idMismatch(method, id, errorId);
     throw new WireError("herdr", error.output.error.code, error.output.error.message, {
       details: { method, id: error.output.id },
     });

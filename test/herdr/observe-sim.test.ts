@@ -3,7 +3,9 @@
  * process is the argv command, and the kernel (`ps`, pidfs identity) is the oracle. Every
  * tampering is refused by its check name; the injection log stays empty throughout.
  */
-import { realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { systemKernel } from "../../lib/herdr/kernel-port.js";
@@ -189,6 +191,44 @@ test("Herdr upgraded under us: refused as herdr.version", async () => {
     assert.equal(failedNames(v.checks), ["herdr.version"]);
   } finally {
     await sim.configure({ version: "0.8.0", protocol: 19 });
+  }
+});
+
+test("descriptor changed (server restarted on the same path, same pane id reused): refused", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gs-herdr-restart-"));
+  const sessionName = `restart-${process.pid}`;
+  const first = await startHerdrSim({ dir, sessionName, switches: { detectMs: 100 } });
+  let second: HerdrSimHandle | null = null;
+  const pids: number[] = [];
+  try {
+    const client = newClient(first.socketPath);
+    const { record } = await launchAndBind(client, sessionName);
+    pids.push(record.process.pid);
+    await first.stop();
+    second = await startHerdrSim({ dir, sessionName, switches: { detectMs: 100 } });
+    assert.is(second.socketPath, first.socketPath);
+    // A fresh server hands out the same public ids again (w1:p2): only the descriptor, the
+    // terminal id and the process tell the panes apart.
+    const again = await launchAndBind(client, sessionName);
+    pids.push(again.record.process.pid);
+    assert.is(again.record.pane.paneId, record.pane.paneId);
+    const v = await verifyPane(client, systemKernel, record);
+    const failed = failedNames(v.checks);
+    for (const name of [
+      "herdr.server_pid",
+      "herdr.server_identity",
+      "pane.terminal_id",
+      "pane.shell_pid",
+      "pane.process_identity",
+    ]) {
+      assert.ok(failed.includes(name), `${name} in ${failed.join()}`);
+    }
+    assert.not.ok(failed.includes("pane.present"));
+  } finally {
+    for (const pid of pids) kill(pid);
+    await second?.stop();
+    await first.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
