@@ -39,6 +39,7 @@ export function tokensOf(pointer: string): string[] | undefined {
  */
 export function fragmentToPointer(fragment: string): string {
   const body = fragment.startsWith("#") ? fragment.slice(1) : fragment;
+  if (!body.includes("%")) return body;
   try {
     return decodeURIComponent(body);
   } catch {

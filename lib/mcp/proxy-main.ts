@@ -9,7 +9,8 @@
  * streamable HTTP on 127.0.0.1:<port> (0 = any free port), and the line
  * `mcp-projection: listening <url>` on stderr says where. stdout carries only MCP in stdio mode;
  * issues and errors go to stderr, one line each. Exit: 0 after a clean shutdown (stdin closed,
- * SIGINT, SIGTERM), 1 when the upstream cannot be reached or listed, 2 on a usage error.
+ * SIGINT, SIGTERM), 1 when the upstream cannot be reached or listed or its connection ends,
+ * 2 on a usage error.
  */
 import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -115,7 +116,17 @@ async function main(): Promise<void> {
     return;
   }
 
-  let proxy: ProjectingProxy;
+  let stopping = false;
+  let stopHttp: (() => Promise<void>) | undefined;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    await stopHttp?.().catch(() => {});
+    await proxy?.close().catch(() => {});
+    // Nothing else should hold the loop; stdin may still be referenced in stdio mode.
+    process.stdin.destroy();
+  };
+  let proxy: ProjectingProxy | undefined;
   try {
     proxy = await ProjectingProxy.start(upstreamTransport(cli.upstream), {
       invalidArguments: cli.invalidArguments,
@@ -125,26 +136,21 @@ async function main(): Promise<void> {
         for (const issue of issues) log(`not listed: ${formatIssue(issue)}`);
       },
       onError: (err) => log(`error: ${err.message}`),
+      // Without its upstream the proxy can only refuse; end, so the client sees the server gone.
+      onUpstreamClose: () => {
+        log("upstream closed");
+        process.exitCode = 1;
+        void stop();
+      },
     });
   } catch (err) {
     log(`cannot start: ${err instanceof Error ? err.message : String(err)}`);
     process.exitCode = 1;
     return;
   }
-  log(
-    `upstream lists ${proxy.snapshot.projection.tools.length + proxy.snapshot.issues.length} tools, ${proxy.snapshot.listed.length} listed`,
-  );
+  const { listed, issues } = proxy.snapshot;
+  log(`${listed.length} tools listed, ${issues.length} not listed`);
 
-  let stopping = false;
-  let stopHttp: (() => Promise<void>) | undefined;
-  const stop = async (): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    await stopHttp?.().catch(() => {});
-    await proxy.close().catch(() => {});
-    // Nothing else should hold the loop; stdin may still be referenced in stdio mode.
-    process.stdin.destroy();
-  };
   process.once("SIGINT", () => void stop());
   process.once("SIGTERM", () => void stop());
 

@@ -63,6 +63,8 @@ export interface ProjectingProxyOptions extends ProjectOptions {
   readonly onIssues?: (issues: readonly ProjectionIssue[]) => void;
   /** Failures with no caller to report to (a background re-fetch, a failed notification). */
   readonly onError?: (error: Error) => void;
+  /** The upstream connection ended without `close()` (a spawned bank exited, say). */
+  readonly onUpstreamClose?: () => void;
 }
 
 /** One fetched and projected upstream list; replaced whole, never mutated. */
@@ -134,6 +136,9 @@ export class ProjectingProxy {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       proxy.refresh().catch((err: unknown) => proxy.#report(err));
     });
+    client.onclose = () => {
+      if (!proxy.#closed) options.onUpstreamClose?.();
+    };
     await client.connect(upstream);
     try {
       await proxy.refresh();

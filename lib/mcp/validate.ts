@@ -18,14 +18,41 @@
 import { dereference, type OutputUnit, validate } from "@cfworker/json-schema";
 import { GrokSeatError } from "../errors.js";
 import { type SchemaDraft, schemaDraft } from "./draft.js";
-import type { ProjectionIssue } from "./issues.js";
+import type { CallErrorCode, ProjectionIssue } from "./issues.js";
 import { isJsonObject } from "./json-pointer.js";
 import type { RawTool } from "./raw-tool.js";
 import { type ArgumentError, explainErrors } from "./validation-message.js";
 
-export type CallVerdict =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly error: GrokSeatError };
+export type CallVerdict = { readonly ok: true } | Refused;
+
+/**
+ * A refused call. The GrokSeatError is built on first access: capturing a stack trace costs
+ * more than the validation itself, and a caller that only branches on `ok` never needs it.
+ */
+export class Refused {
+  readonly ok = false;
+  readonly code: CallErrorCode;
+  readonly message: string;
+  readonly details: { readonly tool: string; readonly errors: readonly ArgumentError[] };
+  #error: GrokSeatError | undefined;
+
+  constructor(
+    code: CallErrorCode,
+    tool: string,
+    message: string,
+    errors: readonly ArgumentError[],
+  ) {
+    this.code = code;
+    this.message = message;
+    this.details = { tool, errors };
+  }
+
+  /** The typed error: `code`, `message`, `details: {tool, errors}`. */
+  get error(): GrokSeatError {
+    this.#error ??= new GrokSeatError(this.code, this.message, { details: { ...this.details } });
+    return this.#error;
+  }
+}
 
 export interface ToolValidator {
   /** Names with a usable validator, in the order given. */
@@ -101,12 +128,12 @@ function describeArgs(args: unknown): string {
 }
 
 function refuse(
-  code: "MCP_INVALID_ARGUMENTS" | "MCP_UNKNOWN_TOOL" | "MCP_SCHEMA_UNUSABLE",
+  code: CallErrorCode,
   tool: string,
   message: string,
   errors: readonly ArgumentError[] = [],
 ): CallVerdict {
-  return { ok: false, error: new GrokSeatError(code, message, { details: { tool, errors } }) };
+  return new Refused(code, tool, message, errors);
 }
 
 /** Build the validators for one snapshot of the original bank. */

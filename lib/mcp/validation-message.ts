@@ -68,20 +68,38 @@ function strictlyWithin(path: string, parent: string): boolean {
 
 /** Shorten cfworker's sentences; anything unrecognised is kept, minus the final period. */
 function shorten(keyword: string, text: string): string {
-  let m = /^Instance type "([^"]+)" is invalid\. Expected (.+)\.$/.exec(text);
-  if (m) return `expected ${(m[2] ?? "").replace(/"/g, "").replace(/, /g, " or ")}, got ${m[1]}`;
-  m = /^Instance does not have required property (".*")\.$/.exec(text);
-  if (m) return `missing required property ${m[1]}`;
-  m = /^Instance does not match any of (.*)\.$/s.exec(text);
-  if (m && keyword === "enum") return `must be one of ${m[1]}`;
-  m = /^Instance does not match (.*)\.$/s.exec(text);
-  if (m && keyword === "const") return `must be ${m[1]}`;
-  m = /^String does not match format "(.*)"\.$/.exec(text);
-  if (m) return `is not a valid ${m[1]} (format)`;
-  m = /^Instance has "(.*)" but does not have "(.*)"\.$/.exec(text);
-  if (m) return `"${m[2]}" is required when "${m[1]}" is present`;
-  if (keyword === "not") return 'must not match the "not" schema';
-  return text.replace(/\.$/, "");
+  let m: RegExpExecArray | null = null;
+  switch (keyword) {
+    case "type":
+      m = /^Instance type "([^"]+)" is invalid\. Expected (.+)\.$/.exec(text);
+      if (m)
+        return `expected ${(m[2] ?? "").replace(/"/g, "").replace(/, /g, " or ")}, got ${m[1]}`;
+      break;
+    case "required":
+      m = /^Instance does not have required property (".*")\.$/.exec(text);
+      if (m) return `missing required property ${m[1]}`;
+      break;
+    case "enum":
+      m = /^Instance does not match any of (.*)\.$/s.exec(text);
+      if (m) return `must be one of ${m[1]}`;
+      break;
+    case "const":
+      m = /^Instance does not match (.*)\.$/s.exec(text);
+      if (m) return `must be ${m[1]}`;
+      break;
+    case "format":
+      m = /^String does not match format "(.*)"\.$/.exec(text);
+      if (m) return `is not a valid ${m[1]} (format)`;
+      break;
+    case "dependentRequired":
+    case "dependencies":
+      m = /^Instance has "(.*)" but does not have "(.*)"\.$/.exec(text);
+      if (m) return `"${m[2]}" is required when "${m[1]}" is present`;
+      break;
+    case "not":
+      return 'must not match the "not" schema';
+  }
+  return text.endsWith(".") ? text.slice(0, -1) : text;
 }
 
 /** The value at a validator's dynamic schema path, following `$ref` tokens. */
@@ -131,7 +149,11 @@ function toNodes(units: readonly OutputUnit[], schema: unknown): Node[] {
       });
       return;
     }
-    const schemaPath = fragmentToPointer(u.keywordLocation);
+    // cfworker spells this one location "dependantRequired" (validate.js); name the keyword.
+    const schemaPath = fragmentToPointer(u.keywordLocation).replace(
+      /\/dependantRequired$/,
+      "/dependentRequired",
+    );
     // cfworker says only "String does not match pattern"; name the pattern.
     const pattern = u.keyword === "pattern" ? schemaAt(schema, schemaPath) : undefined;
     nodes.push({
@@ -182,8 +204,9 @@ function where(n: Node): string {
 
 /** How many alternatives a failed `oneOf` matched (cfworker: "(2 matches)"). */
 function oneOfMatches(n: Node): number {
+  if (n.keyword !== "oneOf") return 0;
   const m = /\((\d+) matches\)/.exec(n.message);
-  return n.keyword === "oneOf" && m ? Number(m[1]) : 0;
+  return m ? Number(m[1]) : 0;
 }
 
 function renderNode(

@@ -336,3 +336,46 @@ http("SIGTERM ends the proxy cleanly (exit 0)", async (ctx) => {
 });
 
 http.run();
+
+// ── the upstream goes away ──────────────────────────────────────────────────────────────
+const gone = suite("upstream exit");
+
+gone("when the spawned bank dies, proxy-main exits 1 instead of serving a dead list", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-proxy-gone-"));
+  const log = join(dir, "bank.jsonl");
+  const proxy = spawn(
+    process.execPath,
+    [...TSX, PROXY_MAIN, "--", process.execPath, ...TSX, BANK_MAIN, "--log", log],
+    { stdio: ["pipe", "ignore", "pipe"] },
+  );
+  let text = "";
+  proxy.stderr?.on("data", (c: Buffer) => {
+    text += c.toString("utf8");
+  });
+  const exited = new Promise<number | null>((resolve) => proxy.once("exit", (c) => resolve(c)));
+  try {
+    await waitFor("proxy ready", () => (/tools listed/.test(text) ? true : undefined));
+    const bank = await waitFor("bank ready", () => bankReady(log));
+    process.kill(bank.pid, "SIGKILL");
+    assert.is(await exited, 1);
+    assert.ok(text.includes("upstream closed"));
+  } finally {
+    await stop(proxy);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+gone("a usage error exits 2 and prints the usage", async () => {
+  const proxy = spawn(process.execPath, [...TSX, PROXY_MAIN, "--http", "99999", "--", "true"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let text = "";
+  proxy.stderr?.on("data", (c: Buffer) => {
+    text += c.toString("utf8");
+  });
+  const code = await new Promise<number | null>((resolve) => proxy.once("exit", (c) => resolve(c)));
+  assert.is(code, 2);
+  assert.ok(text.includes("usage: proxy-main"));
+});
+
+gone.run();
