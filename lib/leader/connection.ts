@@ -13,17 +13,25 @@
  * - A frame the leader should never send (bad bytes, unknown `type`) closes the connection with a
  *   typed error rather than a log line.
  */
-import net from "node:net";
+import type net from "node:net";
 import { GrokSeatError, WireError } from "../errors.js";
 import { AcpInbox } from "./acp-inbox.js";
 import { checkAcpPayload } from "./acp-payload.js";
+import { connectPath } from "./connect-path.js";
+import {
+  type CloseReason,
+  CONNECTION_DEFAULTS,
+  type ConnectionSettings,
+  type ConnectionState,
+  type LeaderConnectionOptions,
+  type LeaderEvent,
+} from "./connection-types.js";
 import type { ControlCommand, ControlPayload, LeaderInfo } from "./control.js";
 import { ControlRequests } from "./control-requests.js";
-import { encodeFrame, FrameDecoder, MAX_FRAME_BYTES } from "./frame-codec.js";
+import { encodeFrame, FrameDecoder } from "./frame-codec.js";
 import { FrameWatchdog } from "./frame-watchdog.js";
 import {
   acpMessage,
-  CLIENT_TYPE,
   type ClientMessage,
   controlMessage,
   DISCONNECT,
@@ -36,107 +44,7 @@ import {
   type ShutdownReason,
 } from "./messages.js";
 
-export interface LeaderConnectionOptions {
-  /** `register.client_type`; default "grok-seat". */
-  readonly clientType?: string;
-  /** Bound on `connect()` to a path (client.rs `CONNECT_TIMEOUT`, 5 s). */
-  readonly connectTimeoutMs?: number;
-  /** Bound on the `registered` reply (client.rs `REGISTRATION_RESPONSE_TIMEOUT`, 10 s). */
-  readonly registrationTimeoutMs?: number;
-  /** Bound on `leader_ready` after `registered{ready:false}` (client.rs `LEADER_READY_TIMEOUT`, 120 s). */
-  readonly readyTimeoutMs?: number;
-  /** Ping interval (client.rs `KEEPALIVE_INTERVAL`, 30 s); 0 disables. */
-  readonly keepaliveIntervalMs?: number;
-  /** Bound on each control request (30 s); client.rs has none. */
-  readonly controlTimeoutMs?: number;
-  /** Largest frame accepted or sent (<= 64 MiB, the default). */
-  readonly maxFrameBytes?: number;
-  /** A partial frame with no new byte for this long closes the connection (30 s). */
-  readonly partialFrameIdleMs?: number;
-  /** A frame still incomplete this long after its first byte closes the connection (60 s). */
-  readonly frameDeadlineMs?: number;
-  /** Unconsumed ACP payload text above which reading is paused (16 Mi code units). */
-  readonly maxQueuedAcpBytes?: number;
-  /** Bytes in the socket's write buffer above which a send is refused (128 MiB). */
-  readonly maxPendingWriteBytes?: number;
-}
-
-const DEFAULTS = {
-  clientType: CLIENT_TYPE,
-  connectTimeoutMs: 5_000,
-  registrationTimeoutMs: 10_000,
-  readyTimeoutMs: 120_000,
-  keepaliveIntervalMs: 30_000,
-  controlTimeoutMs: 30_000,
-  maxFrameBytes: MAX_FRAME_BYTES,
-  partialFrameIdleMs: 30_000,
-  frameDeadlineMs: 60_000,
-  maxQueuedAcpBytes: 16 * 1024 * 1024,
-  maxPendingWriteBytes: 128 * 1024 * 1024,
-} satisfies Required<LeaderConnectionOptions>;
-
-type Settings = typeof DEFAULTS;
-
-/** Why a connection ended. `leader_shutdown` needs a `shutdown` frame; a bare EOF is `connection_lost`. */
-export type CloseReason =
-  | { readonly kind: "client_closed" }
-  | { readonly kind: "leader_shutdown"; readonly shuttingDown: ShutdownReason | null }
-  | {
-      readonly kind: "connection_lost";
-      readonly shuttingDown: ShutdownReason | null;
-      readonly error: GrokSeatError | null;
-    }
-  | { readonly kind: "protocol_error"; readonly error: GrokSeatError };
-
-export type LeaderEvent =
-  | { readonly type: "shutting_down"; readonly reason: ShutdownReason; readonly delayMs: number }
-  | { readonly type: "shutdown" }
-  /** An `error` frame after registration (client.rs logs these and carries on). */
-  | { readonly type: "error_frame"; readonly error: WireError }
-  /** A well-formed frame with no meaning now (a second `registered`, an unknown request_id). */
-  | { readonly type: "unexpected"; readonly message: ServerMessage }
-  | { readonly type: "closed"; readonly reason: CloseReason };
-
-export type ConnectionState = "registering" | "awaiting_ready" | "open" | "closed";
-
-/** Connect once to a unix socket path, bounded. No retry (client.rs retries 3 times; we do not). */
-function connectPath(path: string, timeoutMs: number): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = net.createConnection({ path });
-    const fail = (err: GrokSeatError): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      reject(err);
-    };
-    const timer = setTimeout(
-      () =>
-        fail(
-          new GrokSeatError("CONNECT_TIMEOUT", `connect to ${path} timed out`, {
-            details: { path, timeoutMs },
-          }),
-        ),
-      timeoutMs,
-    );
-    timer.unref();
-    socket.once("error", (cause: NodeJS.ErrnoException) =>
-      fail(
-        new GrokSeatError(
-          "CONNECT_FAILED",
-          `cannot connect to ${path}: ${cause.code ?? cause.message}`,
-          {
-            details: { path, errno: cause.code ?? null },
-            cause,
-          },
-        ),
-      ),
-    );
-    socket.once("connect", () => {
-      clearTimeout(timer);
-      socket.removeAllListeners("error");
-      resolve(socket);
-    });
-  });
-}
+export type { CloseReason, ConnectionState, LeaderConnectionOptions, LeaderEvent };
 
 /**
  * Connect (once) and register. `target` is a socket path that already passed the socket proof, or
@@ -147,7 +55,7 @@ export async function connectLeader(
   target: string | net.Socket,
   options: LeaderConnectionOptions = {},
 ): Promise<LeaderConnection> {
-  const settings: Settings = { ...DEFAULTS, ...options };
+  const settings: ConnectionSettings = { ...CONNECTION_DEFAULTS, ...options };
   const socket =
     typeof target === "string" ? await connectPath(target, settings.connectTimeoutMs) : target;
   if (socket.destroyed || socket.connecting || socket.readyState !== "open") {
@@ -169,7 +77,7 @@ export class LeaderConnection {
   /** Resolves once, with the reason, when the connection has ended. Never rejects. */
   readonly closed: Promise<CloseReason>;
 
-  readonly #s: Settings;
+  readonly #s: ConnectionSettings;
   readonly #decoder: FrameDecoder;
   readonly #inbox: AcpInbox;
   readonly #watchdog: FrameWatchdog;
@@ -188,7 +96,7 @@ export class LeaderConnection {
   /** Prefer `connectLeader`. Takes over an open socket and sends `register` at once. */
   constructor(socket: net.Socket, options: LeaderConnectionOptions = {}) {
     this.socket = socket;
-    this.#s = { ...DEFAULTS, ...options };
+    this.#s = { ...CONNECTION_DEFAULTS, ...options };
     this.#decoder = new FrameDecoder({ maxFrameBytes: this.#s.maxFrameBytes });
     this.#inbox = new AcpInbox(this.#s.maxQueuedAcpBytes, (paused) => this.#setPaused(paused));
     this.#watchdog = new FrameWatchdog(
