@@ -5,7 +5,10 @@
  * `prefixItems` and `dependentRequired` included, no code generation from the upstream's
  * schemas, and one code path for draft-07 and 2020-12 (acp-mcp-toolchain.md §3.1, §3.5).
  *
- * One compiled validator per tool, built when the list changes. Details that matter:
+ * One validator per tool, built when the list changes: cfworker's own `dereference()` +
+ * `validate(instance, schema, draft, lookup, shortCircuit = false)`, which is what
+ * `new Validator(schema, draft, false)` does inside; we keep the lookup so that every `$ref` can
+ * be checked up front. Details that matter:
  * - cfworker's `dereference()` *writes* hidden `__absolute_*` properties into the schema it
  *   is given and caches them across calls (dereference.js), so each tool gets a private
  *   `structuredClone` of its schema; the caller's objects are never touched.
