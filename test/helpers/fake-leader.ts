@@ -17,6 +17,10 @@ import { lockPathForSocket } from "../../lib/grok/paths.js";
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
+function isObject(v: Json | undefined): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 export function frame(message: Json): Buffer {
   const body = Buffer.from(JSON.stringify(message), "utf8");
   const out = Buffer.alloc(4 + body.length);
@@ -166,18 +170,15 @@ export class FakeLeader {
         if (buf.length < 4 + len) break;
         const body = buf.subarray(4, 4 + len).toString("utf8");
         buf = buf.subarray(4 + len);
-        let msg: unknown;
+        let msg: Json;
         try {
           msg = JSON.parse(body);
         } catch {
           return void socket.destroy(); // protocol error: the leader drops the connection
         }
-        if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
-          return void socket.destroy();
-        }
-        const obj = msg as JsonObject;
-        client.received.push(obj);
-        this.#handle(client, obj, regTimer);
+        if (!isObject(msg)) return void socket.destroy();
+        client.received.push(msg);
+        this.#handle(client, msg, regTimer);
       }
     });
     socket.on("close", () => {
@@ -226,7 +227,7 @@ export class FakeLeader {
         return;
       case "control": {
         const requestId = String(msg.request_id);
-        const command = msg.command as JsonObject;
+        const command = isObject(msg.command) ? msg.command : {};
         const answer =
           this.options.control?.(command, requestId, client) ?? this.#defaultControl(command);
         this.#answer(client, requestId, answer);

@@ -2,11 +2,7 @@ import net from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { GrokSeatError, WireError } from "../../lib/errors.js";
-import {
-  connectLeader,
-  type LeaderConnection,
-  type LeaderEvent,
-} from "../../lib/leader/connection.js";
+import { connectLeader, LeaderConnection, type LeaderEvent } from "../../lib/leader/connection.js";
 import { registerMessage } from "../../lib/leader/messages.js";
 import {
   CAPABILITIES,
@@ -68,23 +64,23 @@ test("ready path: registers as stdio grok-seat with status_line and no client_ve
 
 test("not-ready path: waits for leader_ready, then opens", async () => {
   const f = await fake({ startNotReady: true });
+  const socket = net.createConnection({ path: f.socketPath });
+  await new Promise((r) => socket.once("connect", r));
+  const c = new LeaderConnection(socket, { keepaliveIntervalMs: 0 });
+  conns.push(c);
   let settled = false;
-  const pending = connectLeader(f.socketPath, { keepaliveIntervalMs: 0 }).then((c) => {
+  void c.ready.then(() => {
     settled = true;
-    conns.push(c);
-    return c;
   });
-  await until(() => f.clients[0]?.registered === true, 5_000, "registration");
-  // The registered{ready:false} frame has been written; give the client a turn to read it.
-  await until(
-    () => f.clients[0]?.socket.bytesWritten !== undefined && f.clients[0].socket.bytesWritten > 0,
-  );
-  await new Promise((r) => setImmediate(r));
+  // registered{ready:false} has been read: the connection waits, and is not usable yet.
+  await until(() => c.state === "awaiting_ready", 5_000, "registered{ready:false}");
   assert.is(settled, false);
+  assert.is((await rejection(c.sendAcp('{"jsonrpc":"2.0"}'))).code, "NOT_READY");
   f.makeReady();
-  const c = await pending;
+  await c.ready;
   assert.is(c.state, "open");
   assert.is(c.registered.ready, false);
+  assert.is(received(f, "acp"), 0, "nothing was sent before leader_ready");
 });
 
 test("not-ready path: bounded by readyTimeoutMs, then disconnect", async () => {

@@ -196,6 +196,40 @@ test("malformed messages are INVALID_MESSAGE", () => {
   );
 });
 
+test("JSON edge cases (reliability-plan.md §4) have explicit outcomes", () => {
+  // Duplicate keys: JSON.parse keeps the last one. serde would refuse a duplicate `type`; the
+  // leader never writes one (serde never serializes duplicates), so this is only a difference in
+  // what we would accept from a peer that is not the leader, and it still parses to a known shape.
+  assert.is(parseServerMessage(JSON.parse('{"type":"pong","type":"shutdown"}')).type, "shutdown");
+  // __proto__ as a key is an own property after JSON.parse and is dropped with the other unknown keys.
+  const proto = parseServerMessage(JSON.parse('{"type":"pong","__proto__":{"polluted":1}}'));
+  assert.equal(Object.keys(proto), ["type"]);
+  assert.is(({} as Record<string, unknown>).polluted, undefined);
+  // Numbers beyond 2^53 (or beyond double range) cannot be a u64 we hold exactly.
+  assert.is(
+    codeOf(() => parseServerMessage(JSON.parse('{"type":"registered","client_id":1e400}'))),
+    "INVALID_MESSAGE",
+  );
+  assert.is(
+    codeOf(() =>
+      parseServerMessage(JSON.parse('{"type":"registered","client_id":9007199254740993}')),
+    ),
+    "INVALID_MESSAGE",
+  );
+  // Deep nesting inside a field we never descend into (`details`) is kept as a value, not walked.
+  const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+  const m = parseServerMessage(
+    JSON.parse(
+      `{"type":"control_result","request_id":"1","result":{"Err":{"code":"c","message":"m","details":${deep}}}}`,
+    ),
+  );
+  assert.is(m.type, "control_result");
+  // A lone surrogate escape in a payload survives parsing (serde would refuse it); the ACP layer
+  // receives exactly the text the leader sent.
+  const lone = parseServerMessage(JSON.parse('{"type":"acp","payload":"\\ud800"}'));
+  assert.ok(lone.type === "acp" && lone.payload === "\ud800");
+});
+
 test("register without capabilities gets serde's defaults", () => {
   const m = parseClientMessage({ type: "register", client_type: "x", mode: "headless" });
   assert.ok(m.type === "register");
