@@ -19,6 +19,7 @@ import {
   grokHomeFixture,
   pidAlive,
   simEnv,
+  startGrokLeader,
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
@@ -282,6 +283,30 @@ test("a second TUI on the same socket adopts the live leader", async () => {
   } finally {
     await second?.stop();
     await first.stop();
+    home.remove();
+  }
+});
+
+test("a TUI newer than the live leader evicts it (relaunch_for_update) and spawns its own", async () => {
+  const home = grokHomeFixture();
+  const socketPath = join(home.dir, "evict.sock");
+  const old = await startGrokLeader({
+    grokHome: home.dir,
+    cwd: home.cwd,
+    socketPath,
+    env: { GROK_SIM_LEADER_VERSION: "1.0.47" },
+  });
+  const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd, socketPath });
+  try {
+    await waitFor("old leader exit", () => old.child.exitCode !== null);
+    assert.is(old.child.exitCode, 0, "a relaunch is a graceful auto_update exit");
+    const fresh = await tui.leaderPid();
+    assert.is.not(fresh, old.pid);
+    if (linux) assert.is(stat(fresh).ppid, tui.tuiPid);
+    await tui.sessionReady();
+  } finally {
+    await tui.stop();
+    await old.stop();
     home.remove();
   }
 });

@@ -20,7 +20,12 @@ const Registered = v.object({
   leader_protocol_version: v.optional(v.nullable(v.number())),
   leader_binary_version: v.optional(v.nullable(v.string())),
   leader_capabilities: v.optional(
-    v.nullable(v.object({ control_v1: v.optional(v.boolean(), false) })),
+    v.nullable(
+      v.object({
+        control_v1: v.optional(v.boolean(), false),
+        relaunch_v1: v.optional(v.boolean(), false),
+      }),
+    ),
   ),
 });
 export type Registration = v.InferOutput<typeof Registered>;

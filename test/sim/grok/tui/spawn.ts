@@ -69,7 +69,7 @@ async function evict(client: LeaderClient, lockPath: string, ourVersion: string)
   const pid = readLockPid(lockPath);
   const caps = client.registration.leader_capabilities;
   const closed = new Promise<void>((resolve) => client.onClose(() => resolve()));
-  if (caps !== null && caps !== undefined && "relaunch_v1" in caps) {
+  if (caps?.relaunch_v1 === true) {
     await client
       .control({ type: "relaunch_for_update", to_version: ourVersion })
       .catch(() => undefined);
