@@ -149,6 +149,11 @@ export interface BindPaneOptions {
   readonly request?: RequestOptions;
 }
 
+/** A bind result with the observation it was made from (for reports of a refused bind). */
+export interface PaneBinding extends PaneBindResult {
+  readonly observation: PaneObservation;
+}
+
 /**
  * Bind a pane to a proof record: the pane (`pane.get`), its process (`process_info.shell_pid`)
  * and that pid's kernel facts, twice, until the process has finished exec'ing: its executable
@@ -158,7 +163,7 @@ export async function bindPane(
   client: HerdrClient,
   kernel: HerdrKernel,
   options: BindPaneOptions,
-): Promise<PaneBindResult> {
+): Promise<PaneBinding> {
   const deadline = Date.now() + (options.agentTimeoutMs ?? 0);
   for (;;) {
     const result = await bindOnce(client, kernel, options);
@@ -190,7 +195,7 @@ async function bindOnce(
   client: HerdrClient,
   kernel: HerdrKernel,
   options: BindPaneOptions,
-): Promise<PaneBindResult> {
+): Promise<PaneBinding> {
   const o = options.request ?? {};
   const [descriptor, pane, info] = await Promise.all([
     options.descriptor ??
@@ -220,16 +225,18 @@ async function bindOnce(
       await new Promise((r) => setTimeout(r, 10));
     }
   }
-  return bindPaneProof({
+  const observation: PaneObservation = { descriptor, pane, processInfo: info, facts };
+  const result = bindPaneProof({
     paneId: options.paneId,
     launch: options.launch,
-    observation: { descriptor, pane, processInfo: info, facts },
+    observation,
     processInfoAfter: infoAfter,
     execSettled: settled,
     nativeSessionId: options.nativeSessionId ?? null,
     expectedAgent: options.expectedAgent ?? null,
     now: new Date(),
   });
+  return { ...result, observation };
 }
 
 function isSettled(

@@ -138,9 +138,14 @@ export const paneCommand: Command = {
       bindChecks = bound.checks;
       if (record === null) {
         const failed = bound.checks.find((c) => !c.ok);
+        const agent = bound.checks.find((c) => c.check === "pane.agent");
         return {
           subject: "pane",
-          facts: { socketPath: found.socketPath, pane_id: paneId, record: null },
+          facts: {
+            ...observationFacts(bound.observation),
+            agent: agent === undefined ? null : agent.received,
+            record: null,
+          },
           checks: bound.checks,
           error: {
             code: "PANE_NOT_BOUND",
