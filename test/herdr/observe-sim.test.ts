@@ -3,14 +3,18 @@
  * process is the argv command, and the kernel (`ps`, pidfs identity) is the oracle. Every
  * tampering is refused by its check name; the injection log stays empty throughout.
  */
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { systemKernel } from "../../lib/herdr/kernel-port.js";
-import { verifyPane } from "../../lib/herdr/observe.js";
+import { launchPane } from "../../lib/herdr/launch.js";
+import { bindPane, verifyPane } from "../../lib/herdr/observe.js";
+import { ensureGrokSim, grokHomeFixture, readLockPid } from "../helpers/grok-sim.js";
 import { type HerdrSimHandle, startHerdrSim } from "../helpers/herdr-sim.js";
+import { sessionMembers } from "../sim/herdr/procfs.js";
 import { startRewriteProxy } from "./rewrite-proxy.js";
 import {
   agentReason,
@@ -229,6 +233,55 @@ test("descriptor changed (server restarted on the same path, same pane id reused
     await second?.stop();
     await first.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the grok simulator's TUI as the pane command: bound, detected and accepted as grok", async () => {
+  const grok = await ensureGrokSim();
+  const home = grokHomeFixture();
+  const sessionId = randomUUID();
+  const leaderSocket = join(home.dir, "leader.sock");
+  let tuiPid: number | null = null;
+  try {
+    const client = newClient(sim.socketPath);
+    const launch = await launchPane(client, {
+      argv: [grok, "--leader", "--leader-socket", leaderSocket, "--session-id", sessionId],
+      cwd: home.cwd,
+      env: { GROK_HOME: home.dir, GROK_DISABLE_AUTOUPDATER: "1" },
+      label: "grok leader",
+      target: { newWorkspace: { label: "grok" } },
+    });
+    const bound = await bindPane(client, systemKernel, {
+      paneId: launch.paneId,
+      launch: { argv: launch.argv, cwd: launch.cwd },
+      sessionName: sim.sessionName,
+      nativeSessionId: sessionId,
+      expectedAgent: "grok",
+      agentTimeoutMs: 10_000,
+    });
+    const record = bound.record;
+    assert.ok(record, JSON.stringify(bound.checks.filter((c) => !c.ok)));
+    if (record === null) return;
+    tuiPid = record.process.pid;
+    assert.is(record.process.executable, realpathSync(grok));
+    assert.is(record.process.cwd, realpathSync(home.cwd));
+    assert.is(record.process.tty, psTty(record.process.pid));
+    // The official Grok hook reports our session: both fields then agree on it.
+    await reportAs(sim.socketPath, "pane.report_agent_session", {
+      pane_id: launch.paneId,
+      source: "herdr:grok",
+      agent: "grok",
+      agent_session_id: sessionId,
+    });
+    const v = await verifyPane(client, systemKernel, record);
+    assert.equal(failedNames(v.checks), []);
+    assert.is(v.agent?.ok && v.agent.nativeSessionId, sessionId);
+  } finally {
+    // The simulated TUI and its leader (same session) outlive a killed tmux server: stop them.
+    if (tuiPid !== null) for (const pid of [...sessionMembers(tuiPid), tuiPid]) kill(pid);
+    const leader = readLockPid(join(home.dir, "leader.lock"));
+    if (leader !== undefined) kill(leader);
+    home.remove();
   }
 });
 
