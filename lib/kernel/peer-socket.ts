@@ -22,6 +22,11 @@ export interface PeerSocketFile {
   readonly file: { readonly device: string; readonly inode32: number } | null;
 }
 
+/**
+ * Throws KernelError SYSCALL_FAILED with errno EAGAIN while the server has not accept()ed the
+ * connection yet (the peer is then an embryo socket without an inode): ask after the server's
+ * first bytes arrived. ENOTCONN for an unconnected socket; UNSUPPORTED on macOS.
+ */
 export function peerSocketFile(socket: Socket): PeerSocketFile {
   const fd = socketFd(socket);
   const raw = parseNative(

@@ -18,7 +18,8 @@ namespace proofs::linux_backend {
 
 namespace {
 
-constexpr uint32_t kTcpListen = 10;  // include/net/tcp_states.h TCP_LISTEN
+constexpr uint8_t kTcpEstablished = 1;  // include/net/tcp_states.h TCP_ESTABLISHED
+constexpr uint32_t kTcpListen = 10;     // include/net/tcp_states.h TCP_LISTEN
 
 struct Netlink {
   int fd;
@@ -118,7 +119,9 @@ Error peer_of(uint64_t own_ino, uint64_t* peer_ino) {
   Error e = send_request(nl.fd, 0, ~0u, static_cast<uint32_t>(own_ino), UDIAG_SHOW_PEER);
   if (failed(e)) return e;
   *peer_ino = 0;
-  e = receive(nl.fd, false, [&](const unix_diag_msg*, const rtattr* attr, int len) {
+  uint8_t state = 0;
+  e = receive(nl.fd, false, [&](const unix_diag_msg* m, const rtattr* attr, int len) {
+    state = m->udiag_state;
     for (; RTA_OK(attr, len); attr = RTA_NEXT(attr, len)) {
       if (attr->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(attr) >= sizeof(uint32_t)) {
         memcpy(peer_ino, RTA_DATA(attr), sizeof(uint32_t));
@@ -126,8 +129,15 @@ Error peer_of(uint64_t own_ino, uint64_t* peer_ino) {
     }
   });
   if (failed(e)) return e;
-  if (*peer_ino == 0)
+  if (*peer_ino == 0) {
+    // A connected client whose connection the server has not accept()ed yet: the peer is an
+    // embryo socket without an inode (sock_i_ino() = 0), so there is nothing to look up yet.
+    if (state == kTcpEstablished) {
+      return Error{Failure::kSyscallFailed, EAGAIN, "sock_diag(UNIX_DIAG_PEER): not accepted yet",
+                   -1};
+    }
     return Error{Failure::kSyscallFailed, ENOTCONN, "sock_diag(UNIX_DIAG_PEER)", -1};
+  }
   return ok();
 }
 

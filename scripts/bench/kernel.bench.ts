@@ -77,6 +77,12 @@ async function sleepers(extra: number): Promise<ChildProcess | null> {
     stdio: ["ignore", "pipe", "ignore"],
   });
   await waitLine(child, "SPAWNED");
+  // Let every fork finish its exec and fall asleep before measuring.
+  let last = -1;
+  for (let n = processCount(); n !== last; n = processCount()) {
+    last = n;
+    await new Promise((r) => setTimeout(r, 300));
+  }
   return child;
 }
 

@@ -9,6 +9,7 @@ import {
   cleanup,
   exited,
   haveCommand,
+  linuxOnly,
   pidExists,
   repoRoot,
   spawnChild,
@@ -18,6 +19,7 @@ import {
 } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
+const linuxTest = linuxOnly(test, "the verify-proof CLI tests");
 
 /** The escape that starts every ANSI colour sequence. */
 const ESC = String.fromCharCode(0x1b);
@@ -90,20 +92,23 @@ function json<S extends v.GenericSchema>(schema: S, stdout: string): v.InferOutp
   return v.parse(schema, JSON.parse(lines[0] ?? ""));
 }
 
-test("process <live pid>: exit 0, human table with one line per check, progress on stderr", () => {
-  const child = spawnChild("sleep", ["30"]);
-  const r = run(["process", String(child.pid)]);
-  assert.is(r.code, 0, r.stderr);
-  const checkLines = r.stdout.split("\n").filter((l) => /^(✓ ok|✗ FAIL)/.test(l));
-  assert.equal(
-    checkLines.map((l) => l.split(/\s+/)[2]),
-    ["process.exists", "process.alive", "process.readable", "process.identity_stable"],
-  );
-  assert.ok(r.stderr.includes(`pid ${child.pid}`), "progress went to stderr");
-  assert.not.ok(r.stdout.includes(ESC), "no colour when stdout is not a terminal");
-});
+linuxTest(
+  "process <live pid>: exit 0, human table with one line per check, progress on stderr",
+  () => {
+    const child = spawnChild("sleep", ["30"]);
+    const r = run(["process", String(child.pid)]);
+    assert.is(r.code, 0, r.stderr);
+    const checkLines = r.stdout.split("\n").filter((l) => /^(✓ ok|✗ FAIL)/.test(l));
+    assert.equal(
+      checkLines.map((l) => l.split(/\s+/)[2]),
+      ["process.exists", "process.alive", "process.readable", "process.identity_stable"],
+    );
+    assert.ok(r.stderr.includes(`pid ${child.pid}`), "progress went to stderr");
+    assert.not.ok(r.stdout.includes(ESC), "no colour when stdout is not a terminal");
+  },
+);
 
-test("process --json: exactly one object with the contract's keys", () => {
+linuxTest("process --json: exactly one object with the contract's keys", () => {
   const child = spawnChild("sleep", ["30"]);
   const r = run(["process", String(child.pid), "--json"]);
   assert.is(r.code, 0, r.stderr);
@@ -115,7 +120,7 @@ test("process --json: exactly one object with the contract's keys", () => {
   assert.is(out.error, undefined);
 });
 
-test("process <dead pid>: exit 1 with process.exists failed and the error code", async () => {
+linuxTest("process <dead pid>: exit 1 with process.exists failed and the error code", async () => {
   const child = spawnChild("true", []);
   await exited(child);
   await waitFor("reap", () => !pidExists(child.pid ?? 0));
@@ -134,7 +139,7 @@ test("process <dead pid>: exit 1 with process.exists failed and the error code",
   assert.match(human.stdout, /✗ FAIL\s+process\.exists\s+pid \d+ does not exist/);
 });
 
-test("process as uid 65534 on root's process: ACCESS_DENIED is a failed check, exit 1", () => {
+linuxTest("process as uid 65534 on root's process: ACCESS_DENIED is a failed check, exit 1", () => {
   const child = spawnChild("sleep", ["30"]);
   const r = run(["process", String(child.pid), "--json"], { HOME: "/tmp" }, asNobody);
   assert.is(r.code, 1, r.stderr);
@@ -149,7 +154,7 @@ test("process as uid 65534 on root's process: ACCESS_DENIED is a failed check, e
   assert.is(out.error?.code, "ACCESS_DENIED");
 });
 
-test("socket: a private listener passes (0); stale or missing fails (1)", async () => {
+linuxTest("socket: a private listener passes (0); stale or missing fails (1)", async () => {
   const dir = join(tempDir("cli"), "d");
   mkdirSync(dir, { mode: 0o700 });
   const path = join(dir, "s.sock");
@@ -178,35 +183,38 @@ test("socket: a private listener passes (0); stale or missing fails (1)", async 
   assert.is(missingOut.error?.code, "SYSCALL_FAILED");
 });
 
-test("usage errors exit 2: no command, unknown command/flag, bad pid, extra args, long path", () => {
-  const cases: string[][] = [
-    [],
-    ["frobnicate"],
-    ["process"],
-    ["process", "abc"],
-    ["process", "0"],
-    ["process", "1.5"],
-    ["process", "1", "2"],
-    ["process", "1", "--verbose"],
-    ["socket", `/tmp/${"x".repeat(200)}`],
-  ];
-  for (const args of cases) {
-    const r = run(args);
-    assert.is(r.code, 2, `${JSON.stringify(args)}: ${r.stdout}${r.stderr}`);
-    assert.match(r.stderr, /verify-proof/);
-  }
-  const withJson = run(["process", "abc", "--json"]);
-  assert.is(withJson.code, 2);
-  const out = json(Report(ProcessFactsJson), withJson.stdout);
-  assert.is(out.ok, false);
-  assert.ok(out.error);
-  const help = run(["--help"]);
-  assert.is(help.code, 0);
-  assert.match(help.stdout, /verify-proof process <pid>/);
-  assert.match(help.stdout, /verify-proof socket <path>/);
-});
+linuxTest(
+  "usage errors exit 2: no command, unknown command/flag, bad pid, extra args, long path",
+  () => {
+    const cases: string[][] = [
+      [],
+      ["frobnicate"],
+      ["process"],
+      ["process", "abc"],
+      ["process", "0"],
+      ["process", "1.5"],
+      ["process", "1", "2"],
+      ["process", "1", "--verbose"],
+      ["socket", `/tmp/${"x".repeat(200)}`],
+    ];
+    for (const args of cases) {
+      const r = run(args);
+      assert.is(r.code, 2, `${JSON.stringify(args)}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, /verify-proof/);
+    }
+    const withJson = run(["process", "abc", "--json"]);
+    assert.is(withJson.code, 2);
+    const out = json(Report(ProcessFactsJson), withJson.stdout);
+    assert.is(out.ok, false);
+    assert.ok(out.error);
+    const help = run(["--help"]);
+    assert.is(help.code, 0);
+    assert.match(help.stdout, /verify-proof process <pid>/);
+    assert.match(help.stdout, /verify-proof socket <path>/);
+  },
+);
 
-test("colour only on a terminal and only without NO_COLOR", () => {
+linuxTest("colour only on a terminal and only without NO_COLOR", () => {
   if (!haveCommand("script")) {
     console.log("SKIP: script(1) is not installed, no terminal to test colour on");
     return;

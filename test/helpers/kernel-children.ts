@@ -5,9 +5,11 @@
  */
 import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Callback, Test } from "uvu";
 
 const children = new Set<ChildProcess>();
 /** Children spawned with `detached: true`: their process group is killed at cleanup. */
@@ -235,12 +237,15 @@ export function probeAsNobody(args: readonly string[]): unknown {
   return JSON.parse(r.stdout.trim().split("\n").pop() ?? "null");
 }
 
-/** A node child listening on a unix socket at `path`; resolves once it listens. */
+/**
+ * A node child listening on a unix socket at `path` (chmod 0777 so other uids may connect); it
+ * greets every accepted connection with "HELLO\n". Resolves once it listens.
+ */
 export async function spawnListener(
   path: string,
   prefix: readonly string[] = [],
 ): Promise<ChildProcess> {
-  const script = `const s=require("net").createServer(c=>{c.on("error",()=>{})});s.listen(${JSON.stringify(path)},()=>{require("fs").chmodSync(${JSON.stringify(path)},0o777);console.log("LISTENING")})`;
+  const script = `const s=require("net").createServer(c=>{c.on("error",()=>{});c.write("HELLO\\n")});s.listen(${JSON.stringify(path)},()=>{require("fs").chmodSync(${JSON.stringify(path)},0o777);console.log("LISTENING")})`;
   const argv = [...prefix, process.execPath, "-e", script];
   const child = spawnChild(argv[0] ?? process.execPath, argv.slice(1));
   await lineFrom(child, /(LISTENING)/);
@@ -270,4 +275,25 @@ export async function spawnZombie(): Promise<{ parent: ChildProcess; zpid: numbe
   const zpid = Number(await lineFrom(parent, /Z=(\d+)/));
   await waitFor("the zombie", () => procStat(zpid)?.state === "Z");
   return { parent, zpid };
+}
+
+/** A uvu test function, or its skip when not on Linux (these tests read procfs, ss, setpriv). */
+export type TestFn = (name: string, fn: Callback) => void;
+export function linuxOnly(test: Test, what: string): TestFn {
+  if (process.platform === "linux") return test;
+  console.log(
+    `SKIP: ${what} use Linux oracles (/proc, ss, setpriv); test/kernel/portable.test.ts runs on ${process.platform}`,
+  );
+  return (name, fn) => test.skip(name, fn);
+}
+
+/** Connect to a unix socket; with `accepted`, resolve only after the server's first bytes. */
+export function connectUnix(path: string, options: { accepted?: boolean } = {}): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect(path);
+    onCleanup(() => s.destroy());
+    s.on("error", reject);
+    if (options.accepted === true) s.once("data", () => resolve(s));
+    else s.once("connect", () => resolve(s));
+  });
 }

@@ -7,9 +7,10 @@ import * as v from "valibot";
 import { UsageError } from "../../lib/errors.js";
 import { candidateDirs, packageRoot, typedError } from "../../lib/kernel/addon.js";
 import { KernelError } from "../../lib/kernel/kernel-error.js";
-import { cleanup, repoRoot, tempDir } from "../helpers/kernel-children.js";
+import { cleanup, linuxOnly, repoRoot, tempDir } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
+const linuxTest = linuxOnly(test, "the addon loader tests");
 
 /** Run a snippet in a fresh node (tsx) so no earlier import has loaded the addon. */
 function fresh(code: string, env: Record<string, string> = {}, preload: string[] = []): unknown {
@@ -28,7 +29,7 @@ function fresh(code: string, env: Record<string, string> = {}, preload: string[]
 
 const kernelIndex = JSON.stringify(join(repoRoot, "lib", "kernel", "index.ts"));
 
-test("importing lib/kernel does not load the .node file; the first call does", () => {
+linuxTest("importing lib/kernel does not load the .node file; the first call does", () => {
   const out = fresh(`
     const { readFileSync } = await import("node:fs");
     const mapped = () => readFileSync("/proc/self/maps", "utf8").includes("grok_seat_proofs.node");
@@ -41,7 +42,7 @@ test("importing lib/kernel does not load the .node file; the first call does", (
   assert.equal(out, { before: [false, false], after: [true, true] });
 });
 
-test("the package root is right from lib/ (tsx); the search order is node-gyp-build's", () => {
+linuxTest("the package root is right from lib/ (tsx); the search order is node-gyp-build's", () => {
   assert.is(join(packageRoot), join(repoRoot, "/"));
   const dirs = candidateDirs("/pkg");
   assert.equal(dirs.slice(0, 3), [
@@ -51,7 +52,7 @@ test("the package root is right from lib/ (tsx); the search order is node-gyp-bu
   ]);
 });
 
-test("a failed load names every path it tried (ADDON_LOAD_FAILED)", () => {
+linuxTest("a failed load names every path it tried (ADDON_LOAD_FAILED)", () => {
   const empty = tempDir("noaddon");
   writeFileSync(join(empty, "package.json"), JSON.stringify({ name: "grok-seat" }));
   const out = v.parse(
@@ -71,7 +72,7 @@ test("a failed load names every path it tried (ADDON_LOAD_FAILED)", () => {
   for (const dir of out.tried) assert.ok(out.message.includes(dir), `message names ${dir}`);
 });
 
-test("an OS without a backend gets UNSUPPORTED, before any load is tried", () => {
+linuxTest("an OS without a backend gets UNSUPPORTED, before any load is tried", () => {
   const preload = join(tempDir("os"), "win32.mjs");
   writeFileSync(preload, `Object.defineProperty(process, "platform", { value: "win32" });\n`);
   const out = fresh(

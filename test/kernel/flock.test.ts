@@ -11,6 +11,7 @@ import {
   haveCommand,
   killGroup,
   lineFrom,
+  linuxOnly,
   onCleanup,
   spawnChild,
   tempDir,
@@ -18,6 +19,7 @@ import {
 } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
+const linuxTest = linuxOnly(test, "the flock tests");
 
 function lockFile(): { path: string; fd: number } {
   const path = join(tempDir("flock"), "lock");
@@ -42,41 +44,47 @@ function procLocks(path: string): { kind: string; pid: number }[] {
     .map((f) => ({ kind: f[3] ?? "", pid: Number(f[4]) }));
 }
 
-test("exclusive excludes everyone; shared admits shared only; unlock releases (flock(1) as oracle)", () => {
-  if (!haveCommand("flock")) {
-    console.log("SKIP: flock(1) is not installed");
-    return;
-  }
-  const { path, fd } = lockFile();
-  assert.is(flock(fd, "exclusive", { nonBlocking: true }), true);
-  assert.equal(procLocks(path), [{ kind: "WRITE", pid: process.pid }]);
-  assert.is(otherCanLock(path, "-s"), false);
-  assert.is(otherCanLock(path, "-x"), false);
-  assert.is(flock(fd, "shared", { nonBlocking: true }), true, "convert to shared");
-  assert.is(otherCanLock(path, "-s"), true);
-  assert.is(otherCanLock(path, "-x"), false);
-  assert.is(flock(fd, "unlock"), true);
-  assert.equal(procLocks(path), []);
-  assert.is(otherCanLock(path, "-x"), true);
-});
+linuxTest(
+  "exclusive excludes everyone; shared admits shared only; unlock releases (flock(1) as oracle)",
+  () => {
+    if (!haveCommand("flock")) {
+      console.log("SKIP: flock(1) is not installed");
+      return;
+    }
+    const { path, fd } = lockFile();
+    assert.is(flock(fd, "exclusive", { nonBlocking: true }), true);
+    assert.equal(procLocks(path), [{ kind: "WRITE", pid: process.pid }]);
+    assert.is(otherCanLock(path, "-s"), false);
+    assert.is(otherCanLock(path, "-x"), false);
+    assert.is(flock(fd, "shared", { nonBlocking: true }), true, "convert to shared");
+    assert.is(otherCanLock(path, "-s"), true);
+    assert.is(otherCanLock(path, "-x"), false);
+    assert.is(flock(fd, "unlock"), true);
+    assert.equal(procLocks(path), []);
+    assert.is(otherCanLock(path, "-x"), true);
+  },
+);
 
-test("a lock held by another process: non-blocking returns false; the kernel releases it on death", async () => {
-  const { path, fd } = lockFile();
-  // flock -o: only the flock(1) process holds the lock; its command does not inherit the fd.
-  const holder = spawnChild("flock", ["-o", "-x", path, "sh", "-c", "echo HELD; exec sleep 30"], {
-    detached: true,
-  });
-  await lineFrom(holder, /(HELD)/);
-  assert.is(flock(fd, "exclusive", { nonBlocking: true }), false);
-  assert.is(flock(fd, "shared", { nonBlocking: true }), false);
-  assert.equal(procLocks(path), [{ kind: "WRITE", pid: holder.pid ?? 0 }]);
-  killGroup(holder);
-  await exited(holder);
-  await waitFor("the lock to be released", () => flock(fd, "exclusive", { nonBlocking: true }));
-  assert.equal(procLocks(path), [{ kind: "WRITE", pid: process.pid }]);
-});
+linuxTest(
+  "a lock held by another process: non-blocking returns false; the kernel releases it on death",
+  async () => {
+    const { path, fd } = lockFile();
+    // flock -o: only the flock(1) process holds the lock; its command does not inherit the fd.
+    const holder = spawnChild("flock", ["-o", "-x", path, "sh", "-c", "echo HELD; exec sleep 30"], {
+      detached: true,
+    });
+    await lineFrom(holder, /(HELD)/);
+    assert.is(flock(fd, "exclusive", { nonBlocking: true }), false);
+    assert.is(flock(fd, "shared", { nonBlocking: true }), false);
+    assert.equal(procLocks(path), [{ kind: "WRITE", pid: holder.pid ?? 0 }]);
+    killGroup(holder);
+    await exited(holder);
+    await waitFor("the lock to be released", () => flock(fd, "exclusive", { nonBlocking: true }));
+    assert.equal(procLocks(path), [{ kind: "WRITE", pid: process.pid }]);
+  },
+);
 
-test("blocking mode waits for the holder to go", async () => {
+linuxTest("blocking mode waits for the holder to go", async () => {
   const { path, fd } = lockFile();
   const holder = spawnChild("flock", ["-o", "-x", path, "sh", "-c", "echo HELD; sleep 0.3"]);
   await lineFrom(holder, /(HELD)/);
@@ -84,7 +92,7 @@ test("blocking mode waits for the holder to go", async () => {
   assert.equal(procLocks(path), [{ kind: "WRITE", pid: process.pid }]);
 });
 
-test("bad fds and modes are INVALID_ARGUMENT", () => {
+linuxTest("bad fds and modes are INVALID_ARGUMENT", () => {
   const { fd } = lockFile();
   const code = (fn: () => unknown): string => {
     try {

@@ -10,6 +10,7 @@ import {
   asNobody,
   cleanup,
   lineFrom,
+  linuxOnly,
   probeAsNobody,
   procStat,
   repoRoot,
@@ -20,6 +21,7 @@ import {
 } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
+const linuxTest = linuxOnly(test, "the process handle tests");
 
 function codeOf(fn: () => unknown): string {
   try {
@@ -31,68 +33,77 @@ function codeOf(fn: () => unknown): string {
   return "OK";
 }
 
-test("signal reaches the process; exited resolves on exit; signalling afterwards is NO_SUCH_PROCESS", async () => {
-  const child = spawnChild("sh", [
-    "-c",
-    'trap "echo GOT-USR1" USR1; echo READY; while :; do sleep 0.05; done',
-  ]);
-  await lineFrom(child, /(READY)/);
-  const h = openProcessHandle(child.pid ?? 0);
-  assert.equal(h.identity, processFacts(child.pid ?? 0).identity);
-  assert.is(h.isAlive(), true);
-  const got = lineFrom(child, /(GOT-USR1)/);
-  h.signal("SIGUSR1");
-  await got;
-  const done = h.exited;
-  h.signal("SIGKILL");
-  await done;
-  assert.is(h.isAlive(), false);
-  assert.is(
-    codeOf(() => h.signal("SIGTERM")),
-    "NO_SUCH_PROCESS",
-  );
-  assert.is(
-    codeOf(() => h.signal(0)),
-    "NO_SUCH_PROCESS",
-  );
-  h.close();
-  h.close();
-  assert.is(
-    codeOf(() => h.signal(0)),
-    "HANDLE_CLOSED",
-  );
-});
+linuxTest(
+  "signal reaches the process; exited resolves on exit; signalling afterwards is NO_SUCH_PROCESS",
+  async () => {
+    const child = spawnChild("sh", [
+      "-c",
+      'trap "echo GOT-USR1" USR1; echo READY; while :; do sleep 0.05; done',
+    ]);
+    await lineFrom(child, /(READY)/);
+    const h = openProcessHandle(child.pid ?? 0);
+    assert.equal(h.identity, processFacts(child.pid ?? 0).identity);
+    assert.is(h.isAlive(), true);
+    const got = lineFrom(child, /(GOT-USR1)/);
+    h.signal("SIGUSR1");
+    await got;
+    const done = h.exited;
+    h.signal("SIGKILL");
+    await done;
+    assert.is(h.isAlive(), false);
+    assert.is(
+      codeOf(() => h.signal("SIGTERM")),
+      "NO_SUCH_PROCESS",
+    );
+    assert.is(
+      codeOf(() => h.signal(0)),
+      "NO_SUCH_PROCESS",
+    );
+    h.close();
+    h.close();
+    assert.is(
+      codeOf(() => h.signal(0)),
+      "HANDLE_CLOSED",
+    );
+  },
+);
 
-test("exited resolves for a process that exits on its own, and for one that is not our child", async () => {
-  const own = spawnChild("sleep", ["0.2"]);
-  const h1 = openProcessHandle(own.pid ?? 0);
-  await h1.exited;
-  assert.is(h1.isAlive(), false);
-  h1.close();
+linuxTest(
+  "exited resolves for a process that exits on its own, and for one that is not our child",
+  async () => {
+    const own = spawnChild("sleep", ["0.2"]);
+    const h1 = openProcessHandle(own.pid ?? 0);
+    await h1.exited;
+    assert.is(h1.isAlive(), false);
+    h1.close();
 
-  // sh forks a grandchild and tells us its pid; the grandchild is not ours to wait for.
-  const parent = spawnChild("sh", ["-c", "sleep 0.3 & echo G=$!; wait"]);
-  const gpid = Number(await lineFrom(parent, /G=(\d+)/));
-  const h2 = openProcessHandle(gpid);
-  assert.is(h2.isAlive(), true);
-  await h2.exited;
-  assert.is(h2.isAlive(), false);
-  h2.close();
-});
+    // sh forks a grandchild and tells us its pid; the grandchild is not ours to wait for.
+    const parent = spawnChild("sh", ["-c", "sleep 0.3 & echo G=$!; wait"]);
+    const gpid = Number(await lineFrom(parent, /G=(\d+)/));
+    const h2 = openProcessHandle(gpid);
+    assert.is(h2.isAlive(), true);
+    await h2.exited;
+    assert.is(h2.isAlive(), false);
+    h2.close();
+  },
+);
 
-test("a zombie counts as exited: isAlive false, exited resolves at once, signal refused", async () => {
-  const { zpid } = await spawnZombie();
-  const h = openProcessHandle(zpid);
-  assert.is(h.isAlive(), false);
-  await h.exited;
-  assert.is(
-    codeOf(() => h.signal("SIGTERM")),
-    "NO_SUCH_PROCESS",
-  );
-  h.close();
-});
+linuxTest(
+  "a zombie counts as exited: isAlive false, exited resolves at once, signal refused",
+  async () => {
+    const { zpid } = await spawnZombie();
+    const h = openProcessHandle(zpid);
+    assert.is(h.isAlive(), false);
+    await h.exited;
+    assert.is(
+      codeOf(() => h.signal("SIGTERM")),
+      "NO_SUCH_PROCESS",
+    );
+    h.close();
+  },
+);
 
-test("an expected identity must match: another identity is refused as NO_SUCH_PROCESS", () => {
+linuxTest("an expected identity must match: another identity is refused as NO_SUCH_PROCESS", () => {
   const a = spawnChild("sleep", ["30"]);
   const b = spawnChild("sleep", ["30"]);
   const idA = processFacts(a.pid ?? 0).identity;
@@ -109,43 +120,49 @@ test("an expected identity must match: another identity is refused as NO_SUCH_PR
   );
 });
 
-test("close() before exit rejects exited with HANDLE_CLOSED and stops keeping the loop alive", async () => {
-  const child = spawnChild("sleep", ["30"]);
-  const h = openProcessHandle(child.pid ?? 0);
-  const waiting = h.exited;
-  h.close();
-  const code = await waiting.then(
-    () => "RESOLVED",
-    (err: unknown) => (err instanceof GrokSeatError ? err.code : String(err)),
-  );
-  assert.is(code, "HANDLE_CLOSED");
-  assert.is(
-    await h.exited.then(
+linuxTest(
+  "close() before exit rejects exited with HANDLE_CLOSED and stops keeping the loop alive",
+  async () => {
+    const child = spawnChild("sleep", ["30"]);
+    const h = openProcessHandle(child.pid ?? 0);
+    const waiting = h.exited;
+    h.close();
+    const code = await waiting.then(
       () => "RESOLVED",
-      (e: unknown) => (e instanceof GrokSeatError ? e.code : "?"),
-    ),
-    "HANDLE_CLOSED",
-  );
-});
+      (err: unknown) => (err instanceof GrokSeatError ? err.code : String(err)),
+    );
+    assert.is(code, "HANDLE_CLOSED");
+    assert.is(
+      await h.exited.then(
+        () => "RESOLVED",
+        (e: unknown) => (e instanceof GrokSeatError ? e.code : "?"),
+      ),
+      "HANDLE_CLOSED",
+    );
+  },
+);
 
-test("an unprivileged caller may not signal root's process: ACCESS_DENIED, not gone", async () => {
-  const child = spawnChild("sleep", ["30"]);
-  await waitFor("exec", () => procStat(child.pid ?? 0) !== null);
-  const seen = v.parse(
-    v.object({ ok: v.boolean(), code: v.optional(v.string()) }),
-    probeAsNobody(["signal", String(child.pid)]),
-  );
-  assert.is(seen.code, "ACCESS_DENIED");
-  const own = spawnChild(asNobody[0] ?? "setpriv", [...asNobody.slice(1), "sleep", "30"]);
-  await waitFor("exec", () => procStat(own.pid ?? 0) !== null);
-  const mine = v.parse(
-    v.object({ ok: v.boolean(), value: v.optional(v.string()) }),
-    probeAsNobody(["signal", String(own.pid)]),
-  );
-  assert.is(mine.value, "sent");
-});
+linuxTest(
+  "an unprivileged caller may not signal root's process: ACCESS_DENIED, not gone",
+  async () => {
+    const child = spawnChild("sleep", ["30"]);
+    await waitFor("exec", () => procStat(child.pid ?? 0) !== null);
+    const seen = v.parse(
+      v.object({ ok: v.boolean(), code: v.optional(v.string()) }),
+      probeAsNobody(["signal", String(child.pid)]),
+    );
+    assert.is(seen.code, "ACCESS_DENIED");
+    const own = spawnChild(asNobody[0] ?? "setpriv", [...asNobody.slice(1), "sleep", "30"]);
+    await waitFor("exec", () => procStat(own.pid ?? 0) !== null);
+    const mine = v.parse(
+      v.object({ ok: v.boolean(), value: v.optional(v.string()) }),
+      probeAsNobody(["signal", String(own.pid)]),
+    );
+    assert.is(mine.value, "sent");
+  },
+);
 
-test("bad arguments are INVALID_ARGUMENT", () => {
+linuxTest("bad arguments are INVALID_ARGUMENT", () => {
   for (const pid of [0, -1, 1.5, Number.NaN, 2 ** 40]) {
     assert.is(
       codeOf(() => openProcessHandle(pid)),
@@ -185,62 +202,69 @@ const Reuse = v.array(
   }),
 );
 
-test("forced pid reuse (unshare + ns_last_pid): new identity, the old handle cannot signal the imposter", () => {
-  const probe = spawnSync(
-    "unshare",
-    ["--user", "--map-root-user", "--pid", "--fork", "--mount-proc", "true"],
-    {
-      encoding: "utf8",
-    },
-  );
-  if (probe.status !== 0) {
-    console.log(`SKIP: unshare refused here: ${probe.stderr.trim()}`);
-    return;
-  }
-  const logs = tempDir("reuse");
-  const r = spawnSync(
-    "unshare",
-    [
-      "--user",
-      "--map-root-user",
-      "--pid",
-      "--fork",
-      "--mount-proc",
-      process.execPath,
-      "--import",
-      "tsx",
-      join(repoRoot, "test", "kernel", "fixtures", "pid-reuse.ts"),
-      logs,
-      "20",
-    ],
-    { cwd: repoRoot, encoding: "utf8", timeout: 120_000 },
-  );
-  assert.is(r.status, 0, r.stderr);
-  const rows = v.parse(Reuse, JSON.parse(r.stdout.trim().split("\n").pop() ?? "[]"));
-  const reused = rows.filter((row) => row.samePid);
-  assert.ok(
-    reused.length >= rows.length / 2,
-    `the pid was reused in ${reused.length}/${rows.length} attempts`,
-  );
-  for (const row of reused) {
-    assert.is(row.newIdentityDiffers, true, `attempt ${row.attempt}: identity`);
-    assert.is(
-      row.oldHandleAlive,
-      false,
-      `attempt ${row.attempt}: old handle reports its process gone`,
+linuxTest(
+  "forced pid reuse (unshare + ns_last_pid): new identity, the old handle cannot signal the imposter",
+  () => {
+    const probe = spawnSync(
+      "unshare",
+      ["--user", "--map-root-user", "--pid", "--fork", "--mount-proc", "true"],
+      {
+        encoding: "utf8",
+      },
     );
-    assert.is(row.oldHandleSignal, "NO_SUCH_PROCESS", `attempt ${row.attempt}: old handle signal`);
-    assert.is(row.reopenWithOldIdentity, "NO_SUCH_PROCESS", `attempt ${row.attempt}: reopen`);
-    assert.is(row.imposterSignals, "", `attempt ${row.attempt}: the imposter got no signal`);
-  }
-  const sameTick = reused.filter((row) => row.sameTick).length;
-  console.log(
-    `pid reuse: ${reused.length}/${rows.length} reused, ${sameTick} in the same start tick`,
-  );
-  assert.ok(
-    sameTick > 0,
-    "at least one imposter had the same pid and start tick (pid + start time is no proof)",
-  );
-});
+    if (probe.status !== 0) {
+      console.log(`SKIP: unshare refused here: ${probe.stderr.trim()}`);
+      return;
+    }
+    const logs = tempDir("reuse");
+    const r = spawnSync(
+      "unshare",
+      [
+        "--user",
+        "--map-root-user",
+        "--pid",
+        "--fork",
+        "--mount-proc",
+        process.execPath,
+        "--import",
+        "tsx",
+        join(repoRoot, "test", "kernel", "fixtures", "pid-reuse.ts"),
+        logs,
+        "20",
+      ],
+      { cwd: repoRoot, encoding: "utf8", timeout: 120_000 },
+    );
+    assert.is(r.status, 0, r.stderr);
+    const rows = v.parse(Reuse, JSON.parse(r.stdout.trim().split("\n").pop() ?? "[]"));
+    const reused = rows.filter((row) => row.samePid);
+    assert.ok(
+      reused.length >= rows.length / 2,
+      `the pid was reused in ${reused.length}/${rows.length} attempts`,
+    );
+    for (const row of reused) {
+      assert.is(row.newIdentityDiffers, true, `attempt ${row.attempt}: identity`);
+      assert.is(
+        row.oldHandleAlive,
+        false,
+        `attempt ${row.attempt}: old handle reports its process gone`,
+      );
+      assert.is(
+        row.oldHandleSignal,
+        "NO_SUCH_PROCESS",
+        `attempt ${row.attempt}: old handle signal`,
+      );
+      assert.is(row.reopenWithOldIdentity, "NO_SUCH_PROCESS", `attempt ${row.attempt}: reopen`);
+      assert.is(row.imposterSignals, "", `attempt ${row.attempt}: the imposter got no signal`);
+    }
+    const sameTick = reused.filter((row) => row.sameTick).length;
+    console.log(
+      `pid reuse: ${reused.length}/${rows.length} reused, ${sameTick} in the same start tick`,
+    );
+    assert.ok(
+      sameTick > 0,
+      "at least one imposter had the same pid and start tick (pid + start time is no proof)",
+    );
+  },
+);
 
 test.run();

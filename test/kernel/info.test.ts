@@ -3,14 +3,16 @@ import { release } from "node:os";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { kernelInfo } from "../../lib/kernel/info.js";
-import { bootId } from "../helpers/kernel-children.js";
+import { bootId, linuxOnly } from "../helpers/kernel-children.js";
+
+const linuxTest = linuxOnly(test, "the kernelInfo tests");
 
 function kernelAtLeast(major: number, minor: number): boolean {
   const [a = 0, b = 0] = release().split(/[.-]/).map(Number);
   return a > major || (a === major && b >= minor);
 }
 
-test("kernelInfo matches uname, boot_id and the kernel version's features", () => {
+linuxTest("kernelInfo matches uname, boot_id and the kernel version's features", () => {
   const k = kernelInfo();
   assert.is(k.platform, "linux");
   assert.is(k.release, spawnSync("uname", ["-r"], { encoding: "utf8" }).stdout.trim());

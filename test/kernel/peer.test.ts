@@ -13,6 +13,7 @@ import {
   cleanup,
   exited,
   lineFrom,
+  linuxOnly,
   onCleanup,
   pidExists,
   probeAsNobody,
@@ -24,6 +25,7 @@ import {
 } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
+const linuxTest = linuxOnly(test, "the peer credential tests");
 
 function connected(path: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
@@ -43,25 +45,28 @@ function codeOf(fn: () => unknown): string {
   return "OK";
 }
 
-test("connecting to a child's listener: the child is the peer, with processFacts' identity", async () => {
-  const dir = tempDir("peer");
-  const path = join(dir, "s.sock");
-  const child = await spawnListener(path);
-  const sock = await connected(path);
-  const peer = peerCredentials(sock);
-  const pid = child.pid ?? 0;
-  assert.is(peer.pid, pid);
-  assert.is(peer.uid, 0);
-  assert.is(peer.gid, 0);
-  assert.is(peer.method, "SO_PEERPIDFD");
-  assert.equal(peer.identity, processFacts(pid).identity);
-  assert.equal(peer.identity, {
-    kind: "linux-pidfs",
-    value: `${bootId()}:${pythonPidfsInode(pid)}`,
-  });
-});
+linuxTest(
+  "connecting to a child's listener: the child is the peer, with processFacts' identity",
+  async () => {
+    const dir = tempDir("peer");
+    const path = join(dir, "s.sock");
+    const child = await spawnListener(path);
+    const sock = await connected(path);
+    const peer = peerCredentials(sock);
+    const pid = child.pid ?? 0;
+    assert.is(peer.pid, pid);
+    assert.is(peer.uid, 0);
+    assert.is(peer.gid, 0);
+    assert.is(peer.method, "SO_PEERPIDFD");
+    assert.equal(peer.identity, processFacts(pid).identity);
+    assert.equal(peer.identity, {
+      kind: "linux-pidfs",
+      value: `${bootId()}:${pythonPidfsInode(pid)}`,
+    });
+  },
+);
 
-test("the server side sees the connecting child as peer", async () => {
+linuxTest("the server side sees the connecting child as peer", async () => {
   const dir = tempDir("srv");
   const path = join(dir, "s.sock");
   const accepted = new Promise<Socket>((resolve) => {
@@ -82,36 +87,39 @@ test("the server side sees the connecting child as peer", async () => {
   assert.equal(peer.identity, processFacts(child.pid ?? 0).identity);
 });
 
-test("after the peer exits, SO_PEERPIDFD still names the original process, never a newcomer", async () => {
-  const dir = tempDir("gone");
-  const path = join(dir, "s.sock");
-  // The listener forks a child that keeps the accepted connection open, then exits itself:
-  // our socket stays connected while the process SO_PEERCRED names is gone.
-  const py = [
-    "import os, socket, sys, time",
-    "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); print('READY', flush=True)",
-    "c, _ = s.accept()",
-    "pid = os.fork()",
-    "if pid: print('HOLDER', pid, flush=True); os._exit(0)",
-    "time.sleep(30)",
-  ].join("\n");
-  const child = spawnChild("/usr/bin/python3", ["-c", py, path]);
-  await lineFrom(child, /(READY)/);
-  const holderLine = lineFrom(child, /HOLDER (\d+)/);
-  const sock = await connected(path);
-  const holder = Number(await holderLine);
-  onCleanup(() => process.kill(holder, "SIGKILL"));
-  await exited(child);
-  await waitFor("the listener to be reaped", () => !pidExists(child.pid ?? 0));
-  const after = peerCredentials(sock);
-  assert.is(after.pid, child.pid, "SO_PEERCRED keeps the (now stale) pid");
-  assert.ok(after.pid !== holder);
-  // On 6.5-6.8 the kernel may refuse a pidfd for a dead peer; then no identity is claimed.
-  if (after.identity !== null) {
-    assert.is(after.identity.kind, "linux-pidfs");
-    assert.is.not(after.identity.value, `${bootId()}:${pythonPidfsInode(holder)}`);
-  }
-});
+linuxTest(
+  "after the peer exits, SO_PEERPIDFD still names the original process, never a newcomer",
+  async () => {
+    const dir = tempDir("gone");
+    const path = join(dir, "s.sock");
+    // The listener forks a child that keeps the accepted connection open, then exits itself:
+    // our socket stays connected while the process SO_PEERCRED names is gone.
+    const py = [
+      "import os, socket, sys, time",
+      "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); print('READY', flush=True)",
+      "c, _ = s.accept()",
+      "pid = os.fork()",
+      "if pid: print('HOLDER', pid, flush=True); os._exit(0)",
+      "time.sleep(30)",
+    ].join("\n");
+    const child = spawnChild("/usr/bin/python3", ["-c", py, path]);
+    await lineFrom(child, /(READY)/);
+    const holderLine = lineFrom(child, /HOLDER (\d+)/);
+    const sock = await connected(path);
+    const holder = Number(await holderLine);
+    onCleanup(() => process.kill(holder, "SIGKILL"));
+    await exited(child);
+    await waitFor("the listener to be reaped", () => !pidExists(child.pid ?? 0));
+    const after = peerCredentials(sock);
+    assert.is(after.pid, child.pid, "SO_PEERCRED keeps the (now stale) pid");
+    assert.ok(after.pid !== holder);
+    // On 6.5-6.8 the kernel may refuse a pidfd for a dead peer; then no identity is claimed.
+    if (after.identity !== null) {
+      assert.is(after.identity.kind, "linux-pidfs");
+      assert.is.not(after.identity.value, `${bootId()}:${pythonPidfsInode(holder)}`);
+    }
+  },
+);
 
 const ProbePeer = v.object({
   ok: v.boolean(),
@@ -125,28 +133,34 @@ const ProbePeer = v.object({
   ),
 });
 
-test("an unprivileged client proves which root process listens (SO_PEERPIDFD across uids)", async () => {
-  const dir = tempDir("xuid");
-  chmodSync(dir, 0o755);
-  const path = join(dir, "s.sock");
-  const child = await spawnListener(path); // chmods the socket 0777 so nobody may connect
-  const seen = v.parse(ProbePeer, probeAsNobody(["peer", path]));
-  assert.is(seen.ok, true, JSON.stringify(seen));
-  assert.is(seen.value?.pid, child.pid);
-  assert.is(seen.value?.uid, 0);
-  assert.equal(seen.value?.identity, processFacts(child.pid ?? 0).identity);
-});
+linuxTest(
+  "an unprivileged client proves which root process listens (SO_PEERPIDFD across uids)",
+  async () => {
+    const dir = tempDir("xuid");
+    chmodSync(dir, 0o755);
+    const path = join(dir, "s.sock");
+    const child = await spawnListener(path); // chmods the socket 0777 so nobody may connect
+    const seen = v.parse(ProbePeer, probeAsNobody(["peer", path]));
+    assert.is(seen.ok, true, JSON.stringify(seen));
+    assert.is(seen.value?.pid, child.pid);
+    assert.is(seen.value?.uid, 0);
+    assert.equal(seen.value?.identity, processFacts(child.pid ?? 0).identity);
+  },
+);
 
-test("a spawn stdio pipe is a socketpair: the peer is the child holding the other end", async () => {
-  const child = spawnChild("sleep", ["30"]);
-  const stdout = child.stdout;
-  assert.ok(stdout instanceof Socket, "libuv makes stdio pipes from a socketpair");
-  // The socketpair's credentials are the creator's: our own process made both ends.
-  const peer = peerCredentials(stdout);
-  assert.is(peer.pid, process.pid);
-});
+linuxTest(
+  "a spawn stdio pipe is a socketpair: the peer is the child holding the other end",
+  async () => {
+    const child = spawnChild("sleep", ["30"]);
+    const stdout = child.stdout;
+    assert.ok(stdout instanceof Socket, "libuv makes stdio pipes from a socketpair");
+    // The socketpair's credentials are the creator's: our own process made both ends.
+    const peer = peerCredentials(stdout);
+    assert.is(peer.pid, process.pid);
+  },
+);
 
-test("closed sockets, non-sockets and bad fds are INVALID_ARGUMENT", async () => {
+linuxTest("closed sockets, non-sockets and bad fds are INVALID_ARGUMENT", async () => {
   const dir = tempDir("bad");
   const path = join(dir, "s.sock");
   await spawnListener(path);

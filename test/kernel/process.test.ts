@@ -14,6 +14,7 @@ import {
   exited,
   haveCommand,
   lineFrom,
+  linuxOnly,
   onCleanup,
   pidExists,
   probeAsNobody,
@@ -29,6 +30,7 @@ import {
 } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
+const linuxTest = linuxOnly(test, "the process facts tests");
 
 function codeOf(fn: () => unknown): string {
   try {
@@ -76,7 +78,7 @@ function assertMatchesOracles(pid: number): void {
   );
 }
 
-test("a child in a known cwd: every fact matches /proc, ps and python's pidfd", async () => {
+linuxTest("a child in a known cwd: every fact matches /proc, ps and python's pidfd", async () => {
   const dir = tempDir("cwd");
   const child = spawnChild("sleep", ["30"], { cwd: dir });
   const pid = child.pid ?? 0;
@@ -89,11 +91,11 @@ test("a child in a known cwd: every fact matches /proc, ps and python's pidfd", 
   assert.is(f.executableDeleted, false);
 });
 
-test("our own process", () => {
+linuxTest("our own process", () => {
   assertMatchesOracles(process.pid);
 });
 
-test("a child on a terminal made by script(1) reports its pty", async () => {
+linuxTest("a child on a terminal made by script(1) reports its pty", async () => {
   if (!haveCommand("script")) {
     console.log("SKIP: script(1) is not installed");
     return;
@@ -107,7 +109,7 @@ test("a child on a terminal made by script(1) reports its pty", async () => {
   assertMatchesOracles(pid);
 });
 
-test("a process in a private tmux server's pane reports the pane tty and cwd", async () => {
+linuxTest("a process in a private tmux server's pane reports the pane tty and cwd", async () => {
   if (!haveCommand("tmux")) {
     console.log("SKIP: tmux is not installed");
     return;
@@ -144,7 +146,7 @@ test("a process in a private tmux server's pane reports the pane tty and cwd", a
   assertMatchesOracles(pane.pid);
 });
 
-test("a deleted executable is flagged; a file really named '(deleted)' is not", async () => {
+linuxTest("a deleted executable is flagged; a file really named '(deleted)' is not", async () => {
   const dir = tempDir("exe");
   const gone = join(dir, "gone-sleep");
   copyFileSync("/usr/bin/sleep", gone);
@@ -166,7 +168,7 @@ test("a deleted executable is flagged; a file really named '(deleted)' is not", 
   assert.is(fb.executableDeleted, false);
 });
 
-test("exec keeps the identity and the start time (pidfs inode survives exec)", async () => {
+linuxTest("exec keeps the identity and the start time (pidfs inode survives exec)", async () => {
   const child = spawnChild("sh", ["-c", "read x; exec sleep 30"], {
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -181,7 +183,7 @@ test("exec keeps the identity and the start time (pidfs inode survives exec)", a
   assert.is.not(after.executable, before.executable);
 });
 
-test("a dead pid is NO_SUCH_PROCESS, and really gone", async () => {
+linuxTest("a dead pid is NO_SUCH_PROCESS, and really gone", async () => {
   const child = spawnChild("true", []);
   const pid = child.pid ?? 0;
   await exited(child);
@@ -192,7 +194,7 @@ test("a dead pid is NO_SUCH_PROCESS, and really gone", async () => {
   );
 });
 
-test("a zombie is ZOMBIE (parent sh exec'd sleep and never waits)", async () => {
+linuxTest("a zombie is ZOMBIE (parent sh exec'd sleep and never waits)", async () => {
   const { zpid } = await spawnZombie();
   assert.is(
     codeOf(() => processFacts(zpid)),
@@ -200,32 +202,35 @@ test("a zombie is ZOMBIE (parent sh exec'd sleep and never waits)", async () => 
   );
 });
 
-test("a process read before it died: ZOMBIE while unreaped, then NO_SUCH_PROCESS (no stale facts)", async () => {
-  const child = spawnChild("sleep", ["30"]);
-  const pid = child.pid ?? 0;
-  await waitFor("exec", () => readlinkOrNull(`/proc/${pid}/exe`) === "/usr/bin/sleep");
-  const before = processFacts(pid);
-  child.kill("SIGKILL");
-  // libuv reaps on the event loop (reliability-plan.md finding 3): spin without yielding.
-  const deadline = Date.now() + 5000;
-  while (procStat(pid)?.state !== "Z" && Date.now() < deadline) {
-    // busy-wait on purpose
-  }
-  assert.is(procStat(pid)?.state, "Z");
-  assert.is(
-    codeOf(() => processFacts(pid)),
-    "ZOMBIE",
-  );
-  await exited(child);
-  await waitFor("reap", () => !pidExists(pid));
-  assert.is(
-    codeOf(() => processFacts(pid)),
-    "NO_SUCH_PROCESS",
-  );
-  assert.is(before.pid, pid);
-});
+linuxTest(
+  "a process read before it died: ZOMBIE while unreaped, then NO_SUCH_PROCESS (no stale facts)",
+  async () => {
+    const child = spawnChild("sleep", ["30"]);
+    const pid = child.pid ?? 0;
+    await waitFor("exec", () => readlinkOrNull(`/proc/${pid}/exe`) === "/usr/bin/sleep");
+    const before = processFacts(pid);
+    child.kill("SIGKILL");
+    // libuv reaps on the event loop (reliability-plan.md finding 3): spin without yielding.
+    const deadline = Date.now() + 5000;
+    while (procStat(pid)?.state !== "Z" && Date.now() < deadline) {
+      // busy-wait on purpose
+    }
+    assert.is(procStat(pid)?.state, "Z");
+    assert.is(
+      codeOf(() => processFacts(pid)),
+      "ZOMBIE",
+    );
+    await exited(child);
+    await waitFor("reap", () => !pidExists(pid));
+    assert.is(
+      codeOf(() => processFacts(pid)),
+      "NO_SUCH_PROCESS",
+    );
+    assert.is(before.pid, pid);
+  },
+);
 
-test("a process of another uid (setpriv 65534): facts for root, uid/euid 65534", async () => {
+linuxTest("a process of another uid (setpriv 65534): facts for root, uid/euid 65534", async () => {
   const child = spawnChild(asNobody[0] ?? "setpriv", [...asNobody.slice(1), "sleep", "30"]);
   const pid = child.pid ?? 0;
   await waitFor("sleep as nobody", () => readlinkOrNull(`/proc/${pid}/exe`) === "/usr/bin/sleep");
@@ -244,40 +249,43 @@ const ProbeFacts = v.array(
   }),
 );
 
-test("as an unprivileged caller: denied is ACCESS_DENIED, never gone; own and dead are right", async () => {
-  const rootChild = spawnChild("sleep", ["30"]);
-  const nobodyChild = spawnChild(asNobody[0] ?? "setpriv", [...asNobody.slice(1), "sleep", "30"]);
-  const { zpid } = await spawnZombie();
-  const dead = spawnChild("true", []);
-  await exited(dead);
-  await waitFor(
-    "children ready",
-    () =>
-      readlinkOrNull(`/proc/${nobodyChild.pid}/exe`) === "/usr/bin/sleep" &&
-      readlinkOrNull(`/proc/${rootChild.pid}/exe`) === "/usr/bin/sleep" &&
-      procStat(zpid)?.state === "Z" &&
-      !pidExists(dead.pid ?? 0),
-  );
-  const results = v.parse(
-    ProbeFacts,
-    probeAsNobody([
-      "facts",
-      String(rootChild.pid),
-      String(nobodyChild.pid),
-      String(zpid),
-      String(dead.pid),
-    ]),
-  );
-  const byPid = new Map(results.map((r) => [r.pid, r]));
-  assert.is(
-    byPid.get(rootChild.pid ?? 0)?.code,
-    "ACCESS_DENIED",
-    "root's process is denied, not gone",
-  );
-  assert.is(byPid.get(nobodyChild.pid ?? 0)?.ok, true, "own-uid process is readable");
-  assert.is(byPid.get(zpid)?.code, "ZOMBIE");
-  assert.is(byPid.get(dead.pid ?? 0)?.code, "NO_SUCH_PROCESS");
-});
+linuxTest(
+  "as an unprivileged caller: denied is ACCESS_DENIED, never gone; own and dead are right",
+  async () => {
+    const rootChild = spawnChild("sleep", ["30"]);
+    const nobodyChild = spawnChild(asNobody[0] ?? "setpriv", [...asNobody.slice(1), "sleep", "30"]);
+    const { zpid } = await spawnZombie();
+    const dead = spawnChild("true", []);
+    await exited(dead);
+    await waitFor(
+      "children ready",
+      () =>
+        readlinkOrNull(`/proc/${nobodyChild.pid}/exe`) === "/usr/bin/sleep" &&
+        readlinkOrNull(`/proc/${rootChild.pid}/exe`) === "/usr/bin/sleep" &&
+        procStat(zpid)?.state === "Z" &&
+        !pidExists(dead.pid ?? 0),
+    );
+    const results = v.parse(
+      ProbeFacts,
+      probeAsNobody([
+        "facts",
+        String(rootChild.pid),
+        String(nobodyChild.pid),
+        String(zpid),
+        String(dead.pid),
+      ]),
+    );
+    const byPid = new Map(results.map((r) => [r.pid, r]));
+    assert.is(
+      byPid.get(rootChild.pid ?? 0)?.code,
+      "ACCESS_DENIED",
+      "root's process is denied, not gone",
+    );
+    assert.is(byPid.get(nobodyChild.pid ?? 0)?.ok, true, "own-uid process is readable");
+    assert.is(byPid.get(zpid)?.code, "ZOMBIE");
+    assert.is(byPid.get(dead.pid ?? 0)?.code, "NO_SUCH_PROCESS");
+  },
+);
 
 const Sweep = v.array(
   v.object({
@@ -318,7 +326,7 @@ function checkSweep(rows: v.InferOutput<typeof Sweep>, who: string): void {
   assert.ok(ok > 0, `${who}: some pid was readable`);
 }
 
-test("sweep every pid on the machine as root", () => {
+linuxTest("sweep every pid on the machine as root", () => {
   const rows = readdirSync("/proc")
     .filter((n) => /^\d+$/.test(n))
     .map(Number)
@@ -336,7 +344,7 @@ test("sweep every pid on the machine as root", () => {
   checkSweep(rows, "root");
 });
 
-test("sweep every pid on the machine as uid 65534", () => {
+linuxTest("sweep every pid on the machine as uid 65534", () => {
   const rows = v.parse(Sweep, probeAsNobody(["sweep"]));
   checkSweep(rows, "nobody");
   assert.ok(
@@ -345,7 +353,7 @@ test("sweep every pid on the machine as uid 65534", () => {
   );
 });
 
-test("a kernel thread has no executable path (null), not an error", () => {
+linuxTest("a kernel thread has no executable path (null), not an error", () => {
   const comm = spawnSync("cat", ["/proc/2/comm"], { encoding: "utf8" }).stdout.trim();
   if (comm !== "kthreadd") {
     console.log(`SKIP: pid 2 is ${JSON.stringify(comm)}, not kthreadd, in this pid namespace`);
@@ -356,7 +364,7 @@ test("a kernel thread has no executable path (null), not an error", () => {
   assert.is(f.cwd, "/");
 });
 
-test("bad pids are INVALID_ARGUMENT usage errors, never crashes", () => {
+linuxTest("bad pids are INVALID_ARGUMENT usage errors, never crashes", () => {
   for (const pid of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, 2 ** 53, -0]) {
     assert.is(
       codeOf(() => processFacts(pid)),

@@ -13,6 +13,7 @@ import {
   exited,
   haveCommand,
   lineFrom,
+  linuxOnly,
   onCleanup,
   probeAsNobody,
   spawnChild,
@@ -22,6 +23,7 @@ import {
 } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
+const linuxTest = linuxOnly(test, "the socket listener tests");
 
 function failure(fn: () => unknown): { code: string; errno?: number; syscall?: string } {
   try {
@@ -35,93 +37,105 @@ function failure(fn: () => unknown): { code: string; errno?: number; syscall?: s
   return { code: "OK" };
 }
 
-test("a child listening in a private dir is the listener; lstat facts match; ss -xlp agrees", async () => {
-  const dir = tempDir("sock");
-  const path = join(dir, "leader.sock");
-  const child = await spawnListener(path);
-  const f = socketFacts(path);
-  const st = lstatSync(path, { bigint: true });
-  const dst = lstatSync(dir);
-  assert.is(f.path, path);
-  assert.is(f.type, "socket");
-  assert.is(f.inode, String(st.ino));
-  assert.is(f.device, String(st.dev));
-  assert.is(f.uid, Number(st.uid));
-  assert.is(f.mode, Number(st.mode) & 0o7777);
-  assert.equal(f.dir, {
-    path: dir,
-    type: "directory",
-    uid: dst.uid,
-    mode: dst.mode & 0o7777,
-    isSymlink: false,
-  });
-  assert.equal(f.listeners, [child.pid]);
-  if (haveCommand("ss")) assert.equal(ssListeners(path), [child.pid ?? 0], "ss -xlp");
-  else console.log("SKIP (oracle): ss is not installed");
-});
+linuxTest(
+  "a child listening in a private dir is the listener; lstat facts match; ss -xlp agrees",
+  async () => {
+    const dir = tempDir("sock");
+    const path = join(dir, "leader.sock");
+    const child = await spawnListener(path);
+    const f = socketFacts(path);
+    const st = lstatSync(path, { bigint: true });
+    const dst = lstatSync(dir);
+    assert.is(f.path, path);
+    assert.is(f.type, "socket");
+    assert.is(f.inode, String(st.ino));
+    assert.is(f.device, String(st.dev));
+    assert.is(f.uid, Number(st.uid));
+    assert.is(f.mode, Number(st.mode) & 0o7777);
+    assert.equal(f.dir, {
+      path: dir,
+      type: "directory",
+      uid: dst.uid,
+      mode: dst.mode & 0o7777,
+      isSymlink: false,
+    });
+    assert.equal(f.listeners, [child.pid]);
+    if (haveCommand("ss")) assert.equal(ssListeners(path), [child.pid ?? 0], "ss -xlp");
+    else console.log("SKIP (oracle): ss is not installed");
+  },
+);
 
-test("a listening fd shared by a forked child: both holders are listed, as ss -xlp shows", async () => {
-  const dir = tempDir("fork");
-  const path = join(dir, "s.sock");
-  const py = [
-    "import os, socket, time",
-    "s = socket.socket(socket.AF_UNIX); s.bind(os.environ['P']); s.listen()",
-    "pid = os.fork()",
-    "print('PIDS', os.getpid() if pid else os.getppid(), pid if pid else os.getpid(), flush=True) if pid else None",
-    "time.sleep(30)",
-  ].join("\n");
-  const child = spawnChild("/usr/bin/python3", ["-c", py], { env: { ...process.env, P: path } });
-  const line = await lineFrom(child, /(PIDS \d+ \d+)/);
-  const pids = line
-    .split(" ")
-    .slice(1)
-    .map(Number)
-    .sort((a, b) => a - b);
-  onCleanup(() => {
-    for (const pid of pids) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // already gone
+linuxTest(
+  "a listening fd shared by a forked child: both holders are listed, as ss -xlp shows",
+  async () => {
+    const dir = tempDir("fork");
+    const path = join(dir, "s.sock");
+    const py = [
+      "import os, socket, time",
+      "s = socket.socket(socket.AF_UNIX); s.bind(os.environ['P']); s.listen()",
+      "pid = os.fork()",
+      "print('PIDS', os.getpid() if pid else os.getppid(), pid if pid else os.getpid(), flush=True) if pid else None",
+      "time.sleep(30)",
+    ].join("\n");
+    const child = spawnChild("/usr/bin/python3", ["-c", py], { env: { ...process.env, P: path } });
+    const line = await lineFrom(child, /(PIDS \d+ \d+)/);
+    const pids = line
+      .split(" ")
+      .slice(1)
+      .map(Number)
+      .sort((a, b) => a - b);
+    onCleanup(() => {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
       }
-    }
-  });
-  const f = socketFacts(path);
-  assert.equal([...f.listeners], pids);
-  if (haveCommand("ss")) assert.equal(ssListeners(path), pids);
-});
+    });
+    const f = socketFacts(path);
+    assert.equal([...f.listeners], pids);
+    if (haveCommand("ss")) assert.equal(ssListeners(path), pids);
+  },
+);
 
-test("matching is by the bound file (dev+ino), not the path string: a renamed socket keeps its listener", async () => {
-  const dir = tempDir("swap");
-  const path = join(dir, "s.sock");
-  const moved = join(dir, "moved.sock");
-  const first = await spawnListener(path);
-  renameSync(path, moved);
-  const second = await spawnListener(path);
-  assert.equal([...socketFacts(path).listeners], [second.pid]);
-  assert.equal(
-    [...socketFacts(moved).listeners],
-    [first.pid],
-    "the moved file still has its listener",
-  );
-});
+linuxTest(
+  "matching is by the bound file (dev+ino), not the path string: a renamed socket keeps its listener",
+  async () => {
+    const dir = tempDir("swap");
+    const path = join(dir, "s.sock");
+    const moved = join(dir, "moved.sock");
+    const first = await spawnListener(path);
+    renameSync(path, moved);
+    const second = await spawnListener(path);
+    assert.equal([...socketFacts(path).listeners], [second.pid]);
+    assert.equal(
+      [...socketFacts(moved).listeners],
+      [first.pid],
+      "the moved file still has its listener",
+    );
+  },
+);
 
-test("a stale socket (listener killed) has no listener; files that are not sockets have none", async () => {
-  const dir = tempDir("stale");
-  const path = join(dir, "s.sock");
-  const child = await spawnListener(path);
-  child.kill("SIGKILL");
-  await exited(child);
-  const f = socketFacts(path);
-  assert.is(f.type, "socket");
-  assert.equal(f.listeners, []);
-  const file = join(dir, "plain");
-  writeFileSync(file, "x");
-  assert.is(socketFacts(file).type, "file");
-  assert.equal(socketFacts(file).listeners, []);
-});
+linuxTest(
+  "a stale socket (listener killed) has no listener; files that are not sockets have none",
+  async () => {
+    const dir = tempDir("stale");
+    const path = join(dir, "s.sock");
+    const child = await spawnListener(path);
+    child.kill("SIGKILL");
+    await exited(child);
+    const f = socketFacts(path);
+    assert.is(f.type, "socket");
+    assert.equal(f.listeners, []);
+    const file = join(dir, "plain");
+    writeFileSync(file, "x");
+    assert.is(socketFacts(file).type, "file");
+    assert.equal(socketFacts(file).listeners, []);
+  },
+);
 
-test("a symlinked directory is reported as such (the socket itself is lstat'ed)", async () => {
+linuxTest("a symlinked directory is reported as such (the socket itself is lstat'ed)", async () => {
   const dir = tempDir("link");
   const real = join(dir, "real");
   mkdirSync(real, { mode: 0o700 });
@@ -136,7 +150,7 @@ test("a symlinked directory is reported as such (the socket itself is lstat'ed)"
   assert.is(socketFacts(linkedSock).type, "symlink", "the last component is not followed");
 });
 
-test("missing paths, long paths and unreadable dirs give typed errors", () => {
+linuxTest("missing paths, long paths and unreadable dirs give typed errors", () => {
   const dir = tempDir("err");
   const missing = failure(() => socketFacts(join(dir, "nope.sock")));
   assert.equal(missing, { code: "SYSCALL_FAILED", errno: 2, syscall: "lstat(path)" });
@@ -156,27 +170,30 @@ const ProbeSocket = v.object({
   value: v.optional(v.object({ listeners: v.array(v.number()), uid: v.number() })),
 });
 
-test("as uid 65534: another user's listener is not visible, our own is; a 0700 dir is ACCESS_DENIED", async () => {
-  const dir = tempDir("nobody");
-  chmodSync(dir, 0o755);
-  const rootSock = join(dir, "root.sock");
-  await spawnListener(rootSock);
-  const nobodyDir = join(dir, "nobody");
-  mkdirSync(nobodyDir, { mode: 0o700 });
-  spawnSync("chown", ["65534:65534", nobodyDir]);
-  const nobodySock = join(nobodyDir, "n.sock");
-  const nobodyChild = await spawnListener(nobodySock, asNobody);
+linuxTest(
+  "as uid 65534: another user's listener is not visible, our own is; a 0700 dir is ACCESS_DENIED",
+  async () => {
+    const dir = tempDir("nobody");
+    chmodSync(dir, 0o755);
+    const rootSock = join(dir, "root.sock");
+    await spawnListener(rootSock);
+    const nobodyDir = join(dir, "nobody");
+    mkdirSync(nobodyDir, { mode: 0o700 });
+    spawnSync("chown", ["65534:65534", nobodyDir]);
+    const nobodySock = join(nobodyDir, "n.sock");
+    const nobodyChild = await spawnListener(nobodySock, asNobody);
 
-  const seenRoot = v.parse(ProbeSocket, probeAsNobody(["socket", rootSock]));
-  assert.is(seenRoot.ok, true);
-  assert.equal(seenRoot.value?.listeners, [], "root's fd table is not readable to nobody");
-  const seenOwn = v.parse(ProbeSocket, probeAsNobody(["socket", nobodySock]));
-  assert.equal(seenOwn.value?.listeners, [nobodyChild.pid]);
+    const seenRoot = v.parse(ProbeSocket, probeAsNobody(["socket", rootSock]));
+    assert.is(seenRoot.ok, true);
+    assert.equal(seenRoot.value?.listeners, [], "root's fd table is not readable to nobody");
+    const seenOwn = v.parse(ProbeSocket, probeAsNobody(["socket", nobodySock]));
+    assert.equal(seenOwn.value?.listeners, [nobodyChild.pid]);
 
-  const privateDir = join(dir, "private");
-  mkdirSync(privateDir, { mode: 0o700 });
-  const denied = v.parse(ProbeSocket, probeAsNobody(["socket", join(privateDir, "x.sock")]));
-  assert.is(denied.code, "ACCESS_DENIED");
-});
+    const privateDir = join(dir, "private");
+    mkdirSync(privateDir, { mode: 0o700 });
+    const denied = v.parse(ProbeSocket, probeAsNobody(["socket", join(privateDir, "x.sock")]));
+    assert.is(denied.code, "ACCESS_DENIED");
+  },
+);
 
 test.run();

@@ -11,6 +11,7 @@ import {
 } from "../../lib/proof/process.js";
 import {
   cleanup,
+  linuxOnly,
   readlinkOrNull,
   spawnChild,
   tempDir,
@@ -18,6 +19,7 @@ import {
 } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
+const linuxTest = linuxOnly(test, "the process proof tests on a real child");
 
 const facts: ProcessFacts = {
   pid: 42,
@@ -116,7 +118,7 @@ test("checkProcess compares only what the expectation names, each with a reason"
   assert.ok(bad.every((c) => typeof c.reason === "string" && c.reason.length > 0));
 });
 
-test("on a real child: the expectation built from ps-independent facts passes", async () => {
+linuxTest("on a real child: the expectation built from ps-independent facts passes", async () => {
   const dir = tempDir("proc");
   const child = spawnChild("sleep", ["30"], { cwd: dir });
   const pid = child.pid ?? 0;

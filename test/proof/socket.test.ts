@@ -6,9 +6,10 @@ import * as assert from "uvu/assert";
 import { socketFacts } from "../../lib/kernel/socket.js";
 import type { SocketFacts } from "../../lib/kernel/types.js";
 import { checkPrivateSocket, checkSocketUnreadable, octal } from "../../lib/proof/socket.js";
-import { cleanup, exited, spawnListener, tempDir } from "../helpers/kernel-children.js";
+import { cleanup, exited, linuxOnly, spawnListener, tempDir } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
+const linuxTest = linuxOnly(test, "the private socket proof tests on real sockets");
 
 const uid = process.getuid?.() ?? 0;
 
@@ -27,25 +28,28 @@ async function privateSocket(): Promise<{ dir: string; path: string }> {
   return { dir, path };
 }
 
-test("a private socket with a live listener passes every check, with stable names", async () => {
-  const { path } = await privateSocket();
-  const checks = checkPrivateSocket(socketFacts(path), { uid });
-  assert.equal(
-    checks.map((c) => c.check),
-    [
-      "socket.dir_symlink",
-      "socket.dir_type",
-      "socket.dir_owner",
-      "socket.dir_mode",
-      "socket.type",
-      "socket.owner",
-      "socket.listener",
-    ],
-  );
-  assert.ok(checks.every((c) => c.ok && c.reason === null));
-});
+linuxTest(
+  "a private socket with a live listener passes every check, with stable names",
+  async () => {
+    const { path } = await privateSocket();
+    const checks = checkPrivateSocket(socketFacts(path), { uid });
+    assert.equal(
+      checks.map((c) => c.check),
+      [
+        "socket.dir_symlink",
+        "socket.dir_type",
+        "socket.dir_owner",
+        "socket.dir_mode",
+        "socket.type",
+        "socket.owner",
+        "socket.listener",
+      ],
+    );
+    assert.ok(checks.every((c) => c.ok && c.reason === null));
+  },
+);
 
-test("group or other bits on the directory fail socket.dir_mode, each alone", async () => {
+linuxTest("group or other bits on the directory fail socket.dir_mode, each alone", async () => {
   for (const mode of [0o755, 0o750, 0o710, 0o701, 0o770, 0o707]) {
     const { dir, path } = await privateSocket();
     chmodSync(dir, mode);
@@ -56,13 +60,13 @@ test("group or other bits on the directory fail socket.dir_mode, each alone", as
   }
 });
 
-test("a directory owned by another uid fails socket.dir_owner", async () => {
+linuxTest("a directory owned by another uid fails socket.dir_owner", async () => {
   const { dir, path } = await privateSocket();
   chownSync(dir, 65534, 65534);
   assert.equal(failing(socketFacts(path)), ["socket.dir_owner"]);
 });
 
-test("a symlinked directory fails socket.dir_symlink and socket.dir_type", async () => {
+linuxTest("a symlinked directory fails socket.dir_symlink and socket.dir_type", async () => {
   const { dir, path } = await privateSocket();
   const alias = `${dir}-alias`;
   symlinkSync(dir, alias);
@@ -75,7 +79,7 @@ test("a symlinked directory fails socket.dir_symlink and socket.dir_type", async
   assert.equal(failing(socketFacts(path)), []);
 });
 
-test("a regular file or FIFO at the path fails socket.type (and has no listener)", () => {
+linuxTest("a regular file or FIFO at the path fails socket.type (and has no listener)", () => {
   const dir = join(tempDir("types"), "d");
   mkdirSync(dir, { mode: 0o700 });
   writeFileSync(join(dir, "file"), "");
@@ -84,13 +88,13 @@ test("a regular file or FIFO at the path fails socket.type (and has no listener)
   assert.equal(failing(socketFacts(join(dir, "fifo"))), ["socket.type", "socket.listener"]);
 });
 
-test("a socket owned by another uid fails socket.owner", async () => {
+linuxTest("a socket owned by another uid fails socket.owner", async () => {
   const { path } = await privateSocket();
   chownSync(path, 65534, 65534);
   assert.equal(failing(socketFacts(path)), ["socket.owner"]);
 });
 
-test("a stale socket fails socket.listener", async () => {
+linuxTest("a stale socket fails socket.listener", async () => {
   const dir = join(tempDir("stale"), "d");
   mkdirSync(dir, { mode: 0o700 });
   const path = join(dir, "s.sock");
