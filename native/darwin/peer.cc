@@ -15,6 +15,10 @@
 
 static_assert(sizeof(audit_token_t) == 32, "audit_token_t is 8 x u32");
 
+// In libbsm since macOS 10.7; declared here too in case an SDK's libbsm.h lacks it (it is absent
+// from some iOS-era headers). Identical to the SDK's declaration when present.
+extern "C" int audit_token_to_pidversion(audit_token_t atoken);
+
 namespace proofs {
 
 Error peer_credentials(int fd, PeerCredentials* out) {

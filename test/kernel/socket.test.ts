@@ -1,5 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, lstatSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -95,6 +103,53 @@ linuxTest(
     });
     const f = socketFacts(path);
     assert.equal([...f.listeners], pids);
+    if (haveCommand("ss")) assert.equal(ssListeners(path), pids);
+  },
+);
+
+linuxTest(
+  "with many processes (two-thread scan), holders in both halves of /proc are found",
+  async () => {
+    const dir = tempDir("many");
+    const path = join(dir, "s.sock");
+    // The listener binds first (a low pid), forks a second holder after 300 sleepers (a high pid).
+    const py = [
+      "import os, socket, sys, time",
+      "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); print('READY', flush=True)",
+      "sys.stdin.readline()",
+      "pid = os.fork()",
+      "print('PIDS', os.getpid(), pid, flush=True) if pid else None",
+      "time.sleep(30)",
+    ].join("\n");
+    const holder = spawnChild("/usr/bin/python3", ["-c", py, path], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    await lineFrom(holder, /(READY)/);
+    const crowd = spawnChild(
+      "sh",
+      ["-c", "i=0; while [ $i -lt 300 ]; do sleep 60 & i=$((i+1)); done; echo SPAWNED; wait"],
+      { detached: true },
+    );
+    await lineFrom(crowd, /(SPAWNED)/);
+    holder.stdin?.write("\n");
+    const line = await lineFrom(holder, /(PIDS \d+ \d+)/);
+    const pids = line
+      .split(" ")
+      .slice(1)
+      .map(Number)
+      .sort((a, b) => a - b);
+    onCleanup(() => {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    });
+    const procs = readdirSync("/proc").filter((n) => /^\d+$/.test(n)).length;
+    assert.ok(procs >= 256, `${procs} processes: enough for the two-thread scan`);
+    assert.equal([...socketFacts(path).listeners], pids);
     if (haveCommand("ss")) assert.equal(ssListeners(path), pids);
   },
 );
