@@ -275,7 +275,9 @@ class Handle : public Napi::ObjectWrap<Handle> {
                         InstanceAccessor("identityKind", &Handle::IdentityKind, nullptr),
                         InstanceAccessor("identity", &Handle::Identity, nullptr),
                     });
-    constructor() = Napi::Persistent(ctor);
+    // Per environment (main thread and each worker), never a process-wide static.
+    env.SetInstanceData<Napi::FunctionReference>(
+        new Napi::FunctionReference(Napi::Persistent(ctor)));
     exports.Set("openProcessHandle", Napi::Function::New(env, Open, "openProcessHandle"));
   }
 
@@ -290,16 +292,11 @@ class Handle : public Napi::ObjectWrap<Handle> {
   }
 
   ~Handle() override {
-    StopWatch();
+    StopWatch(false);
     if (open_) proofs::handle_close(&h_);
   }
 
  private:
-  static Napi::FunctionReference& constructor() {
-    static Napi::FunctionReference ctor;
-    return ctor;
-  }
-
   // openProcessHandle(pid, expectedIdentity | null) -> ProcessHandle
   static Napi::Value Open(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -309,7 +306,7 @@ class Handle : public Napi::ObjectWrap<Handle> {
     }
     std::vector<napi_value> args = {info[0]};
     if (info.Length() > 1) args.push_back(info[1]);
-    return constructor().New(args);
+    return env.GetInstanceData<Napi::FunctionReference>()->New(args);
   }
 
   void EnsureOpen(Napi::Env env) {
@@ -346,6 +343,15 @@ class Handle : public Napi::ObjectWrap<Handle> {
     return Napi::Boolean::New(env, alive);
   }
 
+  // The uv_poll_t lives in its own block: its close callback may run after this object is gone,
+  // and an async cleanup hook holds the environment's teardown (and the unloading of this
+  // addon in a worker thread) until the close callback has run.
+  struct PollBlock {
+    uv_poll_t poll;
+    napi_async_cleanup_hook_handle hook = nullptr;
+    Handle* owner = nullptr;
+  };
+
   // watchExit(onExit) -> true if already exited (onExit is then not called).
   Napi::Value WatchExit(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -359,55 +365,65 @@ class Handle : public Napi::ObjectWrap<Handle> {
     if (napi_get_uv_event_loop(env, &loop) != napi_ok || loop == nullptr) {
       throw_error(env, Error{Failure::kUnsupported, 0, "napi_get_uv_event_loop", h_.pid});
     }
-    auto* poll = new uv_poll_t;
-    int rc = uv_poll_init(loop, poll, h_.exit_fd);
+    auto* block = new PollBlock;
+    int rc = uv_poll_init(loop, &block->poll, h_.exit_fd);
     if (rc != 0) {
-      delete poll;
+      delete block;
       throw_error(env, Error{Failure::kSyscallFailed, -rc, "uv_poll_init", h_.pid});
     }
-    poll->data = this;
-    rc = uv_poll_start(poll, UV_READABLE | UV_DISCONNECT, OnPoll);
+    block->poll.data = block;
+    rc = uv_poll_start(&block->poll, UV_READABLE | UV_DISCONNECT, OnPoll);
     if (rc != 0) {
-      uv_close(reinterpret_cast<uv_handle_t*>(poll), FreePoll);
+      uv_close(reinterpret_cast<uv_handle_t*>(&block->poll), OnClosed);
       throw_error(env, Error{Failure::kSyscallFailed, -rc, "uv_poll_start", h_.pid});
     }
-    poll_ = poll;
+    napi_add_async_cleanup_hook(env, OnTeardown, block, &block->hook);
+    block->owner = this;
+    poll_ = block;
     env_ = env;
     on_exit_ = Napi::Persistent(info[0].As<Napi::Function>());
     Ref();  // keep this object (and the fd) alive while the kernel may still report the exit
-    napi_add_env_cleanup_hook(env, CleanupHook, this);
     return Napi::Boolean::New(env, false);
   }
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
-    StopWatch();
+    StopWatch(true);
     if (open_) proofs::handle_close(&h_);
     open_ = false;
     return info.Env().Undefined();
   }
 
-  static void FreePoll(uv_handle_t* handle) {
-    delete reinterpret_cast<uv_poll_t*>(handle);
+  static void OnClosed(uv_handle_t* handle) {
+    auto* block = static_cast<PollBlock*>(handle->data);
+    if (block->hook != nullptr) napi_remove_async_cleanup_hook(block->hook);
+    delete block;
   }
 
-  static void CleanupHook(void* arg) {
-    static_cast<Handle*>(arg)->StopWatch(false);
+  // The environment is going away (process exit, worker exit) while a watch is active.
+  static void OnTeardown(napi_async_cleanup_hook_handle, void* arg) {
+    auto* block = static_cast<PollBlock*>(arg);
+    if (block->owner != nullptr) block->owner->StopWatch(true);
   }
 
-  // Stop and close the poll before the fd is closed (libuv: never close a polled fd).
-  void StopWatch(bool remove_hook = true) {
+  // Stop and close the poll before the fd is closed (libuv: never close a polled fd). From the
+  // destructor the wrapper's own reference is already being torn down, so it is left alone.
+  void StopWatch(bool release_ref) {
     if (poll_ == nullptr) return;
-    uv_poll_stop(poll_);
-    uv_close(reinterpret_cast<uv_handle_t*>(poll_), FreePoll);
+    PollBlock* block = poll_;
     poll_ = nullptr;
-    if (remove_hook) napi_remove_env_cleanup_hook(env_, CleanupHook, this);
-    on_exit_.Reset();
-    Unref();
+    block->owner = nullptr;
+    uv_poll_stop(&block->poll);
+    uv_close(reinterpret_cast<uv_handle_t*>(&block->poll), OnClosed);
+    if (release_ref) {
+      on_exit_.Reset();
+      Unref();
+    }
   }
 
   static void OnPoll(uv_poll_t* poll, int status, int events) {
     (void)events;
-    auto* self = static_cast<Handle*>(poll->data);
+    Handle* self = static_cast<PollBlock*>(poll->data)->owner;
+    if (self == nullptr) return;
     bool is_exited = status < 0;  // an error on the exit fd ends the watch as well
     if (!is_exited && proofs::failed(proofs::handle_exit_ready(&self->h_, &is_exited))) {
       is_exited = true;
@@ -416,7 +432,7 @@ class Handle : public Napi::ObjectWrap<Handle> {
     Napi::Env env = self->env_;
     Napi::HandleScope scope(env);
     Napi::Function cb = self->on_exit_.Value();
-    self->StopWatch();  // may drop the last reference; do not touch self afterwards
+    self->StopWatch(true);  // may drop the last reference; do not touch self afterwards
     try {
       // MakeCallback runs the microtask queue afterwards, so the promise resolves promptly.
       cb.MakeCallback(env.Global(), {});
@@ -427,7 +443,7 @@ class Handle : public Napi::ObjectWrap<Handle> {
 
   proofs::ProcessHandle h_{};
   bool open_ = false;
-  uv_poll_t* poll_ = nullptr;
+  PollBlock* poll_ = nullptr;
   napi_env env_ = nullptr;
   Napi::FunctionReference on_exit_;
 };

@@ -181,6 +181,56 @@ test("flock between two processes: held elsewhere -> false; released when the ho
   assert.is(flock(fd, "unlock"), true);
 });
 
+test("in worker threads: facts, handles and an exit watch still active when the worker exits", async () => {
+  const root = JSON.stringify(join(repoRoot, "/"));
+  const dir = tempDir("worker");
+  for (const mode of ["facts", "watch-exit", "watch-then-exit-worker"]) {
+    // The worker loads the addon itself (node-gyp-build, as lib/kernel/addon.ts does): tsx's
+    // loader does not reach worker threads on node 20, and the point here is the native layer.
+    const code = `
+      import { parentPort } from "node:worker_threads";
+      import { spawn } from "node:child_process";
+      import { createRequire } from "node:module";
+      const require = createRequire(${root});
+      const a = require("node-gyp-build")(${root});
+      const c = spawn("sleep", ["30"], { stdio: "ignore" });
+      const ok = a.processFacts(process.pid)[0] === process.pid;
+      const h = a.openProcessHandle(c.pid, null);
+      const mode = ${JSON.stringify(mode)};
+      if (mode === "facts") { h.close(); c.kill(); parentPort.postMessage(ok); }
+      if (mode === "watch-exit") {
+        await new Promise((resolve) => { if (h.watchExit(resolve)) resolve(); c.kill(); });
+        parentPort.postMessage(ok && !h.isAlive());
+      }
+      if (mode === "watch-then-exit-worker") {
+        h.watchExit(() => {});
+        parentPort.postMessage(ok);
+        c.kill();
+        process.exit(0);
+      }
+    `;
+    const file = join(dir, `${mode}.mjs`);
+    writeFileSync(file, code);
+    const r = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
+        `import { Worker } from "node:worker_threads";
+         const w = new Worker(${JSON.stringify(file)}, { execArgv: ["--import", "tsx"] });
+         w.on("message", (m) => console.log("MSG", m));
+         w.on("exit", (c) => console.log("EXIT", c));`,
+      ],
+      { cwd: repoRoot, encoding: "utf8", timeout: 30_000 },
+    );
+    assert.is(r.status, 0, `${mode}: status ${r.status} signal ${r.signal} ${r.stderr}`);
+    assert.match(r.stdout, /MSG true/, mode);
+    assert.match(r.stdout, /EXIT 0/, mode);
+  }
+});
+
 test("kernelInfo names this platform and its sun_path limit", () => {
   const k = kernelInfo();
   assert.is(k.platform, process.platform);
