@@ -29,6 +29,11 @@ export interface Report {
   readonly facts: JsonValue;
   readonly checks: readonly CheckResult[];
   readonly error?: { readonly code: string; readonly message: string };
+  /**
+   * Sections a command's JSON contract names at the top level (e.g. `leader` for
+   * `socket --leader`; `herdr`, `process`, `agent` for `pane`). They also stay in `facts`.
+   */
+  readonly topLevel?: Readonly<Record<string, JsonValue>>;
 }
 
 export interface Command {

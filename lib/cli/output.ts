@@ -24,7 +24,10 @@ export function reportOk(report: Report): boolean {
   return report.error === undefined && report.checks.length > 0 && report.checks.every((c) => c.ok);
 }
 
-/** The --json document: exactly `{ ok, subject, facts, checks, error? }`. */
+/**
+ * The --json document: `{ ok, subject, facts, checks, error? }`, plus the sections a command's
+ * contract names at the top level (`Report.topLevel`), which never replace those five keys.
+ */
 export function reportJson(report: Report): JsonValue {
   const out: { [key: string]: JsonValue } = {
     ok: reportOk(report),
@@ -40,6 +43,9 @@ export function reportJson(report: Report): JsonValue {
   };
   if (report.error !== undefined) {
     out.error = { code: report.error.code, message: report.error.message };
+  }
+  for (const [key, value] of Object.entries(report.topLevel ?? {})) {
+    if (!Object.hasOwn(out, key)) out[key] = value;
   }
   return out;
 }

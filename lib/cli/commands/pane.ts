@@ -91,6 +91,16 @@ function firstError(checks: readonly CheckResult[], obs: PaneObservation): Repor
   return checks.length === 0 ? { code: "NO_CHECKS", message: "nothing was checked" } : undefined;
 }
 
+/** The pane contract names `herdr`, `process` and `agent` at the top level of the JSON too. */
+function withTopLevel(report: Report): Report {
+  const f = report.facts;
+  if (f === null || typeof f !== "object" || Array.isArray(f)) return report;
+  return {
+    ...report,
+    topLevel: { herdr: f.herdr ?? null, process: f.process ?? null, agent: f.agent ?? null },
+  };
+}
+
 export const paneCommand: Command = {
   name: "pane",
   summary: "prove which process a Herdr pane runs, on which Herdr server, and its agent",
@@ -139,7 +149,7 @@ export const paneCommand: Command = {
       if (record === null) {
         const failed = bound.checks.find((c) => !c.ok);
         const agent = bound.checks.find((c) => c.check === "pane.agent");
-        return {
+        return withTopLevel({
           subject: "pane",
           facts: {
             ...observationFacts(bound.observation),
@@ -151,7 +161,7 @@ export const paneCommand: Command = {
             code: "PANE_NOT_BOUND",
             message: failed?.reason ?? "the pane could not be bound",
           },
-        };
+        });
       }
     }
     progress(`re-verifying pane ${paneId}`);
@@ -159,7 +169,7 @@ export const paneCommand: Command = {
     const names = new Set(verified.checks.map((c) => c.check));
     const checks = [...bindChecks.filter((c) => !names.has(c.check)), ...verified.checks];
     const error = firstError(checks, verified.observation);
-    return {
+    return withTopLevel({
       subject: "pane",
       facts: {
         ...observationFacts(verified.observation),
@@ -168,6 +178,6 @@ export const paneCommand: Command = {
       },
       checks,
       ...(error === undefined ? {} : { error }),
-    };
+    });
   },
 };

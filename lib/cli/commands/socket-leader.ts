@@ -121,6 +121,7 @@ export async function runSocketLeader(
     ...socketReport,
     facts: { ...asObject(socketReport.facts), leader: leaderJson },
     checks,
+    topLevel: { leader: leaderJson },
   });
 
   if (!socketReport.checks.every((c) => c.ok)) {
