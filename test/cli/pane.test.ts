@@ -99,6 +99,14 @@ test("a proven pane: exit 0, --json with herdr, pane, process, agent and every c
     v.parse(v.looseObject({ ok: v.boolean(), agent: v.string() }), doc.facts.agent).agent,
     "grok",
   );
+  // The contract also names herdr, process and agent at the top level of the document.
+  const top = v.parse(
+    v.looseObject({ herdr: v.unknown(), process: v.unknown(), agent: v.unknown() }),
+    JSON.parse(r.out),
+  );
+  assert.equal(top.herdr, doc.facts.herdr);
+  assert.equal(top.process, doc.facts.process);
+  assert.equal(top.agent, doc.facts.agent);
   const names = doc.checks.map((c) => c.check);
   for (const name of [
     "pane.process_settled",
