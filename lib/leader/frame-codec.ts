@@ -106,14 +106,33 @@ export function encodeFrame(message: unknown, maxFrameBytes: number = MAX_FRAME_
   if (json === undefined) {
     throw frameError("INVALID_MESSAGE", "message is not serializable as JSON", {});
   }
+  if (json.length <= ONE_PASS_MAX_CHARS) {
+    // A UTF-16 code unit is at most 3 UTF-8 bytes (a surrogate pair is 4 for 2 units; lone
+    // surrogates were escaped by stringify), so one write into the scratch needs no length scan;
+    // the exact-size frame is then a plain copy. Synchronous, so one scratch serves every call.
+    const length = scratch.write(json, FRAME_HEADER_BYTES, "utf8");
+    checkLength(length, maxFrameBytes);
+    const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+    frame.writeUInt32BE(length, 0);
+    scratch.copy(frame, FRAME_HEADER_BYTES, FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + length);
+    return frame;
+  }
   const length = Buffer.byteLength(json, "utf8");
+  checkLength(length, maxFrameBytes);
+  return writeFrame(json, length);
+}
+
+/** Strings up to this many code units are encoded in one pass through a 96 KiB scratch buffer. */
+const ONE_PASS_MAX_CHARS = 32 * 1024;
+const scratch = Buffer.allocUnsafeSlow(FRAME_HEADER_BYTES + ONE_PASS_MAX_CHARS * 3);
+
+function checkLength(length: number, maxFrameBytes: number): void {
   if (length > maxFrameBytes) {
     throw frameError("FRAME_TOO_LARGE", `frame body of ${length} bytes exceeds ${maxFrameBytes}`, {
       length,
       maxFrameBytes,
     });
   }
-  return writeFrame(json, length);
 }
 
 export interface FrameDecoderOptions {

@@ -55,7 +55,7 @@ let sink = 0;
 function codecTable(): void {
   const widths = [30, 12, 12, 12, 12, 11];
   process.stdout.write(
-    "\nframe codec vs JSON.stringify+JSON.parse and vs NDJSON over bytes (µs per message, best of 5)\n",
+    "\nframe codec vs JSON.stringify+JSON.parse and vs NDJSON over bytes (µs per message, best of 9)\n",
   );
   process.stdout.write(
     `${row(["message", "JSON only", "NDJSON", "frame codec", "+ schema", "vs JSON"], widths)}\n`,
@@ -96,7 +96,7 @@ function codecTable(): void {
           });
         };
         const best = { json: Infinity, ndjson: Infinity, codec: Infinity, schema: Infinity };
-        for (let round = 0; round < 5; round++) {
+        for (let round = 0; round < 9; round++) {
           best.json = Math.min(best.json, perOp(n, json));
           best.ndjson = Math.min(best.ndjson, perOp(n, ndjson));
           best.codec = Math.min(best.codec, perOp(n, codec));
@@ -154,7 +154,7 @@ async function startFake(): Promise<Target> {
 }
 
 async function roundTrips(): Promise<void> {
-  const widths = [44, 12, 12];
+  const widths = [62, 12, 12];
   process.stdout.write("\nround trips over a unix socket (µs, n=2000 each, after 200 warm-up)\n");
   process.stdout.write(`${row(["request / leader", "median", "p99"], widths)}\n`);
   for (const start of [startSimLeader, startFake]) {
