@@ -90,6 +90,7 @@ export class AcpSeat {
     const s = new AcpConnection(pipe, opts);
     try {
       const init = parseInitializeResult(await s.request("initialize", initializeParams()));
+      opts.onInitialize?.(init);
       try {
         checkSessionInfo(
           await s.request("_x.ai/session/info", sessionInfoParams(opts.sessionId)),

@@ -15,7 +15,7 @@ import { type DeliveryEvent, DeliveryTracker } from "./deliveries.js";
 import { evidenceFromEvent, evidenceFromPromptResponse } from "./evidence.js";
 import type { GrokEvent } from "./grok-extensions.js";
 import { type OwnerAction, trackOwnerActions } from "./owner-actions.js";
-import type { AttachFacts } from "./session.js";
+import type { AttachFacts, InitializeFacts } from "./session.js";
 import { createAcpStream } from "./stream.js";
 import { AcpTap } from "./tap.js";
 import type { AcpPipe, CloseReason } from "./transport.js";
@@ -36,6 +36,12 @@ export interface AcpSeatOptions {
   readonly requestTimeoutMs?: number;
   /** Where unknown/malformed messages are logged (default: nowhere; they are kept in the tap). */
   readonly log?: (line: string) => void;
+  /**
+   * Called with the parsed `initialize` answer before anything else is sent; throwing refuses the
+   * attach (the seat's version agreement runs here, so a refused version never touches the
+   * owner's session: no residency probe, no catalog list, no resume).
+   */
+  readonly onInitialize?: (facts: InitializeFacts) => void;
 }
 
 export type AcpSeatEvent =
