@@ -1,0 +1,191 @@
+/**
+ * The Grok profile (GROK_HOME) a seat runs with. The library never signs in, changes accounts or
+ * installs a plugin (seed ADR 0224): the profile is either
+ * - an explicitly supplied GROK_HOME (`grok-home`), used as it is; or
+ * - a temporary private profile (`temporary`): a fresh 0700 directory into which only an
+ *   explicitly supplied, existing login file is copied, as `auth.json`, mode 0600.
+ *
+ * The login file's name is Grok's: `$GROK_HOME/auth.json`, read by `read_auth_json` and written
+ * by `write_auth_json` under the advisory `auth.json.lock` (xai-grok-shell `src/auth/storage.rs`,
+ * `src/auth/manager.rs`; the TUI reads `grok_home.join("auth.json")`, `pager/app/effects/mod.rs`).
+ * Nothing else is copied: no config, no sessions, no plugins, no MCP servers.
+ */
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  realpathSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
+import { checkPrivateDir } from "./runtime-dir.js";
+
+/** `$GROK_HOME/auth.json` (xai-grok-shell `auth/storage.rs`). */
+export const LOGIN_FILE_NAME = "auth.json";
+/** A login file is a small JSON document; anything larger is not one. */
+const MAX_LOGIN_BYTES = 1024 * 1024;
+
+export type ProfileSpec =
+  | { readonly kind: "grok-home"; readonly grokHome: string }
+  | { readonly kind: "temporary"; readonly loginFile: string };
+
+/** The profile as the seat uses and records it. */
+export interface Profile {
+  readonly kind: ProfileSpec["kind"];
+  /** Canonical GROK_HOME passed to the TUI (and so to its leader). */
+  readonly grokHome: string;
+  /** For a temporary profile: where the login came from and where it went. */
+  readonly loginFile: {
+    readonly source: string;
+    readonly copiedTo: string;
+    readonly bytes: number;
+  } | null;
+}
+
+function euid(): number {
+  return typeof process.geteuid === "function" ? process.geteuid() : -1;
+}
+
+function canonical(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** Preflight: the spec names something usable. No file is created here. */
+export function checkProfileSpec(spec: ProfileSpec): CheckResult[] {
+  if (spec.kind === "grok-home") {
+    const real = canonical(spec.grokHome);
+    if (real === null) {
+      return [
+        fail("profile.grok_home", "an existing directory", null, `${spec.grokHome} does not exist`),
+      ];
+    }
+    const st = lstatSync(real);
+    return [
+      expectEqual(
+        "profile.grok_home",
+        "directory",
+        st.isDirectory() ? "directory" : "other",
+        `${real} is not a directory`,
+      ),
+      expectEqual("profile.grok_home_owner", euid(), st.uid, `${real} is owned by another user`),
+    ];
+  }
+  const st = lstatSync(spec.loginFile, { throwIfNoEntry: false });
+  if (st === undefined) {
+    return [
+      fail(
+        "profile.login_file",
+        "an existing login file",
+        null,
+        `${spec.loginFile} does not exist`,
+      ),
+    ];
+  }
+  return [
+    st.isFile()
+      ? pass("profile.login_file", "a regular file", "file")
+      : fail(
+          "profile.login_file",
+          "a regular file",
+          st.isSymbolicLink() ? "symlink" : "other",
+          `${spec.loginFile} is not a regular file (symlinks are not followed)`,
+        ),
+    expectEqual(
+      "profile.login_file_owner",
+      euid(),
+      st.uid,
+      `${spec.loginFile} is owned by another user`,
+    ),
+    st.size <= MAX_LOGIN_BYTES
+      ? pass("profile.login_file_size", `<= ${MAX_LOGIN_BYTES} bytes`, st.size)
+      : fail(
+          "profile.login_file_size",
+          `<= ${MAX_LOGIN_BYTES} bytes`,
+          st.size,
+          `${spec.loginFile} is too large to be a login file`,
+        ),
+  ];
+}
+
+/** Read a regular file without following a symlink, bounded. */
+function readLogin(path: string): Buffer {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);
+    const buf = Buffer.alloc(MAX_LOGIN_BYTES + 1);
+    let filled = 0;
+    for (;;) {
+      const n = readSync(fd, buf, filled, buf.length - filled, null);
+      if (n === 0) break;
+      filled += n;
+      if (filled > MAX_LOGIN_BYTES) throw new Error(`${path} grew past ${MAX_LOGIN_BYTES} bytes`);
+    }
+    return buf.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Make the profile real. A `grok-home` spec is used as is (canonical path). A `temporary` spec
+ * creates `<runtimeDir>/grok-home` (0700) and copies the login file into it (0600, O_EXCL, fsync):
+ * the only file the library ever puts into a profile.
+ */
+export function materializeProfile(
+  spec: ProfileSpec,
+  runtimeDir: string,
+): { profile: Profile; checks: CheckResult[] } {
+  if (spec.kind === "grok-home") {
+    const grokHome = realpathSync(spec.grokHome);
+    return {
+      profile: { kind: "grok-home", grokHome, loginFile: null },
+      checks: [pass("profile.grok_home", "directory", grokHome)],
+    };
+  }
+  const grokHome = join(runtimeDir, "grok-home");
+  mkdirSync(grokHome, { mode: 0o700 });
+  const dirChecks = checkPrivateDir(grokHome, "profile.dir");
+  const content = readLogin(spec.loginFile);
+  const copiedTo = join(grokHome, LOGIN_FILE_NAME);
+  const fd = openSync(
+    copiedTo,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o600,
+  );
+  try {
+    let written = 0;
+    while (written < content.length) written += writeSync(fd, content, written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  const st = lstatSync(copiedTo);
+  const mode = st.mode & 0o777;
+  return {
+    profile: {
+      kind: "temporary",
+      grokHome,
+      loginFile: { source: realpathSync(spec.loginFile), copiedTo, bytes: content.length },
+    },
+    checks: [
+      ...dirChecks,
+      expectEqual(
+        "profile.login_copy_mode",
+        "0600",
+        `0${mode.toString(8)}`,
+        `${copiedTo} is not 0600`,
+      ),
+      expectEqual("profile.login_copy_bytes", content.length, st.size, "the copy is incomplete"),
+    ],
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * `SeatRefusal`: the one error a hire, a delivery, a release, a resume or an adoption refuses
+ * with. It names the step, the failed check (when a check failed), a stable code, the reason and
+ * the owner's next step (seed ADR 0224: a refusal "names the owner's disable-and-start-fresh
+ * step"). Codes are stable; tests and callers branch on `code`, never on text.
+ */
+import { GrokSeatError } from "../errors.js";
+import { LINEAR_OWNER_STEP } from "../grok/catalog.js";
+import { VERSION_FLOOR } from "../grok/version.js";
+import type { CheckResult } from "../proof/check.js";
+import type { SeatStep } from "./steps.js";
+
+/** What the owner can do about each code; a code not listed gets the generic step. */
+const OWNER_STEPS: Readonly<Record<string, string>> = {
+  PLATFORM_UNSUPPORTED: "Run the seat on macOS or Linux.",
+  GROK_NOT_FOUND: `Install Grok Build ${VERSION_FLOOR} or newer, or pass the path of its grok executable.`,
+  GROK_VERSION_UNREADABLE:
+    "Check that `grok --version` runs and prints its version, then hire again.",
+  VERSION_BELOW_FLOOR: `Update Grok Build to ${VERSION_FLOOR} or newer, then hire again.`,
+  VERSION_MISMATCH:
+    "Make the grok CLI, its leader and its agent one version (update or reinstall Grok Build), then hire again.",
+  PROFILE_INVALID:
+    "Pass an existing GROK_HOME directory you own, or an existing login file to copy into a temporary profile.",
+  CWD_INVALID: "Pass an existing working directory you can enter.",
+  SKILL_UNREADABLE: "Make every selected skill path readable, or leave it out of the selection.",
+  HERDR_UNREACHABLE:
+    "Start Herdr (or point HERDR_SOCKET_PATH / --herdr-socket at its API socket), then hire again.",
+  RUNTIME_DIR_UNSAFE:
+    "Use a runtime directory you own, that is not a symlink, grants no group/other access and keeps the socket path short.",
+  PANE_LAUNCH_FAILED: "Check that Herdr can open a new tab, then hire again.",
+  PANE_UNPROVEN:
+    "Do not move, replace or close the Grok pane while a seat is hired; quit it (/quit) and hire again.",
+  HERDR_AGENT_REFUSED:
+    "Herdr reports another agent or session for the pane than the one launched: quit the Grok pane (/quit) and hire again.",
+  TUI_EXITED:
+    "The Grok TUI exited during the hire; read its last output in the pane, then hire again.",
+  LEADER_NOT_READY:
+    "The Grok TUI did not bring up its leader in time; read the TUI's screen and leader.log, quit it (/quit) and hire again.",
+  SOCKET_UNPROVEN:
+    "The private leader socket is not what it should be; quit the Grok pane (/quit) and hire again.",
+  LEADER_BUSY: "Another controller holds this seat; release it first.",
+  LEADER_CONNECT_FAILED: "Quit the Grok pane (/quit) and hire again.",
+  LEADER_UNPROVEN:
+    "The process answering on the leader socket is not the leader the TUI started: quit the Grok pane (/quit), then hire again.",
+  IDENTITY_UNPROVEN:
+    "The kernel could not prove the process identity; quit the Grok pane (/quit) and hire again.",
+  ACTIVE_SESSION_UNPROVEN:
+    "Grok's active_sessions.json does not name the TUI's session; quit the Grok pane (/quit) and hire again.",
+  LINEAR_DIRECT_ENABLED: LINEAR_OWNER_STEP,
+  CATALOG_NOT_SESSION_SCOPED: "Quit the Grok pane (/quit) and hire again.",
+  SESSION_UNKNOWN:
+    "The TUI's session is not live in its leader; quit the Grok pane (/quit) and hire again.",
+  SESSION_CWD_MISMATCH:
+    "The TUI's session runs in another directory; quit the Grok pane (/quit) and hire again.",
+  MODEL_UNKNOWN:
+    "Choose a model Grok offers for this session (see details.available), then hire again.",
+  EFFORT_UNKNOWN: "Choose a reasoning effort the model offers (see details), then hire again.",
+  MODEL_NOT_ECHOED:
+    "Grok did not confirm the model selection; quit the Grok pane (/quit) and hire again.",
+  RECORD_WRITE_FAILED: "Free space or fix permissions of the runtime directory, then hire again.",
+  HIRE_ABORTED: "The hire was cancelled by its caller.",
+  ADOPTION_REFUSED:
+    "Hire a fresh seat. A saved seat record can be re-verified (verify-proof record) but never adopts a leader.",
+  RESUME_REFUSED:
+    "Resume only with the original profile, session id and conversation id, after the original TUI exited, from the controller that hired it.",
+  TUI_ALIVE: "Quit the Grok TUI in its pane (/quit) first; its leader is only stopped after that.",
+  LEADER_REPLACED:
+    "Another process now serves the seat's socket; nothing was sent to it. Hire a fresh seat.",
+  LEADER_GONE: "The seat's leader has exited; hire a fresh seat.",
+  SEAT_RELEASED: "The seat was released; hire a fresh seat.",
+  CONNECTION_CLOSED: "The connection to the leader closed; nothing is resent. Hire a fresh seat.",
+  DELIVERY_UNCERTAIN:
+    "The prompt may or may not have reached Grok; it is never resent. Reconcile the receipt, or look at the TUI.",
+};
+
+const GENERIC_STEP = "Quit the Grok pane (/quit) if one was opened, then hire again.";
+
+export function ownerStepFor(code: string): string {
+  return OWNER_STEPS[code] ?? GENERIC_STEP;
+}
+
+export interface SeatRefusalInit {
+  readonly step: SeatStep;
+  readonly code: string;
+  readonly reason: string;
+  readonly check?: string | null;
+  readonly ownerNextStep?: string;
+  readonly details?: Record<string, unknown>;
+  readonly cause?: unknown;
+}
+
+export class SeatRefusal extends GrokSeatError {
+  readonly step: SeatStep;
+  readonly check: string | null;
+  readonly reason: string;
+  readonly ownerNextStep: string;
+
+  constructor(init: SeatRefusalInit) {
+    super(init.code, init.reason, {
+      details: { step: init.step, check: init.check ?? null, ...(init.details ?? {}) },
+      ...(init.cause === undefined ? {} : { cause: init.cause }),
+    });
+    this.step = init.step;
+    this.check = init.check ?? null;
+    this.reason = init.reason;
+    this.ownerNextStep = init.ownerNextStep ?? ownerStepFor(init.code);
+  }
+
+  /** The same refusal with more details (what a refused hire left behind, for the owner). */
+  withDetails(extra: Record<string, unknown>): SeatRefusal {
+    const copy = new SeatRefusal({
+      step: this.step,
+      code: this.code,
+      reason: this.reason,
+      check: this.check,
+      ownerNextStep: this.ownerNextStep,
+      details: { ...this.details, ...extra },
+      ...(this.cause === undefined ? {} : { cause: this.cause }),
+    });
+    if (this.stack !== undefined) copy.stack = this.stack;
+    return copy;
+  }
+
+  /** `{ step, check, code, reason, ownerNextStep, details }` for logs and `--json`. */
+  toRefusal(): {
+    step: SeatStep;
+    check: string | null;
+    code: string;
+    reason: string;
+    ownerNextStep: string;
+    details: Record<string, unknown>;
+  } {
+    return {
+      step: this.step,
+      check: this.check,
+      code: this.code,
+      reason: this.reason,
+      ownerNextStep: this.ownerNextStep,
+      details: { ...this.details },
+    };
+  }
+}
+
+/** A refusal built from the first failed check of a proof. */
+export function refuseOnCheck(
+  step: SeatStep,
+  code: string,
+  failed: CheckResult,
+  details: Record<string, unknown> = {},
+): SeatRefusal {
+  return new SeatRefusal({
+    step,
+    code,
+    check: failed.check,
+    reason: failed.reason ?? `${failed.check} failed`,
+    details: { expected: failed.expected, received: failed.received, ...details },
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * The I/O of release (the decision is the pure `release-policy.ts`): look at the leader through
+ * the kernel handle taken when it was proven, stop it through that handle (SIGTERM, then wait for
+ * the kernel to report this very process exited: never `kill(pid)`), and only then remove the
+ * socket and lock files a signalled leader leaves behind (grok-leader-protocol.md §1: a signal
+ * exit skips the destructors) — only in our own directory, only files we own, only a socket no
+ * one listens on (reliability-plan.md §1.2: "never remove a socket you did not prove stale").
+ */
+import { lstatSync, unlinkSync } from "node:fs";
+import { GrokSeatError } from "../errors.js";
+import { processFacts } from "../kernel/process.js";
+import { socketFacts } from "../kernel/socket.js";
+import type { ProcessHandle } from "../kernel/types.js";
+import type { LeaderNow } from "./release-policy.js";
+
+function listenersOf(socketPath: string): readonly number[] {
+  try {
+    return socketFacts(socketPath).listeners;
+  } catch {
+    return [];
+  }
+}
+
+/** The leader as its handle sees it now. */
+export function leaderNow(handle: ProcessHandle, socketPath: string): LeaderNow {
+  let alive: boolean;
+  try {
+    alive = handle.isAlive();
+  } catch (err) {
+    return { kind: "unproven", code: err instanceof GrokSeatError ? err.code : "HANDLE_ERROR" };
+  }
+  if (!alive) {
+    return { kind: "exited", socketServedByOther: listenersOf(socketPath).length > 0 };
+  }
+  try {
+    const facts = processFacts(handle.pid);
+    if (
+      facts.identity.kind !== handle.identity.kind ||
+      facts.identity.value !== handle.identity.value
+    ) {
+      // The handle's process lives, yet the pid names another: only possible mid-exit.
+      return { kind: "unproven", code: "IDENTITY_CHANGED" };
+    }
+  } catch (err) {
+    return { kind: "unproven", code: err instanceof GrokSeatError ? err.code : "READ_FAILED" };
+  }
+  return { kind: "proven" };
+}
+
+/** SIGTERM through the handle, then wait (bounded) for the kernel to report the exit. */
+export async function stopLeader(handle: ProcessHandle, timeoutMs: number): Promise<boolean> {
+  handle.signal("SIGTERM");
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([handle.exited.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function euid(): number {
+  return typeof process.geteuid === "function" ? process.geteuid() : -1;
+}
+
+/** Remove the stale socket and lock a stopped leader left in our private directory. */
+export function removeStaleLeaderFiles(socketPath: string, lockPath: string): string[] {
+  const removed: string[] = [];
+  // A listener means some leader serves the path (not ours: ours has exited): leave both alone.
+  if (listenersOf(socketPath).length > 0) return removed;
+  const sock = lstatSync(socketPath, { throwIfNoEntry: false });
+  if (sock?.isSocket() === true && sock.uid === euid()) {
+    unlinkSync(socketPath);
+    removed.push(socketPath);
+  }
+  const lock = lstatSync(lockPath, { throwIfNoEntry: false });
+  if (lock?.isFile() === true && lock.uid === euid()) {
+    unlinkSync(lockPath);
+    removed.push(lockPath);
+  }
+  return removed;
+}

@@ -1,0 +1,271 @@
+/**
+ * A ready seat: the proven pane, the one leader connection, the admitted controller (fence
+ * journal), the attached ACP session, and the two kernel handles (TUI and leader) kept for the
+ * seat's life. Deliveries go through the fence (lib/delivery); release closes the controller and
+ * stops the leader only when `release-policy.ts` allows it.
+ */
+import type { AcpSeat, AcpSeatEvent, Delivery } from "../acp/client.js";
+import type { Controller } from "../delivery/index.js";
+import type { Receipt } from "../delivery/receipt.js";
+import type { HerdrClient } from "../herdr/client.js";
+import type { ExitVerdict, PaneExitWatch } from "../herdr/exit-watch.js";
+import type { HerdrKernel } from "../herdr/kernel-port.js";
+import type { JsonValue } from "../json.js";
+import type { ProcessHandle } from "../kernel/types.js";
+import type { LeaderConnection } from "../leader/connection.js";
+import type { RegisteredSeat, SeatRegistry } from "./bridge.js";
+import { type SeatRecord, writeSeatRecord } from "./record.js";
+import { SeatRefusal } from "./refusal.js";
+import { leaderNow, removeStaleLeaderFiles, stopLeader } from "./release.js";
+import { decideLeaderStop, type ReleaseReason } from "./release-policy.js";
+
+export interface SeatParts {
+  readonly herdr: HerdrClient;
+  readonly kernel: HerdrKernel;
+  readonly conn: LeaderConnection;
+  readonly controller: Controller;
+  readonly acp: AcpSeat;
+  readonly tui: ProcessHandle;
+  readonly leader: ProcessHandle;
+  readonly exitWatch: PaneExitWatch;
+  readonly record: SeatRecord;
+  readonly recordPath: string;
+  readonly registry: SeatRegistry<Seat>;
+}
+
+export interface ReleaseOptions {
+  /** Wait this long for the original TUI's exit before deciding (default 0: decide now). */
+  readonly waitForTuiExitMs?: number;
+  /** Bound on the wait for the leader's exit after SIGTERM (default 5000 ms). */
+  readonly stopTimeoutMs?: number;
+}
+
+export type LeaderAction = "stopped" | "left_running" | "already_gone" | "stop_timed_out";
+
+export interface ReleaseReport {
+  readonly sessionId: string;
+  /** The exit-watch verdict for the original TUI, or null when no exit was observed. */
+  readonly tuiExit: ExitVerdict | null;
+  readonly leader: {
+    readonly pid: number;
+    readonly action: LeaderAction;
+    /** Why the leader was left alone (empty when it was stopped). */
+    readonly reasons: readonly ReleaseReason[];
+    readonly signal: "SIGTERM" | null;
+    /** Stale files removed after a proven stop. */
+    readonly removed: readonly string[];
+  };
+  readonly recordPath: string;
+}
+
+/** The exit verdict as recorded JSON. */
+export function verdictJson(v: ExitVerdict | null): JsonValue {
+  if (v === null) return null;
+  const k = v.kernel;
+  const kernel: JsonValue =
+    k.kind === "exited"
+      ? {
+          kind: k.kind,
+          pid: k.pid,
+          identity: { kind: k.identity.kind, value: k.identity.value },
+          observedAt: k.observedAt,
+        }
+      : { ...k };
+  return {
+    exited: v.exited,
+    corroborated: v.corroborated,
+    kernel,
+    herdr: { ...v.herdr },
+    ignored: { ...v.ignored },
+  };
+}
+
+export class Seat implements RegisteredSeat {
+  readonly sessionId: string;
+  readonly paneId: string;
+  readonly runtimeDir: string;
+  readonly recordPath: string;
+  /** Resolves with the exit watch's verdict: the TUI's exit as the kernel saw it (or a cancel). */
+  readonly tuiExit: Promise<ExitVerdict>;
+  readonly #p: SeatParts;
+  #record: SeatRecord;
+  #state: "ready" | "releasing" | "released" = "ready";
+  #exit: ExitVerdict | null = null;
+
+  constructor(parts: SeatParts) {
+    this.#p = parts;
+    this.#record = parts.record;
+    this.sessionId = parts.record.sessionId;
+    this.paneId = parts.record.pane.pane.paneId;
+    this.runtimeDir = parts.record.runtimeDir;
+    this.recordPath = parts.recordPath;
+    this.tuiExit = parts.exitWatch.verdict.then((v) => {
+      if (v.exited) this.#exit = v;
+      return v;
+    });
+  }
+
+  get record(): SeatRecord {
+    return this.#record;
+  }
+
+  get state(): "ready" | "releasing" | "released" {
+    return this.#state;
+  }
+
+  /** The ACP seat, for cancel, reconcile, owner actions and events. */
+  get acp(): AcpSeat {
+    return this.#p.acp;
+  }
+
+  get live(): boolean {
+    if (this.#state !== "ready" || this.#exit !== null) return false;
+    try {
+      return this.#p.leader.isAlive() && this.#p.conn.state === "open";
+    } catch {
+      return false;
+    }
+  }
+
+  on(listener: (event: AcpSeatEvent) => void): () => void {
+    return this.#p.acp.on(listener);
+  }
+
+  receipt(promptId: string): Receipt | undefined {
+    return this.#p.acp.receipt(promptId);
+  }
+
+  /**
+   * Deliver one prompt through the fence (lib/acp/client.ts `deliver`). Refused before anything
+   * is fenced when the seat is released, the original TUI has exited, or the proven leader is
+   * gone (then nothing is sent anywhere: no reconnect, no other leader).
+   */
+  async deliver(text: string, options: { promptId?: string } = {}): Promise<Delivery> {
+    this.#assertDeliverable();
+    return this.#p.acp.deliver(text, options);
+  }
+
+  /** Cancel one of our prompts (lib/acp/client.ts `cancel`). */
+  cancel(promptId: string): Promise<Receipt> {
+    return this.#p.acp.cancel(promptId);
+  }
+
+  #assertDeliverable(): void {
+    const refuse = (code: string, check: string, reason: string): SeatRefusal =>
+      new SeatRefusal({
+        step: "deliver",
+        code,
+        check,
+        reason,
+        details: { sessionId: this.sessionId },
+      });
+    if (this.#state !== "ready")
+      throw refuse("SEAT_RELEASED", "deliver.seat_ready", "the seat was released");
+    if (this.#exit !== null) {
+      throw refuse(
+        "TUI_EXITED",
+        "deliver.tui_alive",
+        "the original TUI has exited; its session is no longer visible",
+      );
+    }
+    const now = leaderNow(this.#p.leader, this.#record.socketPath);
+    if (now.kind === "exited") {
+      throw refuse(
+        now.socketServedByOther ? "LEADER_REPLACED" : "LEADER_GONE",
+        "deliver.leader_proven",
+        now.socketServedByOther
+          ? "the proven leader exited and another process serves its socket; nothing is sent to it"
+          : "the proven leader exited",
+      );
+    }
+    if (now.kind === "unproven") {
+      throw refuse(
+        "IDENTITY_UNPROVEN",
+        "deliver.leader_proven",
+        `the leader cannot be proven now (${now.code})`,
+      );
+    }
+    if (this.#p.conn.state !== "open") {
+      throw refuse("CONNECTION_CLOSED", "deliver.connection", "the leader connection is closed");
+    }
+  }
+
+  /**
+   * Close the controller (disconnect frame, socket, admission lock, journal), then stop the
+   * leader only when we launched it, the handle still proves it, and the original TUI's exit was
+   * observed on its bound identity; otherwise leave it running and say why. Idempotent in effect:
+   * a second call refuses SEAT_RELEASED.
+   */
+  async release(options: ReleaseOptions = {}): Promise<ReleaseReport> {
+    if (this.#state !== "ready") {
+      throw new SeatRefusal({
+        step: "release",
+        code: "SEAT_RELEASED",
+        reason: "the seat was already released",
+      });
+    }
+    this.#state = "releasing";
+    const p = this.#p;
+    p.acp.close();
+    await Promise.race([p.conn.close(), delay(2000)]);
+    p.controller.release();
+
+    let exit = this.#exit;
+    if (exit === null) {
+      let tuiGone = false;
+      try {
+        tuiGone = !p.tui.isAlive();
+      } catch {
+        tuiGone = false;
+      }
+      const wait = options.waitForTuiExitMs ?? 0;
+      // A kernel-observed exit settles the watch within its corroboration bound (Herdr's event).
+      if (tuiGone || wait > 0) {
+        const settled = await Promise.race([
+          this.tuiExit,
+          delay(tuiGone ? Math.max(wait, 5000) : wait),
+        ]);
+        if (settled?.exited === true) exit = settled;
+      }
+    }
+    p.exitWatch.close();
+    const now = leaderNow(p.leader, this.#record.socketPath);
+    // A Seat exists only in the process that hired it (a record never becomes one): owned.
+    const decision = decideLeaderStop({ owned: true, leader: now, tuiExit: exit });
+    let action: LeaderAction = decision.reasons.includes("LEADER_GONE")
+      ? "already_gone"
+      : "left_running";
+    let signal: "SIGTERM" | null = null;
+    let removed: string[] = [];
+    if (decision.stop) {
+      signal = "SIGTERM";
+      const exited = await stopLeader(p.leader, options.stopTimeoutMs ?? 5000);
+      action = exited ? "stopped" : "stop_timed_out";
+      if (exited) removed = removeStaleLeaderFiles(this.#record.socketPath, this.#record.lockPath);
+    }
+    p.tui.close();
+    p.leader.close();
+    p.registry.unregister(this);
+    this.#state = "released";
+    this.#record = {
+      ...this.#record,
+      release: {
+        at: new Date().toISOString(),
+        tuiExit: verdictJson(exit),
+        tuiExitObserved: exit?.exited === true,
+        leader: { action, reasons: [...decision.reasons] },
+      },
+    };
+    writeSeatRecord(this.recordPath, this.#record);
+    return {
+      sessionId: this.sessionId,
+      tuiExit: exit,
+      leader: { pid: this.#record.leader.pid, action, reasons: decision.reasons, signal, removed },
+      recordPath: this.recordPath,
+    };
+  }
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
+}

@@ -1,0 +1,185 @@
+/**
+ * Re-verify a saved seat record against live facts, read-only (issue 8: `verify-proof record`).
+ * Nothing here registers with a leader, sends an ACP message or a signal, or writes a file: it
+ * asks Herdr read-only questions (`ping`, `pane.get`, `pane.process_info`), reads kernel facts
+ * and reads two small files (the leader's lock file, `active_sessions.json`).
+ *
+ * Checks, in order:
+ * - `record.file_private`: the record file is ours and 0600 (it names processes we may signal);
+ * - the pane proof (`herdr.*`, `pane.*`, lib/proof/pane.ts `checkPaneProof`): same Herdr server,
+ *   same pane, terminal, pid, identity, birth, executable, cwd, uid, tty, agent and session;
+ * - the leader (`leader.*`): the recorded pid is alive and is still that very process (identity),
+ *   same executable, uid and cwd;
+ * - the socket (`socket.*`): still private, the same file (dev+ino) and the leader listens on it;
+ * - the lock (`leader.lock_pid`, Linux `leader.flock_holder`): it still names the leader;
+ * - `active_sessions.*`: Grok's own evidence still names the TUI, session and cwd.
+ */
+import { GrokSeatError } from "../errors.js";
+import { checkActiveSession, readActiveSessions } from "../grok/active-sessions.js";
+import type { AgentVerdict } from "../herdr/agent-reconcile.js";
+import type { HerdrClient } from "../herdr/client.js";
+import type { HerdrKernel } from "../herdr/kernel-port.js";
+import { verifyPane } from "../herdr/observe.js";
+import { kernelInfo } from "../kernel/info.js";
+import { socketFacts } from "../kernel/socket.js";
+import type { SocketFacts } from "../kernel/types.js";
+import { flockHolder, readSmallFile } from "../leader/lock-file.js";
+import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
+import { parseLockPid } from "../proof/leader.js";
+import { checkProcess, checkProcessRead, type ProcessRead } from "../proof/process.js";
+import { checkPrivateSocket, octal } from "../proof/socket.js";
+import type { SeatRecord } from "./record.js";
+
+export interface RecordVerification {
+  readonly checks: readonly CheckResult[];
+  readonly agent: AgentVerdict | null;
+  /** Is the recorded TUI (pid + identity) still running? null when it could not be told. */
+  readonly tuiAlive: boolean | null;
+  readonly leaderAlive: boolean | null;
+}
+
+function errorOf(err: unknown): { code: string; message: string } {
+  if (err instanceof GrokSeatError) return { code: err.code, message: err.message };
+  if (err instanceof Error)
+    return { code: "code" in err ? String(err.code) : "ERROR", message: err.message };
+  return { code: "ERROR", message: String(err) };
+}
+
+function readProcess(kernel: HerdrKernel, pid: number): ProcessRead {
+  try {
+    return { ok: true, facts: kernel.processFacts(pid) };
+  } catch (err) {
+    return { ok: false, error: errorOf(err) };
+  }
+}
+
+function euid(): number {
+  return typeof process.geteuid === "function" ? process.geteuid() : -1;
+}
+
+export function checkRecordFile(file: { uid: number; mode: number }): CheckResult {
+  const ok = file.uid === euid() && (file.mode & 0o077) === 0;
+  return ok
+    ? pass("record.file_private", "ours, no group/other bits", octal(file.mode))
+    : fail(
+        "record.file_private",
+        "ours, no group/other bits",
+        { uid: file.uid, mode: octal(file.mode) },
+        "the record file is not private to us",
+      );
+}
+
+export async function verifyRecord(
+  record: SeatRecord,
+  herdr: HerdrClient,
+  kernel: HerdrKernel,
+): Promise<RecordVerification> {
+  const checks: CheckResult[] = [];
+
+  const pane = await verifyPane(herdr, kernel, record.pane);
+  checks.push(...pane.checks);
+  const tuiRead = readProcess(kernel, record.pane.process.pid);
+  const tuiAlive = tuiRead.ok
+    ? tuiRead.facts.identity.value === record.pane.process.identity.value
+    : tuiRead.error.code === "NO_SUCH_PROCESS" || tuiRead.error.code === "ZOMBIE"
+      ? false
+      : null;
+
+  const l = record.leader;
+  const leaderRead = readProcess(kernel, l.pid);
+  checks.push(...checkProcessRead(l.pid, leaderRead, "leader"));
+  let leaderAlive: boolean | null = null;
+  if (leaderRead.ok) {
+    const expectation = {
+      identity: l.identity,
+      ...(l.executable === null ? {} : { executable: l.executable }),
+      ...(l.cwd === null ? {} : { cwd: l.cwd }),
+      uid: l.uid,
+    };
+    const leaderChecks = checkProcess(leaderRead.facts, expectation, "leader");
+    checks.push(...leaderChecks);
+    leaderAlive = leaderChecks.find((c) => c.check === "leader.identity")?.ok ?? null;
+  } else if (leaderRead.error.code === "NO_SUCH_PROCESS" || leaderRead.error.code === "ZOMBIE") {
+    leaderAlive = false;
+  }
+
+  let sock: SocketFacts | null = null;
+  try {
+    sock = socketFacts(record.socketPath);
+  } catch (err) {
+    const e = errorOf(err);
+    checks.push(
+      fail(
+        "socket.exists",
+        record.socketPath,
+        e.code,
+        `${record.socketPath} cannot be looked at: ${e.message}`,
+      ),
+    );
+  }
+  if (sock !== null) {
+    checks.push(...checkPrivateSocket(sock, { uid: euid() }));
+    checks.push(
+      expectEqual(
+        "socket.same_file",
+        { device: record.socket.device, inode: record.socket.inode },
+        { device: sock.device, inode: sock.inode },
+        "the socket path names another file than the one proven at hire",
+      ),
+      sock.listeners.includes(l.pid)
+        ? pass("socket.leader_listens", l.pid, [...sock.listeners])
+        : fail(
+            "socket.leader_listens",
+            l.pid,
+            [...sock.listeners],
+            `the recorded leader pid ${l.pid} does not listen on the socket`,
+          ),
+    );
+  }
+
+  try {
+    const content = (await readSmallFile(record.lockPath, 64)).toString("utf8");
+    const lockPid = parseLockPid(content);
+    checks.push(
+      expectEqual("leader.lock_pid", l.pid, lockPid, `the lock file names ${lockPid ?? "no pid"}`),
+    );
+  } catch (err) {
+    const e = errorOf(err);
+    checks.push(
+      fail("leader.lock_pid", l.pid, e.code, `the lock file cannot be read: ${e.message}`),
+    );
+  }
+  if (kernelInfo().platform === "linux") {
+    try {
+      const holder = await flockHolder(record.lockPath);
+      checks.push(
+        expectEqual(
+          "leader.flock_holder",
+          l.pid,
+          holder,
+          holder === null ? "nobody holds the lock" : `pid ${holder} holds the lock`,
+        ),
+      );
+    } catch (err) {
+      const e = errorOf(err);
+      checks.push(
+        fail(
+          "leader.flock_holder",
+          l.pid,
+          e.code,
+          `/proc/locks or the lock file cannot be read: ${e.message}`,
+        ),
+      );
+    }
+  }
+
+  const active = await readActiveSessions(record.profile.grokHome);
+  checks.push(
+    ...checkActiveSession(active, {
+      sessionId: record.sessionId,
+      tuiPid: record.pane.process.pid,
+      tuiCwd: record.cwd,
+    }),
+  );
+  return { checks, agent: pane.agent, tuiAlive, leaderAlive };
+}
