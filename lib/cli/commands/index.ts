@@ -2,6 +2,7 @@
 import type { Command } from "../command.js";
 import { paneCommand } from "./pane.js";
 import { processCommand } from "./process.js";
+import { recordCommand } from "./record.js";
 import { socketCommand } from "./socket.js";
 
 // biome-ignore format: one command per line, so adding a command is a one-line change
@@ -9,4 +10,5 @@ export const commands: readonly Command[] = [
   processCommand,
   socketCommand,
   paneCommand,
+  recordCommand,
 ];
