@@ -1,0 +1,32 @@
+/** lib/seat: hire, deliver, release and resume a seat; worker admission; seat records. */
+export {
+  defaultSeatRegistry,
+  type RegisteredSeat,
+  SeatRegistry,
+  type WorkerClaim,
+} from "./bridge.js";
+export { type HireOptions, type HireTimeouts, hire } from "./hire.js";
+export type { PanePlacement } from "./pane-step.js";
+export { checkResume, freshSessionId, type LaunchMode, type Requester, tuiArgv } from "./policy.js";
+export { LOGIN_FILE_NAME, type Profile, type ProfileSpec } from "./profile.js";
+export {
+  readSeatRecord,
+  SEAT_RECORD_KIND,
+  SEAT_RECORD_VERSION,
+  type SeatRecord,
+  SeatRecordSchema,
+  writeSeatRecord,
+} from "./record.js";
+export { ownerStepFor, SeatRefusal } from "./refusal.js";
+export { decideLeaderStop, type ReleaseReason, type StopDecision } from "./release-policy.js";
+export { type ResumeOptions, resume, resumeChecks } from "./resume.js";
+export { type LeaderAction, type ReleaseOptions, type ReleaseReport, Seat } from "./seat.js";
+export { buildSkillManifest, type SkillEntry } from "./skills.js";
+export {
+  HIRE_STEPS,
+  type HireEvent,
+  type HireListener,
+  type HireStep,
+  type SeatStep,
+} from "./steps.js";
+export { type RecordVerification, verifyRecord } from "./verify-record.js";

@@ -1,0 +1,92 @@
+/**
+ * Resume a seat's saved session in a new visible TUI (`grok --leader --leader-socket … --resume
+ * <uuid>`), only as the seat policy allows (policy.ts): the original profile, session UUID and
+ * conversation id, a confirmed prior exit of the original TUI (recorded by release, and the
+ * original TUI process gone now), and — for a worker — the live original controller. The checks
+ * run before anything is launched; an admitted resume then goes through every hire step, with a
+ * new private runtime directory and socket, and proves the new TUI and leader from scratch.
+ */
+import { realpathSync } from "node:fs";
+import { GrokSeatError } from "../errors.js";
+import { systemKernel } from "../herdr/kernel-port.js";
+import { firstFailure } from "../proof/check.js";
+import { defaultSeatRegistry } from "./bridge.js";
+import { type HireOptions, hireWith } from "./hire.js";
+import { checkResume, type Requester, type ResumeFacts } from "./policy.js";
+import type { SeatRecord } from "./record.js";
+import { refuseOnCheck } from "./refusal.js";
+import type { Seat } from "./seat.js";
+
+export interface ResumeOptions extends Omit<HireOptions, "cwd" | "profile" | "conversationId"> {
+  /** The saved record of the seat whose session is resumed. */
+  readonly record: SeatRecord;
+  /** The GROK_HOME to resume with: it must be the original one. */
+  readonly grokHome: string;
+  readonly sessionId: string;
+  readonly conversationId: string;
+  /** Who asks (default "controller"): a worker needs the live original controller. */
+  readonly requester?: Requester;
+}
+
+function originalTuiNow(record: SeatRecord): ResumeFacts["originalTuiNow"] {
+  try {
+    const facts = systemKernel.processFacts(record.pane.process.pid);
+    return facts.identity.value === record.pane.process.identity.value ? "same_process" : "gone";
+  } catch (err) {
+    if (err instanceof GrokSeatError && (err.code === "NO_SUCH_PROCESS" || err.code === "ZOMBIE")) {
+      return "gone";
+    }
+    return "unreadable";
+  }
+}
+
+function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The policy checks for a resume request, read-only (no launch). */
+export function resumeChecks(options: ResumeOptions): ReturnType<typeof checkResume> {
+  const registry = options.registry ?? defaultSeatRegistry;
+  let controllerLive = false;
+  try {
+    controllerLive = registry.admit(options.record).live;
+  } catch {
+    controllerLive = false;
+  }
+  return checkResume(
+    {
+      record: options.record,
+      grokHome: canonical(options.grokHome),
+      sessionId: options.sessionId,
+      conversationId: options.conversationId,
+      requester: options.requester ?? "controller",
+    },
+    { originalControllerLive: controllerLive, originalTuiNow: originalTuiNow(options.record) },
+  );
+}
+
+/** Resume when the policy admits it; otherwise RESUME_REFUSED naming the failed check. */
+export function resume(options: ResumeOptions): Promise<Seat> {
+  const checks = resumeChecks(options);
+  const failed = firstFailure(checks);
+  if (failed !== undefined) {
+    return Promise.reject(
+      refuseOnCheck("resume", "RESUME_REFUSED", failed, { sessionId: options.record.sessionId }),
+    );
+  }
+  const r = options.record;
+  return hireWith(
+    {
+      ...options,
+      cwd: r.cwd,
+      // The original profile, as it is on disk now (a temporary one lives in the old runtime dir).
+      profile: { kind: "grok-home", grokHome: r.profile.grokHome },
+      conversationId: options.conversationId,
+    },
+    { kind: "resume", sessionId: r.sessionId, record: r },
+  );
+}

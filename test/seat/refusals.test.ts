@@ -1,0 +1,163 @@
+/**
+ * Every hire refusal path ends in its named refusal with nothing delivered: the grok simulator's
+ * frame log (GROK_SIM_LOG) shows no `session/prompt` from us and the agent accepted no prompt,
+ * and the Herdr simulator's injection log stays empty. Each case uses the simulators' own fault
+ * switches: a version below the floor, a leader that reports a wrong pid, Herdr naming a
+ * contradictory agent (G5), an enabled direct Linear MCP server, an unknown model.
+ */
+import { execFileSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { LINEAR_OWNER_STEP } from "../../lib/grok/catalog.js";
+import { hire } from "../../lib/seat/hire.js";
+import type { HireEvent } from "../../lib/seat/steps.js";
+import { pidAlive } from "../helpers/grok-sim.js";
+import { refusalOf, type Stack, startStack } from "./stack.js";
+
+async function nothingDelivered(stack: Stack): Promise<void> {
+  assert.is(stack.promptsFromUs(), 0, "no session/prompt left us and none reached the agent");
+  assert.equal(await stack.herdr.injectionLog(), [], "nothing was typed through Herdr");
+}
+
+function ourAcpMethods(stack: Stack): string[] {
+  const out: string[] = [];
+  for (const l of stack.framesFromUs()) {
+    const f = l.frame;
+    if (typeof f !== "object" || f === null || !("payload" in f) || typeof f.payload !== "string")
+      continue;
+    const m = /"method":"([^"]+)"/.exec(f.payload);
+    if (m?.[1] !== undefined) out.push(m[1]);
+  }
+  return out;
+}
+
+test("version below the floor: refused in preflight, before any pane or file exists", async () => {
+  const stack = await startStack({ env: { GROK_SIM_VERSION: "1.0.45" } });
+  try {
+    const r = await refusalOf(hire(stack.options()));
+    assert.is(r.step, "preflight");
+    assert.is(r.code, "VERSION_BELOW_FLOOR");
+    assert.is(r.check, "version.floor");
+    assert.is(r.details.paneId, null);
+    assert.equal(readdirSync(stack.runtimeBase), [], "no runtime directory was left");
+    assert.is(stack.framesFromUs().length, 0, "no connection to any leader");
+    const refused = stack.events.filter((e) => e.type === "refused");
+    assert.is(refused.length, 1);
+    assert.ok(refused[0]?.type === "refused" && refused[0].ownerNextStep.includes("1.0.46"));
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("the leader reports a wrong pid: LEADER_UNPROVEN before any ACP message", async () => {
+  // The test process is a live process that is certainly not the leader.
+  const stack = await startStack({ env: { GROK_SIM_WRONG_PID: String(process.pid) } });
+  try {
+    const r = await refusalOf(hire(stack.options()));
+    assert.is(r.step, "leader_proof");
+    assert.is(r.code, "LEADER_UNPROVEN");
+    assert.ok(r.check?.startsWith("leader.") && r.check !== "leader.info", String(r.check));
+    assert.equal(ourAcpMethods(stack), [], "no ACP message was sent to an unproven leader");
+    assert.ok(pidAlive(process.pid));
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+/** The Grok hook's session report, sent synchronously (so it lands before the next step). */
+function reportHookSync(socketPath: string, paneId: string, sessionId: string): void {
+  const line = JSON.stringify({
+    id: "hook-g5",
+    method: "pane.report_agent_session",
+    params: { pane_id: paneId, source: "herdr:grok", agent: "grok", agent_session_id: sessionId },
+  });
+  const script =
+    'const s=require("net").createConnection(process.argv[1]);let b="";' +
+    's.on("connect",()=>s.write(process.argv[2]+"\\n"));s.on("data",d=>b+=d);' +
+    's.on("close",()=>{if(!b.includes("\\"ok\\""))process.exit(3)});';
+  execFileSync(process.execPath, ["-e", script, socketPath, line], { timeout: 10_000 });
+}
+
+test("Herdr names a contradictory agent (G5): HERDR_AGENT_REFUSED at the pane proof", async () => {
+  const stack = await startStack({ switches: { agentOverride: "grok-leader" } });
+  try {
+    const options = stack.options();
+    let sessionId = "";
+    const r = await refusalOf(
+      hire({
+        ...options,
+        onProgress: (e: HireEvent) => {
+          options.onProgress?.(e);
+          if (e.type !== "proven") return;
+          const f = e.facts;
+          if (typeof f !== "object" || f === null || Array.isArray(f)) return;
+          if (e.step === "session_id") sessionId = String(f.sessionId);
+          // The official Grok hook reports the session right after launch (herdr-socket-api §5).
+          if (e.step === "launch")
+            reportHookSync(stack.herdr.socketPath, String(f.paneId), sessionId);
+        },
+      }),
+    );
+    assert.is(r.step, "pane_proof");
+    assert.is(r.code, "HERDR_AGENT_REFUSED");
+    assert.is(r.check, "pane.agent");
+    const received = r.details.received;
+    assert.ok(typeof received === "object" && received !== null && "reason" in received);
+    assert.is(received.reason, "agent_contradiction");
+    assert.is(stack.framesFromUs().length, 0, "never connected to the leader");
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("an enabled direct mcp.linear.app server: LINEAR_DIRECT_ENABLED, the session never attached", async () => {
+  const stack = await startStack({
+    mcpServers: [{ name: "linear", url: "https://mcp.linear.app/mcp", tools: ["list_issues"] }],
+  });
+  try {
+    const r = await refusalOf(hire(stack.options()));
+    assert.is(r.step, "catalog");
+    assert.is(r.code, "LINEAR_DIRECT_ENABLED");
+    assert.is(r.ownerNextStep, LINEAR_OWNER_STEP);
+    const methods = ourAcpMethods(stack);
+    assert.ok(methods.includes("initialize"), methods.join());
+    assert.not.ok(methods.includes("session/resume"), "the owner's session was never attached");
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("an unknown model: MODEL_UNKNOWN with the offered models, nothing sent for it", async () => {
+  const stack = await startStack();
+  try {
+    const r = await refusalOf(hire(stack.options({ model: { modelId: "grok-nonexistent" } })));
+    assert.is(r.step, "model");
+    assert.is(r.code, "MODEL_UNKNOWN");
+    const available = r.details.available;
+    assert.ok(Array.isArray(available) && available.includes("grok-build"), String(available));
+    assert.not.ok(ourAcpMethods(stack).includes("session/set_model"), "no fallback model was set");
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("a known model and effort are selected and echoed before ready", async () => {
+  const stack = await startStack();
+  try {
+    const seat = await hire(stack.options({ model: { modelId: "grok-4.5", effort: "high" } }));
+    assert.equal(seat.record.model, { modelId: "grok-4.5", effort: "high" });
+    assert.ok(ourAcpMethods(stack).includes("session/set_model"));
+    await seat.release();
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test.run();

@@ -1,0 +1,184 @@
+/**
+ * The seat tests' world: a Herdr simulator (real tmux panes), the `grok` simulator binary, a
+ * private GROK_HOME and work cwd, a private runtime base for the seats, and the simulator's frame
+ * log (GROK_SIM_LOG) as the independent oracle of what reached the leader. `cleanup()` kills
+ * every simulator process that ran in this stack's cwd (TUIs, leaders, replacements), stops the
+ * Herdr simulator and removes every directory.
+ */
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { HireOptions } from "../../lib/seat/hire.js";
+import { SeatRefusal } from "../../lib/seat/refusal.js";
+import type { HireEvent } from "../../lib/seat/steps.js";
+import {
+  ensureGrokSim,
+  type GrokHomeFixture,
+  grokHomeFixture,
+  type McpServerFixture,
+  pidAlive,
+} from "../helpers/grok-sim.js";
+import { type HerdrSimHandle, startHerdrSim } from "../helpers/herdr-sim.js";
+import type { PartialSwitches } from "../sim/herdr/switches.js";
+
+export const NO_LINEAR: McpServerFixture[] = [
+  { name: "docs", url: "https://docs.example/mcp", tools: ["search"] },
+];
+
+export interface Stack {
+  readonly herdr: HerdrSimHandle;
+  readonly home: GrokHomeFixture;
+  readonly grok: string;
+  readonly cwd: string;
+  readonly runtimeBase: string;
+  readonly logPath: string;
+  readonly events: HireEvent[];
+  /** Hire options for this stack (the sim log and `env` merged in). */
+  options(extra?: Partial<HireOptions>): HireOptions;
+  /** Every JSON line of the simulator's trace log. */
+  log(): Record<string, unknown>[];
+  /** `session/prompt` frames our client type sent (as the leader read them) + accepted prompts. */
+  promptsFromUs(): number;
+  /** Frames (any, `register` included) a leader read from a grok-seat client; `pid` is the leader's. */
+  framesFromUs(): Record<string, unknown>[];
+  /** Pids of running simulator processes in this stack's cwd. */
+  simPids(): number[];
+  cleanup(): Promise<void>;
+}
+
+function jsonLines(path: string): Record<string, unknown>[] {
+  if (!existsSync(path)) return [];
+  const out: Record<string, unknown>[] = [];
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const v: unknown = JSON.parse(line);
+    if (typeof v === "object" && v !== null && !Array.isArray(v))
+      out.push(Object.fromEntries(Object.entries(v)));
+  }
+  return out;
+}
+
+/** Processes whose executable is the simulator binary and whose cwd is `cwd` (Linux /proc). */
+export function simProcesses(grok: string, cwd: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/exe`) !== grok) continue;
+      if (readlinkSync(`/proc/${name}/cwd`) !== cwd) continue;
+      out.push(Number(name));
+    } catch {
+      // gone or not ours
+    }
+  }
+  return out;
+}
+
+export async function startStack(
+  opts: {
+    mcpServers?: McpServerFixture[];
+    switches?: PartialSwitches;
+    herdrVersion?: string;
+    env?: Record<string, string>;
+  } = {},
+): Promise<Stack> {
+  const grok = realpathSync(await ensureGrokSim());
+  const home = grokHomeFixture({ mcpServers: opts.mcpServers ?? NO_LINEAR });
+  const cwd = realpathSync(home.cwd);
+  const runtimeBase = mkdtempSync(join(tmpdir(), "seat-rt-"));
+  const logPath = join(home.dir, "..", "sim-frames.log");
+  const herdr = await startHerdrSim({
+    switches: { detectMs: 100, ...opts.switches },
+    ...(opts.herdrVersion === undefined ? {} : { version: opts.herdrVersion }),
+  });
+  const events: HireEvent[] = [];
+  const log = (): Record<string, unknown>[] => jsonLines(logPath);
+  // A `register` frame is traced before the leader knows the client type: read it from the frame.
+  const framesFromUs = (): Record<string, unknown>[] =>
+    log().filter((l) => {
+      if (l.event !== "frame_in") return false;
+      if (l.client_type === "grok-seat") return true;
+      const f = l.frame;
+      return (
+        typeof f === "object" && f !== null && "client_type" in f && f.client_type === "grok-seat"
+      );
+    });
+  return {
+    herdr,
+    home,
+    grok,
+    cwd,
+    runtimeBase,
+    logPath,
+    events,
+    options: (extra = {}) => ({
+      cwd,
+      profile: { kind: "grok-home", grokHome: home.dir },
+      grok,
+      herdr: { socketPath: herdr.socketPath },
+      runtimeBase,
+      onProgress: (e) => events.push(e),
+      timeouts: { leaderMs: 20_000, activeSessionMs: 15_000, agentMs: 10_000, requestMs: 10_000 },
+      ...extra,
+      env: {
+        GROK_SIM_LOG: logPath,
+        GROK_DISABLE_AUTOUPDATER: "1",
+        ...opts.env,
+        ...(extra.env ?? {}),
+      },
+    }),
+    log,
+    framesFromUs,
+    promptsFromUs: () =>
+      framesFromUs().filter((l) => JSON.stringify(l.frame ?? "").includes("session/prompt"))
+        .length +
+      // The TUI never prompts in these tests: every accepted prompt would be ours.
+      log().filter((l) => l.event === "prompt").length,
+    simPids: () => simProcesses(grok, cwd),
+    cleanup: async () => {
+      for (let round = 0; round < 50; round++) {
+        const pids = simProcesses(grok, cwd);
+        if (pids.length === 0) break;
+        for (const pid of pids) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // gone
+          }
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await herdr.stop();
+      home.remove();
+      rmSync(runtimeBase, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Wait until `pid` is gone (or a zombie), polling. */
+export async function waitDead(pid: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (pidAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`pid ${pid} still alive after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The refusal a promise rejected with; anything else (or a resolution) fails the test. */
+export async function refusalOf(p: Promise<unknown>): Promise<SeatRefusal> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof SeatRefusal) return err;
+    throw err;
+  }
+  throw new Error("expected a refusal, the promise resolved");
+}
