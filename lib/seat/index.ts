@@ -20,6 +20,7 @@ export {
 export { ownerStepFor, SeatRefusal } from "./refusal.js";
 export { decideLeaderStop, type ReleaseReason, type StopDecision } from "./release-policy.js";
 export { type ResumeOptions, resume, resumeChecks } from "./resume.js";
+export { createRuntimeDir, removeRuntimeDir } from "./runtime-dir.js";
 export { type LeaderAction, type ReleaseOptions, type ReleaseReport, Seat } from "./seat.js";
 export { buildSkillManifest, type SkillEntry } from "./skills.js";
 export {
