@@ -318,7 +318,7 @@ test("set_model: response {_meta:{model:{Ok}}}, model_changed broadcast; unknown
   });
 });
 
-test("catalog: x.ai/models/list, and x.ai/mcp/list from config.toml with the session's enabled servers", async () => {
+test("catalog: x.ai/models/list, and x.ai/mcp/list from config.toml with the session's merged servers", async () => {
   await withSession({}, async ({ c, sid, cwd }) => {
     // Extension methods answer with the ExtMethodResult envelope: {"result": ...}.
     const models = await c.request("_x.ai/models/list", {});
@@ -345,10 +345,18 @@ test("catalog: x.ai/models/list, and x.ai/mcp/list from config.toml with the ses
         type: "stdio",
         command: "npx",
         args: ["-y", "@modelcontextprotocol/server-filesystem", "."],
-        session: { enabled: false },
+        // session/new listed only linear, but the agent merges config.toml in (mcp-attach.test.ts).
+        session: {
+          enabled: true,
+          status: "ready",
+          tools: [
+            { name: "search", enabled: true },
+            { name: "fetch", enabled: true },
+          ],
+        },
       },
     ]);
-    // A load with an empty mcpServers list replaces the session's servers (§7).
+    // A load with an empty mcpServers list keeps the configured servers (resolve_mcp_servers).
     await c.request("session/load", {
       sessionId: sid,
       cwd,
@@ -360,7 +368,7 @@ test("catalog: x.ai/models/list, and x.ai/mcp/list from config.toml with the ses
     assert.ok(Array.isArray(servers));
     assert.equal(
       servers.map((s) => get(s, "session", "enabled")),
-      [false, false],
+      [true, true],
     );
     const sessionless = await c.request("_x.ai/mcp/list", {});
     const rows = get(sessionless, "result", "result", "servers");

@@ -11,6 +11,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { SimEnv } from "../env.js";
 import { field, has, isRecord, type JsonRecord, parseJson, str, u64 } from "../json.js";
 import { trace } from "../trace.js";
+import { parseUpdatesRequest, recordedPromptCount, sessionUpdates } from "./bulk-updates.js";
 import {
   DEFAULT_MODEL_ID,
   type Effort,
@@ -20,7 +21,13 @@ import {
   parseEffort,
   sessionConfigOptions,
 } from "./catalog.js";
-import { loadConfig, mcpListEntry, mcpServerNames, type SimConfig } from "./config.js";
+import { loadConfig, type SimConfig } from "./config.js";
+import {
+  clientMcpServers,
+  mcpListServers,
+  mergeSessionMcpServers,
+  type SessionMcpServer,
+} from "./mcp.js";
 import { prepareReplay } from "./replay.js";
 import {
   errorResponse,
@@ -28,12 +35,17 @@ import {
   invalidParams,
   METHOD_NOT_FOUND,
   notification,
+  RawResult,
   RpcFailure,
+  rawResponse,
   request,
   response,
   SESSION_NOT_FOUND,
+  unknownExtMethod,
 } from "./rpc.js";
+import { SerdeStruct } from "./serde.js";
 import { type ReverseCall, Session, type SessionHost } from "./session.js";
+import { sessionInfo, sessionInfoRequestId } from "./session-info.js";
 import { SessionStore } from "./store.js";
 import type { UpdateSink } from "./updates.js";
 
@@ -154,7 +166,8 @@ export class SimAgent implements SessionHost, UpdateSink {
     try {
       const result = await this.handle(method, params, id);
       if (result === undefined) return;
-      this.emitLine(response(id, result), method === "session/prompt");
+      const line = result instanceof RawResult ? rawResponse(id, result) : response(id, result);
+      this.emitLine(line, method === "session/prompt");
     } catch (err) {
       const error = err instanceof RpcFailure ? err.error : internalError(String(err));
       this.emitLine(errorResponse(id, error), method === "session/prompt");
@@ -191,6 +204,8 @@ export class SimAgent implements SessionHost, UpdateSink {
         return this.mcpList(p);
       case "_x.ai/session/info":
         return this.sessionInfo(p);
+      case "_x.ai/session/updates":
+        return this.sessionUpdates(p);
       case "_x.ai/sessions/list":
         return {
           result: {
@@ -198,7 +213,9 @@ export class SimAgent implements SessionHost, UpdateSink {
           },
         };
       default:
-        throw new RpcFailure(METHOD_NOT_FOUND);
+        throw new RpcFailure(
+          method.startsWith("_") ? unknownExtMethod(method.slice(1)) : METHOD_NOT_FOUND,
+        );
     }
   }
 
@@ -306,6 +323,19 @@ export class SimAgent implements SessionHost, UpdateSink {
       throw new RpcFailure(invalidParams(`initialize must be called before ${what}`));
   }
 
+  /**
+   * The ACP schema's required fields, reported like serde_json (the ACP crate answers a params
+   * deserialization failure with invalid params and the serde text): absent fields in
+   * declaration order, at the closing brace.
+   */
+  private requireFields(p: Params, fields: readonly string[]): void {
+    for (const f of fields) {
+      if (!Object.hasOwn(p, f)) {
+        throw new RpcFailure(invalidParams(new SerdeStruct(p).missing(f).message));
+      }
+    }
+  }
+
   private absoluteCwd(p: Params): string {
     const cwd = str(p.cwd);
     if (cwd === undefined) throw new RpcFailure(invalidParams("missing field `cwd`"));
@@ -314,7 +344,15 @@ export class SimAgent implements SessionHost, UpdateSink {
     return cwd;
   }
 
+  /** resolve_mcp_servers against the config as it is on disk now (mcp.ts). */
+  private resolveMcpServers(list: unknown): SessionMcpServer[] {
+    this.config = loadConfig();
+    return mergeSessionMcpServers(this.config, clientMcpServers(list));
+  }
+
   private newSession(p: Params): unknown {
+    // NewSessionRequest: cwd, mcpServers (both required).
+    this.requireFields(p, ["cwd", "mcpServers"]);
     this.requireInit("new_session");
     const cwd = this.absoluteCwd(p);
     const meta = p._meta;
@@ -342,7 +380,7 @@ export class SimAgent implements SessionHost, UpdateSink {
       cwd,
       modelId: model.id,
       effort: effectiveEffort(model, parseEffort(field(meta, "reasoningEffort"))),
-      mcpServerNames: mcpServerNames(p.mcpServers),
+      mcpServers: this.resolveMcpServers(p.mcpServers),
       store,
       host: this,
     });
@@ -378,6 +416,12 @@ export class SimAgent implements SessionHost, UpdateSink {
 
   /** attach_session for session/load (replay unless noReplay) and session/resume (no replay). */
   private async attach(p: Params, op: "load" | "resume"): Promise<unknown> {
+    // LoadSessionRequest declares mcpServers (required), cwd, sessionId; ResumeSessionRequest
+    // sessionId, cwd and a defaulted mcpServers (absent = []).
+    this.requireFields(
+      p,
+      op === "load" ? ["mcpServers", "cwd", "sessionId"] : ["sessionId", "cwd"],
+    );
     this.requireInit("load_session");
     const sid = str(p.sessionId);
     if (sid === undefined) throw new RpcFailure(invalidParams("missing field `sessionId`"));
@@ -403,7 +447,7 @@ export class SimAgent implements SessionHost, UpdateSink {
       }
       for (const line of prepared.lines) this.forwardReplayLine(line, target, markReplay);
     }
-    const names = mcpServerNames(p.mcpServers);
+    const mcpServers = this.resolveMcpServers(p.mcpServers);
     if (session === undefined) {
       const model = findModel(summary.modelId ?? "") ?? findModel(this.currentModelId);
       const modelId = model?.id ?? DEFAULT_MODEL_ID;
@@ -415,15 +459,16 @@ export class SimAgent implements SessionHost, UpdateSink {
           model === undefined
             ? undefined
             : effectiveEffort(model, parseEffort(field(meta, "reasoningEffort"))),
-        mcpServerNames: names,
+        mcpServers,
         store,
         host: this,
+        promptIndex: recordedPromptCount(store.readUpdates()),
       });
       this.sessions.set(sid, session);
       this.rosterChanged(session, "idle");
     } else {
-      // UpdateMcpServers: the attaching client's list replaces the session's servers.
-      session.mcpServerNames = names;
+      // UpdateMcpServers with the merged list: config.toml servers stay whatever the client sent.
+      session.mcpServers = mcpServers;
     }
     if (this.env.loadDelayMs > 0) await new Promise((r) => setTimeout(r, this.env.loadDelayMs));
     if (resident && !noReplay) {
@@ -537,30 +582,21 @@ export class SimAgent implements SessionHost, UpdateSink {
   private mcpList(p: Params): unknown {
     this.config = loadConfig();
     const session = this.sessions.get(str(p.sessionId) ?? "");
-    return {
-      result: {
-        servers: this.config.mcpServers.map((s) => mcpListEntry(s, session?.mcpServerNames)),
-      },
-    };
+    return { result: { servers: mcpListServers(this.config, session?.mcpServers) } };
   }
 
+  /** handle_session_info: the named resident session, else the first resident one, else {}. */
   private sessionInfo(p: Params): unknown {
-    const session = this.session(p);
-    return {
-      result: {
-        sessionId: session.id,
-        cwd: session.cwd,
-        model: session.modelId,
-        modelDisplayName: session.modelName(),
-        resolvedModelId: session.modelId,
-        turns: session.turns,
-        turnIndex: session.turns,
-        context: {
-          usedTokens: session.emitter.totalTokens,
-          totalTokens: findModel(session.modelId)?.contextTokens ?? 0,
-        },
-      },
-    };
+    const requested = sessionInfoRequestId(p);
+    const sid = requested ?? this.sessions.keys().next().value;
+    return sessionInfo(sid === undefined ? undefined : this.sessions.get(sid));
+  }
+
+  /** x.ai/session/updates: chunks (stream mode) go out before the raw answer. */
+  private sessionUpdates(p: Params): RawResult {
+    const answer = sessionUpdates(parseUpdatesRequest(p));
+    for (const line of answer.chunks) this.opts.emit(line);
+    return new RawResult(answer.raw);
   }
 
   private rosterEntry(

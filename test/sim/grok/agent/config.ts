@@ -2,7 +2,7 @@
  * The simulated user configuration, read from `$GROK_HOME/config.toml` like the real agent's
  * global config (util/config/mcp.rs): `[mcp_servers.<name>]` tables (stdio `command`/`args`/`env`
  * or streamable HTTP `url`/`type`/`headers`, `enabled = false` to turn one off), the top-level
- * `disabled_mcp_servers` list, and `[ui] combine_queued_prompts`. Simulator-only key:
+ * `disabled_mcp_servers` list, `[ui] combine_queued_prompts` and `[models] default`. Simulator-only key:
  * `sim_tools = ["a", "b"]` names the tools a server reports once connected (the real grok warns
  * about and ignores unknown keys). Project `.grok/config.toml`, ~/.claude.json, ~/.cursor/mcp.json
  * and `.mcp.json` sources are not simulated.
@@ -20,12 +20,15 @@ export type McpTransport =
 export interface McpServerConfig {
   name: string;
   transport: McpTransport;
+  /** The server's own `enabled` key (default true). */
   enabled: boolean;
   tools: string[];
 }
 
 export interface SimConfig {
   mcpServers: McpServerConfig[];
+  /** The top-level `disabled_mcp_servers` list. */
+  disabledMcpServers: string[];
   combineQueuedPrompts: boolean;
   defaultModel: string | undefined;
 }
@@ -68,14 +71,12 @@ export function loadConfig(): SimConfig {
       process.stderr.write(`grok: ignoring config.toml: ${String(err)}\n`);
     }
   }
-  const disabled = new Set(stringList(root.disabled_mcp_servers));
   const servers: McpServerConfig[] = [];
   const table = root.mcp_servers;
   if (isRecord(table)) {
     for (const [name, raw] of Object.entries(table)) {
       const server = parseServer(name, raw);
       if (server === undefined) continue;
-      if (disabled.has(name)) server.enabled = false;
       servers.push(server);
     }
   }
@@ -83,12 +84,18 @@ export function loadConfig(): SimConfig {
   const models = root.models;
   return {
     mcpServers: servers,
+    disabledMcpServers: stringList(root.disabled_mcp_servers),
     combineQueuedPrompts: isRecord(ui) && ui.combine_queued_prompts === true,
     defaultModel: isRecord(models) ? str(models.default) : undefined,
   };
 }
 
-/** ACP McpServer entries the TUI passes to session/new (load_mcp_servers, enabled only). */
+/**
+ * load_mcp_servers (util/config/mcp.rs), what the TUI passes to session/new and session/load:
+ * the config's servers as ACP McpServer entries, minus `enabled = false` ones
+ * (McpServerConfig::to_acp_mcp_server). `disabled_mcp_servers` does not filter here; the agent's
+ * merge drops those names.
+ */
 export function acpMcpServers(config: SimConfig): Record<string, unknown>[] {
   return config.mcpServers
     .filter((s) => s.enabled)
@@ -109,43 +116,9 @@ export function acpMcpServers(config: SimConfig): Record<string, unknown>[] {
     );
 }
 
-/** One McpServerEntry (extensions/mcp.rs): flattened config, `session` only for a live session. */
-export function mcpListEntry(
-  server: McpServerConfig,
-  sessionServerNames: ReadonlySet<string> | undefined,
-): Record<string, unknown> {
-  const entry: Record<string, unknown> = { name: server.name, source: "local" };
-  if (server.transport.kind === "http") {
-    entry.type = "http";
-    entry.url = server.transport.url;
-  } else {
-    entry.type = "stdio";
-    entry.command = server.transport.command;
-    if (server.transport.args.length > 0) entry.args = server.transport.args;
-    const env = Object.entries(server.transport.env).map(([name, value]) => ({ name, value }));
-    if (env.length > 0) entry.env = env;
-  }
-  if (sessionServerNames !== undefined) {
-    const enabled = server.enabled && sessionServerNames.has(server.name);
-    const session: Record<string, unknown> = { enabled };
-    if (enabled) {
-      session.status = "ready";
-      if (server.tools.length > 0) {
-        session.tools = server.tools.map((name) => ({ name, enabled: true }));
-      }
-    }
-    entry.session = session;
-  }
-  return entry;
-}
-
-/** Names carried by ACP McpServer entries a client sent (session/new | load | resume). */
-export function mcpServerNames(list: unknown): Set<string> {
-  const names = new Set<string>();
-  if (!Array.isArray(list)) return names;
-  for (const item of list) {
-    const name = str(isRecord(item) ? item.name : undefined);
-    if (name !== undefined) names.add(name);
-  }
+/** disabled_mcp_server_names: `enabled = false` servers plus the `disabled_mcp_servers` list. */
+export function disabledMcpServerNames(config: SimConfig): Set<string> {
+  const names = new Set(config.disabledMcpServers);
+  for (const s of config.mcpServers) if (!s.enabled) names.add(s.name);
   return names;
 }

@@ -15,6 +15,18 @@ export function response(id: unknown, result: unknown): string {
   return JSON.stringify({ jsonrpc: "2.0", id, result });
 }
 
+/** A result serialized elsewhere (serde RawValue), embedded verbatim. */
+export class RawResult {
+  readonly json: string;
+  constructor(json: string) {
+    this.json = json;
+  }
+}
+
+export function rawResponse(id: unknown, result: RawResult): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.json}}`;
+}
+
 export function errorResponse(id: unknown, error: RpcError): string {
   return JSON.stringify({ jsonrpc: "2.0", id, error });
 }
@@ -36,6 +48,11 @@ export function internalError(data: unknown): RpcError {
 }
 
 export const METHOD_NOT_FOUND: RpcError = { code: -32601, message: "Method not found" };
+
+/** acp_agent.rs `ext_method`: an `_`-prefixed method no handler claims. */
+export function unknownExtMethod(method: string): RpcError {
+  return { ...METHOD_NOT_FOUND, data: `unknown ACP extension method: ${method}` };
+}
 
 /** persistence.rs io_error_to_acp for a missing session directory. */
 export const SESSION_NOT_FOUND: RpcError = {

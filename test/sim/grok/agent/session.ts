@@ -9,7 +9,8 @@
 import { randomUUID } from "node:crypto";
 import type { SimEnv } from "../env.js";
 import { field, isRecord, str } from "../json.js";
-import { type Effort, findModel } from "./catalog.js";
+import type { Effort } from "./catalog.js";
+import type { SessionMcpServer } from "./mcp.js";
 import { notification } from "./rpc.js";
 import { isSyntheticPromptId, planTurn, splitChunks, type TurnPlan } from "./script.js";
 import type { SessionStore } from "./store.js";
@@ -58,10 +59,16 @@ export class Session {
   readonly cwd: string;
   modelId: string;
   effort: Effort | undefined;
-  mcpServerNames: Set<string>;
+  /** The merged MCP server configs (mcp.ts), replaced by every load/resume (UpdateMcpServers). */
+  mcpServers: SessionMcpServer[];
   readonly store: SessionStore;
   readonly emitter: SessionEmitter;
+  /** Turns that ended (the signals' turn_count). */
   turns = 0;
+  /** chat state prompt_index: prompts that started a turn (incremented at turn start). */
+  promptIndex: number;
+  /** Tool calls the turns ran (the signals' tool_call_count). */
+  toolCalls = 0;
   private readonly queue: QueueItem[] = [];
   private running: RunningTurn | undefined;
   private readonly pendingInteractions = new Map<string, string>();
@@ -72,15 +79,18 @@ export class Session {
     cwd: string;
     modelId: string;
     effort: Effort | undefined;
-    mcpServerNames: Set<string>;
+    mcpServers: SessionMcpServer[];
     store: SessionStore;
     host: SessionHost;
+    /** Prompts already in the session's record (a session loaded from disk). */
+    promptIndex?: number;
   }) {
     this.id = init.id;
     this.cwd = init.cwd;
     this.modelId = init.modelId;
     this.effort = init.effort;
-    this.mcpServerNames = init.mcpServerNames;
+    this.mcpServers = init.mcpServers;
+    this.promptIndex = init.promptIndex ?? 0;
     this.store = init.store;
     this.host = init.host;
     this.emitter = new SessionEmitter(init.id, init.store, init.host.sink);
@@ -255,14 +265,25 @@ export class Session {
 
   private async executeTurn(turn: RunningTurn): Promise<PromptOutcome> {
     const plan = planTurn(turn.item.text);
-    const echo: Record<string, unknown> = { type: "text", text: turn.item.text };
-    if (!turn.item.visible) echo._meta = { hideFromScrollback: true };
+    // turn.rs: the user echo carries ContentChunk `_meta` {modelId, promptIndex,
+    // hideFromScrollback?}; the prompt index counts from 0 and advances as the turn starts.
+    const chunkMeta: Record<string, unknown> = {
+      modelId: this.modelId,
+      promptIndex: this.promptIndex,
+    };
+    if (!turn.item.visible) chunkMeta.hideFromScrollback = true;
+    this.promptIndex++;
     this.emitter.totalTokens += estimateTokens(turn.item.text);
-    this.emitter.update({ sessionUpdate: "user_message_chunk", content: echo });
+    this.emitter.update({
+      sessionUpdate: "user_message_chunk",
+      content: { type: "text", text: turn.item.text },
+      _meta: chunkMeta,
+    });
     const notes: string[] = [];
     for (const kind of plan.tools) {
       if (turn.cancelled) break;
       const id = toolCallId();
+      this.toolCalls++;
       this.emitter.update({
         sessionUpdate: "tool_call",
         toolCallId: id,
@@ -333,6 +354,7 @@ export class Session {
       status: "pending",
       rawInput: { command: "echo simulated" },
     };
+    this.toolCalls++;
     this.emitter.update({ sessionUpdate: "tool_call", ...toolCall });
     const res = await this.interaction(turn, id, "permission", "session/request_permission", {
       sessionId: this.id,
@@ -436,11 +458,6 @@ export class Session {
       const timer = setTimeout(done, ms);
       turn.aborters.add(done);
     });
-  }
-
-  /** Model display data for x.ai/session/info. */
-  modelName(): string {
-    return findModel(this.modelId)?.name ?? this.modelId;
   }
 }
 
