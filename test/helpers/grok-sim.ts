@@ -3,11 +3,22 @@
  * GROK_HOME (`grokHomeFixture`), and run the TUI on a real pty as the argv command of a private
  * tmux server (`startGrokTui`), so `pane_pid` is the TUI pid and the leader it spawns is that
  * pid's child. `startGrokLeader` runs a bare leader (no TUI) for wire-level tests. Everything
- * started here is killed by its `stop()`; call it in a finally block.
+ * started here is killed by its `stop()`; call it in a finally block. A safety net (below) kills
+ * whatever a test process leaves behind when it exits, is interrupted or is SIGKILLed without
+ * calling `stop()`.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildSim } from "../sim/build.js";
@@ -65,6 +76,211 @@ function killQuiet(pid: number | undefined, signal: NodeJS.Signals = "SIGKILL"):
   } catch {
     // already gone
   }
+}
+
+// ---- safety net ------------------------------------------------------------------------------
+//
+// Everything the helpers start is registered here: private tmux servers, the TUI (pid + start
+// time), leaders seen (pid + start time), bare leaders, and each TUI's lock file (whose pid is
+// whatever leader the TUI spawned last, seen or not). `stop()` unregisters. Whatever is still
+// registered is killed
+// - when this process exits (normal end, uncaught exception, process.exit) or gets SIGINT,
+//   SIGTERM or SIGHUP: synchronously, by running REAPER over the registry with spawnSync;
+// - when this process dies without running any code (SIGKILL, e.g. the test runner's timeout):
+//   by a watchdog running REAPER that reads the registry from a pipe and reaps at EOF. It is
+//   started through a short-lived launcher, so it is not a child of the test process (tests
+//   that count their children do not see it) and it survives it.
+// REAPER never kills a pid whose start time changed (a reused pid), and a lock-file pid only when
+// it is the simulator binary running `agent leader`; tmux servers are addressed by their unique
+// `-L` name only. So nothing the test did not start is touched.
+
+type NetEntry =
+  | { tmux: string }
+  | { pid: number; start: string }
+  | { tui: number; start: string; exe: string }
+  | { lock: string; exe: string };
+
+/** Plain JavaScript (run with `node -e`): reads `{"op","key","entry"}` lines, reaps at EOF. */
+const REAPER = String.raw`
+const fs = require("node:fs");
+const { spawnSync } = require("node:child_process");
+const linux = process.platform === "linux";
+function start(pid) {
+  try {
+    if (linux) {
+      const s = fs.readFileSync("/proc/" + pid + "/stat", "utf8");
+      return s.slice(s.lastIndexOf(")") + 2).split(" ")[19];
+    }
+    const r = spawnSync("ps", ["-o", "lstart=", "-p", String(pid)], { encoding: "utf8" });
+    return r.status === 0 && r.stdout.trim() !== "" ? r.stdout.trim() : undefined;
+  } catch { return undefined; }
+}
+function isLeader(pid, exe) {
+  try {
+    if (linux) {
+      const bin = fs.readlinkSync("/proc/" + pid + "/exe").replace(/ \(deleted\)$/, "");
+      const argv = fs.readFileSync("/proc/" + pid + "/cmdline", "utf8").split("\0");
+      return bin === exe && argv[1] === "agent" && argv[2] === "leader";
+    }
+    const r = spawnSync("ps", ["-o", "command=", "-p", String(pid)], { encoding: "utf8" });
+    return r.status === 0 && r.stdout.trim().startsWith(exe + " agent leader");
+  } catch { return false; }
+}
+function children(pid) {
+  const out = [];
+  if (linux) {
+    for (const name of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const s = fs.readFileSync("/proc/" + name + "/stat", "utf8");
+        if (Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]) === pid) out.push(Number(name));
+      } catch {}
+    }
+    return out;
+  }
+  const r = spawnSync("ps", ["-A", "-o", "pid=,ppid="], { encoding: "utf8" });
+  for (const line of (r.stdout || "").split("\n")) {
+    const m = /^\s*(\d+)\s+(\d+)/.exec(line);
+    if (m && Number(m[2]) === pid) out.push(Number(m[1]));
+  }
+  return out;
+}
+function kill(pid) { try { process.kill(pid, "SIGKILL"); } catch {} }
+function reap(entries) {
+  const all = [...entries];
+  // A TUI first (it would respawn its leader), with the leaders it spawned (its children).
+  for (const e of all) {
+    if (e.tui === undefined || start(e.tui) !== e.start) continue;
+    const kids = children(e.tui).filter((c) => isLeader(c, e.exe));
+    kill(e.tui);
+    for (const c of kids) kill(c);
+  }
+  for (const e of all) if (e.pid !== undefined && start(e.pid) === e.start) kill(e.pid);
+  for (const e of all) if (e.tmux !== undefined) spawnSync("tmux", ["-L", e.tmux, "kill-server"], { stdio: "ignore" });
+  for (const e of all) {
+    if (e.lock === undefined) continue;
+    let text = "";
+    try { text = fs.readFileSync(e.lock, "utf8"); } catch {}
+    if (/^\d+$/.test(text) && isLeader(Number(text), e.exe)) kill(Number(text));
+  }
+}
+const entries = new Map();
+let buf = "";
+let done = false;
+function finish() { if (done) return; done = true; reap(entries.values()); process.exit(0); }
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => {
+  buf += d;
+  for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    try {
+      const m = JSON.parse(line);
+      if (m.op === "add") entries.set(m.key, m.entry); else entries.delete(m.key);
+    } catch {}
+  }
+});
+process.stdin.on("end", finish);
+process.stdin.on("error", finish);
+`;
+
+const registry = new Map<string, NetEntry>();
+let watchdog: Socket | undefined;
+let installed = false;
+
+function nodeEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && k !== "NODE_OPTIONS") env[k] = v;
+  }
+  return env;
+}
+
+function opLine(op: "add" | "drop", key: string, entry?: NetEntry): string {
+  return `${JSON.stringify({ op, key, entry })}\n`;
+}
+
+/**
+ * The watchdog, through a launcher that exits at once. The pipe is the launcher's fd 3, passed
+ * on as the watchdog's stdin: node destroys a child's `stdin` stream when the child exits, which
+ * would hand the watchdog an early EOF, but leaves extra stdio pipes alone.
+ */
+function startWatchdog(): Socket | undefined {
+  const launcher = `require("node:child_process").spawn(process.execPath, ["-e", ${JSON.stringify(REAPER)}], { detached: true, stdio: [3, "ignore", "ignore"] }).unref();`;
+  const child = spawn(process.execPath, ["-e", launcher], {
+    stdio: ["ignore", "ignore", "ignore", "pipe"],
+    env: nodeEnv(),
+  });
+  child.unref();
+  const pipe = child.stdio[3];
+  if (!(pipe instanceof Socket)) return undefined;
+  pipe.on("error", () => undefined);
+  pipe.unref();
+  return pipe;
+}
+
+/** Synchronous reap of everything still registered (exit and signal paths). */
+function reapNow(): void {
+  if (registry.size === 0) return;
+  const input = [...registry].map(([key, entry]) => opLine("add", key, entry)).join("");
+  registry.clear();
+  spawnSync(process.execPath, ["-e", REAPER], {
+    input,
+    stdio: ["pipe", "ignore", "ignore"],
+    env: nodeEnv(),
+    timeout: 15_000,
+  });
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  reapNow();
+  process.removeListener(signal, onSignal);
+  // Keep the signal's meaning: with no other listener, die of it as we would have.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+function track(entry: NetEntry): string {
+  if (!installed) {
+    installed = true;
+    process.on("exit", reapNow);
+    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, onSignal);
+    watchdog = startWatchdog();
+  }
+  const key = randomUUID();
+  registry.set(key, entry);
+  watchdog?.write(opLine("add", key, entry));
+  return key;
+}
+
+function untrack(key: string): void {
+  if (!registry.delete(key)) return;
+  watchdog?.write(opLine("drop", key));
+}
+
+/** A process's start time (Linux: /proc/<pid>/stat field 22; elsewhere `ps -o lstart=`). */
+export function processStart(pid: number): string | undefined {
+  try {
+    if (process.platform === "linux") {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    }
+    const r = spawnSync("ps", ["-o", "lstart=", "-p", String(pid)], { encoding: "utf8" });
+    const out = r.status === 0 ? r.stdout.trim() : "";
+    return out === "" ? undefined : out;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Register a live process by pid and start time; undefined when it is already gone. */
+function trackPid(pid: number): string | undefined {
+  const start = processStart(pid);
+  return start === undefined ? undefined : track({ pid, start });
+}
+
+/** Processes and tmux servers this process started that are still registered (for tests). */
+export function safetyNetEntries(): NetEntry[] {
+  return [...registry.values()];
 }
 
 export interface McpServerFixture {
@@ -239,6 +455,8 @@ export async function startGrokTui(opts: {
   const argv = [grok, "--leader", "--leader-socket", socketPath, "--session-id", sessionId];
   if (opts.prompt !== undefined) argv.push(opts.prompt);
   const env = simEnv(opts.grokHome, opts.env);
+  const exe = realpathSync(grok);
+  const keys = [track({ tmux: server }), track({ lock: paths.lockPath, exe })];
   tmux(
     server,
     [
@@ -266,8 +484,17 @@ export async function startGrokTui(opts: {
     });
   } catch (err) {
     spawnSync("tmux", ["-L", server, "kill-server"]);
+    for (const key of keys) untrack(key);
     throw err;
   }
+  const tuiStart = processStart(tuiPid);
+  if (tuiStart !== undefined) keys.push(track({ tui: tuiPid, start: tuiStart, exe }));
+  const see = (pid: number): void => {
+    if (seenLeaders.has(pid)) return;
+    seenLeaders.add(pid);
+    const key = trackPid(pid);
+    if (key !== undefined) keys.push(key);
+  };
   const tui: GrokTui = {
     tuiPid,
     sessionId,
@@ -277,7 +504,7 @@ export async function startGrokTui(opts: {
       waitFor("leader pid in lock file", () => {
         const pid = readLockPid(paths.lockPath);
         if (pid === undefined || !pidAlive(pid) || !existsSync(paths.socketPath)) return undefined;
-        seenLeaders.add(pid);
+        see(pid);
         return pid;
       }),
     sessionReady: async (timeoutMs = 20_000) => {
@@ -304,7 +531,7 @@ export async function startGrokTui(opts: {
       ),
     stop: async () => {
       const current = readLockPid(paths.lockPath);
-      if (current !== undefined) seenLeaders.add(current);
+      if (current !== undefined && pidAlive(current)) see(current);
       killQuiet(tuiPid);
       for (const pid of seenLeaders) killQuiet(pid);
       spawnSync("tmux", ["-L", server, "kill-server"], { stdio: "ignore" });
@@ -313,6 +540,7 @@ export async function startGrokTui(opts: {
         () => [tuiPid, ...seenLeaders].every((p) => !pidAlive(p)),
         10_000,
       ).catch(() => undefined);
+      for (const key of keys) untrack(key);
     },
   };
   return tui;
@@ -371,6 +599,7 @@ export async function startGrokLeader(opts: {
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error("failed to spawn the grok simulator");
+  const key = trackPid(pid);
   if (opts.waitForSocket !== false) {
     // The socket file appears at bind(), a moment before listen(): wait for the leader's own
     // "listening" log line instead of probing (a probe connection would use up a client id).
@@ -391,6 +620,7 @@ export async function startGrokLeader(opts: {
         () => child.exitCode !== null || child.signalCode !== null,
         10_000,
       ).catch(() => undefined);
+      if (key !== undefined) untrack(key);
     },
   };
 }
