@@ -19,7 +19,7 @@ import { seeds } from "./lib/fuzz.js";
 import { eventLineArb, replyArb } from "./lib/herdr-lines.js";
 import { MemoryProbe, MiB, mib } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
-import { hexPreview, n, Tally } from "./lib/outcomes.js";
+import { n, Tally } from "./lib/outcomes.js";
 
 const started = Date.now();
 const CODES = [

@@ -141,7 +141,12 @@ export const replyArb: fc.Arbitrary<ReplyCase> = fc
     ([method, id, pick]): fc.Arbitrary<ReplyCase> =>
       pick === 0
         ? fc
-            .record({ code: fc.stringMatching(/^[a-z][a-z_]{0,20}$/), message: text })
+            .record({
+              code: fc
+                .string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz_"), maxLength: 20 })
+                .map((rest) => `e${rest}`),
+              message: text,
+            })
             .map((error) => ({
               method,
               id,
