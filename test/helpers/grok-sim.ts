@@ -278,11 +278,6 @@ function trackPid(pid: number): string | undefined {
   return start === undefined ? undefined : track({ pid, start });
 }
 
-/** Processes and tmux servers this process started that are still registered (for tests). */
-export function safetyNetEntries(): NetEntry[] {
-  return [...registry.values()];
-}
-
 export interface McpServerFixture {
   name: string;
   url?: string;
