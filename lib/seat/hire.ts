@@ -21,7 +21,7 @@ import { GrokSeatError } from "../errors.js";
 import { lockPathForSocket } from "../grok/paths.js";
 import { HerdrClient } from "../herdr/client.js";
 import { discoverSocket } from "../herdr/discovery.js";
-import { watchPaneExit } from "../herdr/exit-watch.js";
+import { type PaneExitWatch, watchPaneExit } from "../herdr/exit-watch.js";
 import { type HerdrKernel, systemKernel } from "../herdr/kernel-port.js";
 import { processFacts } from "../kernel/process.js";
 import type { ProcessHandle, ProcessIdentity } from "../kernel/types.js";
@@ -112,6 +112,7 @@ interface Leftovers {
   conn: LeaderConnection | null;
   controller: Controller | null;
   acp: AcpSeat | null;
+  exitWatch: Promise<PaneExitWatch> | null;
 }
 
 function selfIdentity(): ProcessIdentity | null {
@@ -147,6 +148,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
     conn: null,
     controller: null,
     acp: null,
+    exitWatch: null,
   };
   try {
     const pre = await run.run("preflight", async () => {
@@ -284,6 +286,12 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       return o;
     });
     const tui = pane.tui;
+    // Arm the TUI's exit watch now (Herdr subscription + anchor), while the simulator or Grok
+    // is still starting its leader; it is awaited at ready and kept for the seat's life.
+    const paneRecord = { ...pane.record, expectedAgent: "grok" };
+    const exitWatchArming = watchPaneExit(herdr, kernel, paneRecord, { handle: tui });
+    left.exitWatch = exitWatchArming;
+    exitWatchArming.catch(() => {});
     const tuiRecord = {
       pid: pane.record.process.pid,
       identity: pane.record.process.identity,
@@ -309,7 +317,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       return o;
     });
     const socket = await run.run("connect", async () => {
-      const o = await connectStep(socketPath, socketFacts, uid, 5_000);
+      const o = await connectStep(socketPath, socketFacts, uid, 5_000, { tui: tuiRecord });
       left.socket = o.value;
       return o;
     });
@@ -344,7 +352,6 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
         timeoutMs: t.activeSessionMs ?? 15_000,
       }),
     );
-    const paneRecord = { ...pane.record, expectedAgent: "grok" };
     const agent = await run.run("agent", () =>
       agentStep({ herdr, kernel, record: paneRecord, tui, timeoutMs: t.agentMs ?? 10_000 }),
     );
@@ -445,7 +452,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
           cause: err,
         });
       }
-      const exitWatch = await watchPaneExit(herdr, kernel, paneRecord, { handle: tui });
+      const exitWatch = await exitWatchArming;
       const s = new Seat({
         herdr,
         kernel,
@@ -491,6 +498,10 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
 
 /** Close everything a refused hire opened. The pane (and its leader) stay for the owner. */
 async function abandon(left: Leftovers): Promise<void> {
+  if (left.exitWatch !== null) {
+    const watch = await left.exitWatch.catch(() => null);
+    watch?.close();
+  }
   left.acp?.close();
   if (left.conn !== null)
     await Promise.race([left.conn.close(), new Promise((r) => setTimeout(r, 2000).unref())]);

@@ -1,45 +1,93 @@
 /**
  * From a listening socket to a proven leader, each step before the next may act:
- * - socket proof: the private-socket checks (lib/proof/socket.ts) on our runtime directory's
- *   socket, and the lock file's pid among its listeners;
+ * - socket proof: the address (a path, not an abstract name; within sun_path), then the
+ *   private-socket checks (lib/proof/socket.ts) on our runtime directory's socket, and the lock
+ *   file's pid among its listeners;
  * - admission: the seat's single-controller lock and fence journal (lib/delivery/admission.ts);
  * - connect, once: before a byte is sent, the kernel's peer of our connection must be a listener
- *   of that very file (SO_PEERCRED/SO_PEERPIDFD, sock_diag UNIX_DIAG_VFS; kernel-proofs.md §2.3);
+ *   of that very file (SO_PEERCRED/SO_PEERPIDFD, sock_diag UNIX_DIAG_VFS; kernel-proofs.md §2.3),
+ *   named by a kernel identity, and the child of the TUI we launched while that TUI lives;
  * - register: `registered` and readiness, then the leader half of the version floor;
  * - leader proof: `get_leader_info` tested against kernel facts (lib/proof/leader.ts), then the
  *   leader's kernel handle, opened on the proven identity and kept for the seat's life.
  * There is no retry and no reconnect anywhere (seed ADR 0224: "Connect to that socket once").
  */
+import { lstatSync } from "node:fs";
 import type net from "node:net";
 import { constants } from "node:os";
+import { dirname, resolve } from "node:path";
 import { admitController, type Controller } from "../delivery/index.js";
+import { GrokSeatError } from "../errors.js";
 import { admitVersion, type GrokVersion } from "../grok/version.js";
 import type { HerdrKernel } from "../herdr/kernel-port.js";
 import { kernelInfo } from "../kernel/info.js";
 import { KernelError } from "../kernel/kernel-error.js";
 import { peerCredentials } from "../kernel/peer.js";
 import { type PeerSocketFile, peerBoundTo, peerSocketFile } from "../kernel/peer-socket.js";
+import { processFacts } from "../kernel/process.js";
 import { socketFacts } from "../kernel/socket.js";
-import type { ProcessFacts, ProcessHandle, SocketFacts } from "../kernel/types.js";
+import type {
+  FileType,
+  PeerCredentials,
+  ProcessFacts,
+  ProcessHandle,
+  ProcessIdentity,
+  SocketDirFacts,
+  SocketFacts,
+} from "../kernel/types.js";
 import { connectPath } from "../leader/connect-path.js";
 import { connectLeader, type LeaderConnection } from "../leader/connection.js";
 import type { LeaderInfo } from "../leader/control.js";
 import { proveLeader } from "../leader/leader-proof.js";
 import { type CheckResult, expectEqual, fail, firstFailure, pass } from "../proof/check.js";
 import type { LeaderProofInput, TuiRecord } from "../proof/leader.js";
-import { checkPrivateSocket } from "../proof/socket.js";
+import type { ProcessRead } from "../proof/process.js";
+import { checkPrivateSocket, checkSocketAddress, checkSocketDir } from "../proof/socket.js";
 import { outcome, type StepOutcome } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
+
+/** lstat facts of a directory, or null when it cannot be looked at either. */
+function dirFacts(path: string): SocketDirFacts | null {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (st === undefined) return null;
+  const type: FileType = st.isSymbolicLink()
+    ? "symlink"
+    : st.isDirectory()
+      ? "directory"
+      : st.isSocket()
+        ? "socket"
+        : st.isFIFO()
+          ? "fifo"
+          : st.isCharacterDevice()
+            ? "char"
+            : st.isBlockDevice()
+              ? "block"
+              : "file";
+  return { path, type, uid: st.uid, mode: st.mode & 0o7777, isSymlink: type === "symlink" };
+}
 
 export function socketProofStep(
   socketPath: string,
   lockPid: number,
   uid: number,
 ): StepOutcome<SocketFacts> {
+  // The address first: an abstract name or an over-long path is refused by its own name before
+  // anything is looked at or connected to (reliability-plan.md §6 T4).
+  const address = checkSocketAddress(
+    socketPath.includes("\0") ? socketPath : resolve(socketPath),
+    kernelInfo().sunPathMax,
+  );
+  const badAddress = firstFailure(address);
+  if (badAddress !== undefined) throw refuseOnCheck("socket_proof", "SOCKET_UNPROVEN", badAddress);
   let facts: SocketFacts;
   try {
     facts = socketFacts(socketPath);
   } catch (err) {
+    // A socket we cannot look at is often the directory's fault (another owner's 0700
+    // directory, a file where the directory should be): then refuse with the directory's check.
+    const dir = socketPath === "" ? null : dirFacts(dirname(resolve(socketPath)));
+    const dirFailed = dir === null ? undefined : firstFailure(checkSocketDir(dir, { uid }));
+    if (dirFailed !== undefined) throw refuseOnCheck("socket_proof", "SOCKET_UNPROVEN", dirFailed);
     throw new SeatRefusal({
       step: "socket_proof",
       code: "SOCKET_UNPROVEN",
@@ -103,12 +151,105 @@ async function acceptedPeerFile(socket: net.Socket, timeoutMs = 2_000): Promise<
   }
 }
 
+/** Who must be at the other end, known before connecting. */
+export interface ConnectExpectation {
+  /** The TUI we launched: while it lives, its leader is its direct child (protocol §13). */
+  readonly tui: TuiRecord;
+}
+
+function readProcess(pid: number): ProcessRead {
+  try {
+    return { ok: true, facts: processFacts(pid) };
+  } catch (err) {
+    if (!(err instanceof GrokSeatError)) throw err;
+    return { ok: false, error: { code: err.code, message: err.message } };
+  }
+}
+
+function identityJson(id: ProcessIdentity): { kind: string; value: string } {
+  return { kind: id.kind, value: id.value };
+}
+
+/**
+ * The peer as a process, before a byte is written (reliability-plan.md §6 T4): the kernel names
+ * it by a pidfd identity (SO_PEERPIDFD / LOCAL_PEERTOKEN; a bare SO_PEERCRED pid may be stale,
+ * so there is no uid-only fallback) and, with an expectation, it is the child of the TUI we
+ * launched while that TUI lives — an imposter of our own uid that listens on the file and names
+ * itself in the lock file is refused here, not after our `register` reached it.
+ */
+function peerProcessChecks(
+  peer: PeerCredentials,
+  expected: ConnectExpectation | undefined,
+): CheckResult[] {
+  const read = readProcess(peer.pid);
+  const want = peer.identity === null ? null : identityJson(peer.identity);
+  const checks = [
+    want === null
+      ? fail(
+          "connect.peer_identity",
+          "a kernel identity of our peer",
+          peer.method,
+          `the kernel names our peer only by pid ${peer.pid} (${peer.method}), which may be stale or reused`,
+        )
+      : read.ok
+        ? expectEqual(
+            "connect.peer_identity",
+            want,
+            identityJson(read.facts.identity),
+            `pid ${peer.pid} names another process than the peer of our connection`,
+          )
+        : fail(
+            "connect.peer_identity",
+            want,
+            read.error.code,
+            `the facts of our peer pid ${peer.pid} cannot be read: ${read.error.message}`,
+          ),
+  ];
+  if (expected === undefined) return checks;
+  const tui = expected.tui;
+  const tuiNow = readProcess(tui.pid);
+  const tuiAlive =
+    tuiNow.ok &&
+    tuiNow.facts.identity.kind === tui.identity.kind &&
+    tuiNow.facts.identity.value === tui.identity.value;
+  if (!read.ok) {
+    checks.push(fail("connect.peer_parent", tui.pid, null, `no facts of our peer pid ${peer.pid}`));
+  } else if (!tuiAlive) {
+    // The leader outlives its TUI and is reparented (as leader.ppid in lib/proof/leader.ts).
+    checks.push(
+      pass(
+        "connect.peer_parent",
+        { ppid: tui.pid, whileTuiAlive: true },
+        { ppid: read.facts.ppid, tuiAlive: false },
+      ),
+    );
+  } else {
+    checks.push(
+      expectEqual(
+        "connect.peer_parent",
+        tui.pid,
+        read.facts.ppid,
+        `our peer (pid ${peer.pid}) is a child of pid ${read.facts.ppid}, not of the TUI we launched (pid ${tui.pid})`,
+      ),
+    );
+  }
+  return checks;
+}
+
+/** The refusal code of a failed connect check. */
+function connectCode(check: string): string {
+  if (check === "connect.peer_identity") return "IDENTITY_UNPROVEN";
+  if (check === "connect.peer_parent") return "LEADER_UNPROVEN";
+  return "SOCKET_UNPROVEN";
+}
+
 /** Connect once and, before anything is written, prove who answered. */
 export async function connectStep(
   socketPath: string,
   facts: SocketFacts,
   uid: number,
   timeoutMs: number,
+  expected?: ConnectExpectation,
 ): Promise<StepOutcome<net.Socket>> {
   let socket: net.Socket;
   try {
@@ -158,6 +299,7 @@ export async function connectStep(
             ),
       );
     }
+    checks.push(...peerProcessChecks(peer, expected));
   } catch (err) {
     socket.destroy();
     throw new SeatRefusal({
@@ -171,11 +313,11 @@ export async function connectStep(
   const failed = firstFailure(checks);
   if (failed !== undefined) {
     socket.destroy(); // nothing was written on it
-    throw refuseOnCheck("connect", "SOCKET_UNPROVEN", failed);
+    throw refuseOnCheck("connect", connectCode(failed.check), failed);
   }
   return outcome(
     socket,
-    `connected once to ${socketPath}; the kernel names the listener as our peer`,
+    `connected once to ${socketPath}; the kernel names the listener as our peer${expected === undefined ? "" : ", the TUI's child"}`,
     checks,
     null,
   );

@@ -6,6 +6,7 @@
  * listens on that very socket file — or the TUI exits (kernel handle), or the deadline passes.
  * Nothing is connected to here: the socket proof comes first.
  */
+import { lstatSync } from "node:fs";
 import { GrokSeatError } from "../errors.js";
 import { socketFacts } from "../kernel/socket.js";
 import type { ProcessHandle, SocketFacts } from "../kernel/types.js";
@@ -43,6 +44,17 @@ type Seen =
   | { readonly kind: "ready"; readonly lockPid: number; readonly facts: SocketFacts };
 
 async function look(socketPath: string, lockPath: string): Promise<Seen> {
+  // Cheap looks first (an lstat, a 10-byte read); the listener scan only once both are there.
+  const st = lstatSync(socketPath, { throwIfNoEntry: false });
+  if (st === undefined) return { kind: "no_socket" };
+  if (!st.isSocket()) return { kind: "not_a_socket", type: st.isDirectory() ? "directory" : "other" };
+  let early: number | null = null;
+  try {
+    early = parseLockPid((await readSmallFile(lockPath, 64)).toString("utf8"));
+  } catch {
+    early = null;
+  }
+  if (early === null) return { kind: "no_lock_pid", listeners: [] };
   let facts: SocketFacts;
   try {
     facts = socketFacts(socketPath);

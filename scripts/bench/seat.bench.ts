@@ -1,0 +1,268 @@
+/**
+ * Seat figures (issue 8 "Performance"), against the Herdr and grok simulators in one run:
+ *
+ * 1. Hire overhead, from the `layout.apply` reply (the `launch` step proven) to `ready`:
+ *    - wall clock, total;
+ *    - minus the time spent waiting for the simulators to start: the `leader_wait` step (the TUI
+ *      spawning its leader, which binds its socket) and the `active_sessions` step (the TUI
+ *      writing its entry after `session/new`). This still contains the simulators' answer times
+ *      (the Herdr simulator takes ~10 ms per `pane.get`, the grok simulator answers while it is
+ *      still setting up its own session), so it is an upper bound of our work;
+ *    - our own work: the CPU time this process spent in the same interval (proofs, kernel reads,
+ *      framing and parsing, ACP attach, journal and record writes), median and p99 (target:
+ *      under 100 ms). Per-step wall-clock medians show where the time goes.
+ * 2. The simulator's own startup, timed separately with a bare TUI in tmux (the helper tests
+ *    use): spawn to a listening leader and to the `active_sessions.json` entry. The whole hire
+ *    (launch -> ready) is compared with it as a ratio: what a seat adds over just starting Grok.
+ * 3. Memory of one process holding 10 ready seats: RSS and heap after GC, before and after.
+ */
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hire } from "../../lib/seat/hire.js";
+import type { Seat } from "../../lib/seat/seat.js";
+import type { HireEvent, HireStep } from "../../lib/seat/steps.js";
+import { HIRE_STEPS } from "../../lib/seat/steps.js";
+import {
+  ensureGrokSim,
+  grokHomeFixture,
+  startGrokTui,
+  waitFor,
+} from "../../test/helpers/grok-sim.js";
+import { startHerdrSim } from "../../test/helpers/herdr-sim.js";
+import { figure, row, summarize } from "./lib/stats.js";
+
+const N = Number(process.env.SEAT_BENCH_N ?? 20);
+const BARE_N = Number(process.env.SEAT_BENCH_BARE_N ?? 10);
+const HOLD = 10;
+const SIM_WAIT_STEPS: readonly HireStep[] = ["leader_wait", "active_sessions"];
+
+function gc(): void {
+  const g: unknown = Reflect.get(globalThis, "gc");
+  if (typeof g === "function") {
+    g();
+    g();
+  }
+}
+
+function simProcesses(grok: string, cwd: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/exe`) === grok && readlinkSync(`/proc/${name}/cwd`) === cwd)
+        out.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+async function killAll(grok: string, cwd: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const pids = simProcesses(grok, cwd);
+    if (pids.length === 0) return;
+    for (const p of pids) {
+      try {
+        process.kill(p, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+interface HireTiming {
+  readonly total: number;
+  readonly fromRequest: number;
+  readonly waits: number;
+  readonly wallOurs: number;
+  readonly cpu: number;
+  readonly steps: Partial<Record<HireStep, number>>;
+}
+
+function timing(events: readonly HireEvent[], cpuMs: number): HireTiming {
+  const started = new Map<HireStep, number>();
+  const steps: Partial<Record<HireStep, number>> = {};
+  for (const e of events) {
+    if (e.type === "started") started.set(e.step, e.elapsedMs);
+    if (e.type === "proven") steps[e.step] = e.elapsedMs - (started.get(e.step) ?? e.elapsedMs);
+  }
+  const at = (step: HireStep): number => {
+    const e = events.find((x) => x.type === "proven" && x.step === step);
+    if (e === undefined) throw new Error(`no ${step} in the events`);
+    return e.elapsedMs;
+  };
+  const total = at("ready") - at("launch");
+  const fromRequest = at("ready") - (started.get("launch") ?? at("launch"));
+  const waits = SIM_WAIT_STEPS.reduce((sum, s) => sum + (steps[s] ?? 0), 0);
+  return { total, fromRequest, waits, wallOurs: total - waits, cpu: cpuMs, steps };
+}
+
+const grok = realpathSync(await ensureGrokSim());
+const home = grokHomeFixture({ mcpServers: [] });
+const cwd = realpathSync(home.cwd);
+const runtimeBase = mkdtempSync(join(tmpdir(), "seat-bench-"));
+const herdr = await startHerdrSim({ switches: { detectMs: 50 } });
+
+async function oneHire(): Promise<{ seat: Seat; events: HireEvent[]; cpuMs: number }> {
+  const events: HireEvent[] = [];
+  let cpuAtLaunch: NodeJS.CpuUsage | null = null;
+  let cpuMs = 0;
+  const seat = await hire({
+    cwd,
+    profile: { kind: "grok-home", grokHome: home.dir },
+    grok,
+    herdr: { socketPath: herdr.socketPath },
+    runtimeBase,
+    env: { GROK_DISABLE_AUTOUPDATER: "1" },
+    onProgress: (e) => {
+      events.push(e);
+      if (e.type !== "proven") return;
+      if (e.step === "launch") cpuAtLaunch = process.cpuUsage();
+      if (e.step === "ready" && cpuAtLaunch !== null) {
+        const d = process.cpuUsage(cpuAtLaunch);
+        cpuMs = (d.user + d.system) / 1000;
+      }
+    },
+  });
+  return { seat, events, cpuMs };
+}
+
+try {
+  // 1. Hire overhead.
+  const timings: HireTiming[] = [];
+  for (let i = 0; i < N + 2; i++) {
+    const { seat, events, cpuMs } = await oneHire();
+    if (i >= 2) timings.push(timing(events, cpuMs));
+    await seat.release();
+    await killAll(grok, cwd);
+  }
+  const cpu = summarize(timings.map((t) => t.cpu));
+  const wallOurs = summarize(timings.map((t) => t.wallOurs));
+  const total = summarize(timings.map((t) => t.total));
+  const fromRequest = summarize(timings.map((t) => t.fromRequest));
+  const waits = summarize(timings.map((t) => t.waits));
+  const w = [40, 12, 12];
+  console.log(`\nhire against the simulators, n=${timings.length} (ms)`);
+  console.log(row(["", "median", "p99"], w));
+  console.log(row(["launch reply -> ready, wall (total)", total.median, total.p99], w));
+  console.log(row(["  waiting for the simulators to start", waits.median, waits.p99], w));
+  console.log(row(["  the rest, wall (ours + sim answers)", wallOurs.median, wallOurs.p99], w));
+  console.log(row(["  our own work (this process's CPU)", cpu.median, cpu.p99], w));
+  console.log(`\nper step (median ms)`);
+  for (const step of HIRE_STEPS) {
+    const xs = timings.map((t) => t.steps[step]).filter((x): x is number => x !== undefined);
+    if (xs.length === 0) continue;
+    const s = summarize(xs);
+    const tag = SIM_WAIT_STEPS.includes(step)
+      ? "  (simulator wait)"
+      : step === "preflight" || step === "launch"
+        ? "  (before the layout.apply reply)"
+        : "";
+    console.log(row([`  ${step}`, s.median, s.p99], w) + tag);
+  }
+  figure("seat.hire.ours_cpu_ms.median", cpu.median, "ms", {
+    p99: cpu.p99,
+    n: cpu.n,
+    target: "< 100",
+  });
+  figure("seat.hire.ours_cpu_ms.p99", cpu.p99, "ms", { n: cpu.n });
+  figure("seat.hire.ours_wall_upper_bound_ms.median", wallOurs.median, "ms", { p99: wallOurs.p99 });
+  figure("seat.hire.launch_to_ready_ms.median", total.median, "ms", { p99: total.p99 });
+  figure("seat.hire.sim_wait_ms.median", waits.median, "ms", { p99: waits.p99 });
+
+  // 2. The simulator's own startup, alone.
+  const bare: { listening: number; session: number }[] = [];
+  for (let i = 0; i < BARE_N; i++) {
+    const t0 = performance.now();
+    const tui = await startGrokTui({
+      grokHome: home.dir,
+      cwd: home.cwd,
+      env: { GROK_DISABLE_AUTOUPDATER: "1" },
+    });
+    try {
+      await tui.leaderPid();
+      const listening = performance.now() - t0;
+      await waitFor("active_sessions entry", () => {
+        const p = tui.paths.activeSessions;
+        return existsSync(p) && readFileSync(p, "utf8").includes(tui.sessionId);
+      });
+      bare.push({ listening, session: performance.now() - t0 });
+    } finally {
+      await tui.stop();
+    }
+  }
+  const bl = summarize(bare.map((b) => b.listening));
+  const bs = summarize(bare.map((b) => b.session));
+  console.log(`\nbare simulator startup (tmux spawn -> ...), n=${bare.length} (ms)`);
+  console.log(row(["", "median", "p99"], w));
+  console.log(row(["  leader listening", bl.median, bl.p99], w));
+  console.log(row(["  active_sessions entry", bs.median, bs.p99], w));
+  console.log(
+    row(
+      [
+        "hire (layout.apply -> ready) / bare",
+        `${(fromRequest.median / bs.median).toFixed(2)}x`,
+        "",
+      ],
+      w,
+    ),
+  );
+  figure("seat.sim.bare_startup_ms.median", bs.median, "ms", {
+    p99: bs.p99,
+    listening_median: bl.median,
+  });
+  figure("seat.hire.vs_bare_startup.ratio", fromRequest.median / bs.median, "x", {
+    note: "hire (layout.apply request -> ready) over a bare TUI start in tmux (spawn -> active_sessions entry)",
+  });
+
+  // 3. Memory of 10 ready seats in one process. RSS moves with the allocator and GC; the JS
+  // heap, external memory and open file descriptors are the seat's own footprint.
+  const fds = (): number => readdirSync("/proc/self/fd").length;
+  gc();
+  const m0 = process.memoryUsage();
+  const f0 = fds();
+  const held: Seat[] = [];
+  for (let i = 0; i < HOLD; i++) held.push((await oneHire()).seat);
+  gc();
+  const m1 = process.memoryUsage();
+  const f1 = fds();
+  const mib = (x: number): number => x / 1024 / 1024;
+  const rss = mib(m1.rss - m0.rss);
+  const heap = mib(m1.heapUsed - m0.heapUsed);
+  const external = mib(m1.external - m0.external);
+  console.log(`\nmemory of ${HOLD} ready seats in one process (after GC)`);
+  console.log(row(["", "total", "per seat"], w));
+  console.log(row(["  JS heap used (MiB)", heap, heap / HOLD], w));
+  console.log(row(["  external + array buffers (MiB)", external, external / HOLD], w));
+  console.log(row(["  RSS (MiB, allocator-noisy)", rss, rss / HOLD], w));
+  console.log(row(["  open file descriptors", f1 - f0, (f1 - f0) / HOLD], w));
+  console.log(row(["  process RSS with 10 seats (MiB)", mib(m1.rss), ""], w));
+  figure("seat.memory.heap_per_seat_mib", heap / HOLD, "MiB", { seats: HOLD, total: heap });
+  figure("seat.memory.external_per_seat_mib", external / HOLD, "MiB", { seats: HOLD });
+  figure("seat.memory.rss_per_seat_mib", rss / HOLD, "MiB", {
+    seats: HOLD,
+    total: rss,
+    note: "allocator-noisy",
+  });
+  figure("seat.memory.rss_with_10_seats_mib", mib(m1.rss), "MiB", { seats: HOLD });
+  figure("seat.fds_per_seat", (f1 - f0) / HOLD, "fds", { seats: HOLD });
+  for (const s of held) await s.release();
+} finally {
+  await killAll(grok, cwd);
+  await herdr.stop();
+  home.remove();
+  rmSync(runtimeBase, { recursive: true, force: true });
+}
+process.exit(0);
