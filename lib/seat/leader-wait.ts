@@ -47,7 +47,8 @@ async function look(socketPath: string, lockPath: string): Promise<Seen> {
   // Cheap looks first (an lstat, a 10-byte read); the listener scan only once both are there.
   const st = lstatSync(socketPath, { throwIfNoEntry: false });
   if (st === undefined) return { kind: "no_socket" };
-  if (!st.isSocket()) return { kind: "not_a_socket", type: st.isDirectory() ? "directory" : "other" };
+  if (!st.isSocket())
+    return { kind: "not_a_socket", type: st.isDirectory() ? "directory" : "other" };
   let early: number | null = null;
   try {
     early = parseLockPid((await readSmallFile(lockPath, 64)).toString("utf8"));
