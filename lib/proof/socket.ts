@@ -1,11 +1,12 @@
 /**
  * The private-socket proof (reliability-plan.md §1.2: the trust anchor is the directory, as in
- * tmux, gnupg and OpenSSH): the directory is a real directory (not a symlink), owned by the
- * expected uid, with no group or other bits; the path is a socket owned by that uid; at least one
- * live process listens on that very file. Pure: facts in, CheckResult values out.
+ * tmux, gnupg and OpenSSH): the address is a filesystem path that fits `sun_path`; the directory
+ * is a real directory (not a symlink), owned by the expected uid, with no group or other bits;
+ * the path is a socket owned by that uid; at least one live process listens on that very file.
+ * Pure: facts in, CheckResult values out.
  */
 import { constants } from "node:os";
-import type { SocketFacts } from "../kernel/types.js";
+import type { SocketDirFacts, SocketFacts } from "../kernel/types.js";
 import { type CheckResult, expectEqual, fail, pass } from "./check.js";
 
 /** Octal mode string, e.g. 0o700 -> "0700". */
@@ -18,11 +19,39 @@ export interface PrivateSocketExpectation {
   readonly uid: number;
 }
 
-export function checkPrivateSocket(
-  facts: SocketFacts,
+/**
+ * The address itself, before any file is looked at (reliability-plan.md §6 T4): an abstract name
+ * (a leading NUL) has no directory and no file mode to prove (containerd CVE-2020-15257), and a
+ * path longer than `sun_path` cannot be connected to as given (a client that truncates it would
+ * reach another file). `path` is the absolute path, or the abstract name as given.
+ */
+export function checkSocketAddress(path: string, sunPathMax: number): CheckResult[] {
+  const bytes = Buffer.byteLength(path);
+  return [
+    path.includes("\0")
+      ? fail(
+          "socket.abstract_address",
+          "a filesystem path",
+          "abstract",
+          "an abstract-namespace address has no directory or file mode that could prove it private",
+        )
+      : pass("socket.abstract_address", "a filesystem path", "path"),
+    bytes <= sunPathMax
+      ? pass("socket.path_length", `<= ${sunPathMax} bytes`, bytes)
+      : fail(
+          "socket.path_length",
+          `<= ${sunPathMax} bytes`,
+          bytes,
+          `the socket path is ${bytes} bytes, longer than sun_path allows (${sunPathMax})`,
+        ),
+  ];
+}
+
+/** The directory checks alone (also when the socket inside cannot be looked at). */
+export function checkSocketDir(
+  dir: SocketDirFacts,
   expected: PrivateSocketExpectation,
 ): CheckResult[] {
-  const { dir } = facts;
   const dirMode =
     (dir.mode & 0o077) === 0
       ? pass("socket.dir_mode", "no group/other bits", octal(dir.mode))
@@ -32,6 +61,20 @@ export function checkPrivateSocket(
           octal(dir.mode),
           `${dir.path} grants access to group or others (mode ${octal(dir.mode)})`,
         );
+  return [
+    dir.isSymlink
+      ? fail("socket.dir_symlink", false, true, `${dir.path} is a symlink`)
+      : pass("socket.dir_symlink", false, false),
+    expectEqual("socket.dir_type", "directory", dir.type, `${dir.path} is not a directory`),
+    expectEqual("socket.dir_owner", expected.uid, dir.uid, `${dir.path} is owned by another user`),
+    dirMode,
+  ];
+}
+
+export function checkPrivateSocket(
+  facts: SocketFacts,
+  expected: PrivateSocketExpectation,
+): CheckResult[] {
   const listener =
     facts.listeners.length > 0
       ? pass("socket.listener", "at least one listening pid", [...facts.listeners])
@@ -42,12 +85,7 @@ export function checkPrivateSocket(
           "no process we can see listens on this socket file (stale socket, or another user's)",
         );
   return [
-    dir.isSymlink
-      ? fail("socket.dir_symlink", false, true, `${dir.path} is a symlink`)
-      : pass("socket.dir_symlink", false, false),
-    expectEqual("socket.dir_type", "directory", dir.type, `${dir.path} is not a directory`),
-    expectEqual("socket.dir_owner", expected.uid, dir.uid, `${dir.path} is owned by another user`),
-    dirMode,
+    ...checkSocketDir(facts.dir, expected),
     expectEqual("socket.type", "socket", facts.type, `${facts.path} is not a socket`),
     expectEqual("socket.owner", expected.uid, facts.uid, `${facts.path} is owned by another user`),
     listener,
