@@ -6,6 +6,7 @@
  */
 import type { Socket } from "node:net";
 import { callNative, parseNative } from "./addon.js";
+import { peerPidfdSwitchedOff } from "./info.js";
 import { RawPeerCredentials } from "./native.js";
 import { socketFd } from "./socket-fd.js";
 import type { PeerCredentials } from "./types.js";
@@ -22,6 +23,10 @@ export function peerCredentialsOfFd(fd: number): PeerCredentials {
     callNative((n) => n.peerCredentials(fd)),
     "peerCredentials",
   );
+  if (peerPidfdSwitchedOff()) {
+    // What a kernel without SO_PEERPIDFD gives: SO_PEERCRED alone, no identity (info.ts).
+    return { pid: raw.pid, uid: raw.uid, gid: raw.gid, identity: null, method: "SO_PEERCRED" };
+  }
   const identity =
     raw.identityKind !== null && raw.identity !== null
       ? { kind: raw.identityKind, value: raw.identity }
