@@ -6,10 +6,12 @@
  * contradictory agent (G5), an enabled direct Linear MCP server, an unknown model.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { admitController } from "../../lib/delivery/index.js";
 import { LINEAR_OWNER_STEP } from "../../lib/grok/catalog.js";
+import { HerdrClient } from "../../lib/herdr/client.js";
 import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/steps.js";
 import { pidAlive } from "../helpers/grok-sim.js";
@@ -61,6 +63,19 @@ test("the leader reports a wrong pid: LEADER_UNPROVEN before any ACP message", a
     assert.ok(r.check?.startsWith("leader.") && r.check !== "leader.info", String(r.check));
     assert.equal(ourAcpMethods(stack), [], "no ACP message was sent to an unproven leader");
     assert.ok(pidAlive(process.pid));
+    // What a refused hire leaves: the owner's pane and TUI (never stopped by the library), its
+    // runtime dir (the leader's socket lives there); our connection and admission lock are gone.
+    const { tuiPid, paneId, runtimeDir } = r.details;
+    assert.ok(typeof tuiPid === "number" && pidAlive(tuiPid), "the TUI still runs");
+    assert.ok(typeof paneId === "string");
+    const client = new HerdrClient({ socketPath: stack.herdr.socketPath });
+    assert.is((await client.request("pane.get", { pane_id: paneId })).pane.pane_id, paneId);
+    assert.ok(typeof runtimeDir === "string" && existsSync(runtimeDir));
+    admitController({ seatDir: runtimeDir }).release();
+    assert.ok(
+      stack.framesFromUs().some((l) => JSON.stringify(l.frame).includes('"disconnect"')),
+      "the refused hire disconnected",
+    );
     await nothingDelivered(stack);
   } finally {
     await stack.cleanup();
@@ -141,6 +156,37 @@ test("an unknown model: MODEL_UNKNOWN with the offered models, nothing sent for 
     const available = r.details.available;
     assert.ok(Array.isArray(available) && available.includes("grok-build"), String(available));
     assert.not.ok(ourAcpMethods(stack).includes("session/set_model"), "no fallback model was set");
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("no leader within the bound: LEADER_NOT_READY, nothing connected", async () => {
+  const stack = await startStack();
+  try {
+    const r = await refusalOf(hire(stack.options({ timeouts: { leaderMs: 1 } })));
+    assert.is(r.step, "leader_wait");
+    assert.is(r.code, "LEADER_NOT_READY");
+    assert.is(r.check, "leader_wait.listening");
+    assert.is(stack.framesFromUs().length, 0);
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("active_sessions.json never names the session: ACTIVE_SESSION_UNPROVEN before ACP", async () => {
+  const stack = await startStack({ env: { GROK_SIM_SKIP_ACTIVE_SESSIONS: "1" } });
+  try {
+    const options = stack.options();
+    const r = await refusalOf(
+      hire({ ...options, timeouts: { ...options.timeouts, activeSessionMs: 300 } }),
+    );
+    assert.is(r.step, "active_sessions");
+    assert.is(r.code, "ACTIVE_SESSION_UNPROVEN");
+    assert.is(r.check, "active_sessions.entry");
+    assert.equal(ourAcpMethods(stack), []);
     await nothingDelivered(stack);
   } finally {
     await stack.cleanup();
