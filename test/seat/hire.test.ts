@@ -12,10 +12,10 @@ import * as assert from "uvu/assert";
 import { admitController } from "../../lib/delivery/index.js";
 import { hire } from "../../lib/seat/hire.js";
 import { readSeatRecord } from "../../lib/seat/record.js";
-import { HIRE_STEPS } from "../../lib/seat/steps.js";
+import { HIRE_STEPS, type HireEvent } from "../../lib/seat/steps.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
 import { pidAlive } from "../helpers/grok-sim.js";
-import { refusalOf, startStack, waitDead } from "./stack.js";
+import { refusalOf, reportHookSync, startStack, waitDead } from "./stack.js";
 
 test("hire -> deliver -> owner quits -> release stops the proven leader after the observed exit", async () => {
   const stack = await startStack();
@@ -127,6 +127,43 @@ test("release with the TUI still alive leaves the leader running (TUI_ALIVE) and
     assert.is(stack.promptsFromUs(), 0, "nothing was delivered");
     assert.equal(readSeatRecord(seat.recordPath).record.release?.leader.reasons, ["TUI_ALIVE"]);
     assert.equal(await stack.herdr.injectionLog(), []);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("Herdr 0.9.3 omits the top-level agent after the Grok hook's report: the nested agent is accepted", async () => {
+  const stack = await startStack({ herdrVersion: "0.9.3" });
+  try {
+    const options = stack.options();
+    let sessionId = "";
+    const seat = await hire({
+      ...options,
+      onProgress: (e: HireEvent) => {
+        options.onProgress?.(e);
+        if (e.type !== "proven") return;
+        const f = e.facts;
+        if (typeof f !== "object" || f === null || Array.isArray(f)) return;
+        if (e.step === "session_id") sessionId = String(f.sessionId);
+        if (e.step === "launch") {
+          reportHookSync(stack.herdr.socketPath, "pane.report_agent", {
+            pane_id: String(f.paneId),
+            source: "herdr:grok",
+            agent: "grok",
+            state: "idle",
+            agent_session_id: sessionId,
+          });
+        }
+      },
+    });
+    assert.equal(seat.record.agent, {
+      ok: true,
+      agent: "grok",
+      agentFrom: "nested",
+      nativeSessionId: seat.sessionId,
+      sessionSource: "herdr:grok",
+    });
+    await seat.release();
   } finally {
     await stack.cleanup();
   }

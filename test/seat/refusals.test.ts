@@ -5,7 +5,6 @@
  * switches: a version below the floor, a leader that reports a wrong pid, Herdr naming a
  * contradictory agent (G5), an enabled direct Linear MCP server, an unknown model.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -15,7 +14,7 @@ import { HerdrClient } from "../../lib/herdr/client.js";
 import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/steps.js";
 import { pidAlive } from "../helpers/grok-sim.js";
-import { refusalOf, type Stack, startStack } from "./stack.js";
+import { refusalOf, reportHookSync, type Stack, startStack } from "./stack.js";
 
 async function nothingDelivered(stack: Stack): Promise<void> {
   assert.is(stack.promptsFromUs(), 0, "no session/prompt left us and none reached the agent");
@@ -82,20 +81,6 @@ test("the leader reports a wrong pid: LEADER_UNPROVEN before any ACP message", a
   }
 });
 
-/** The Grok hook's session report, sent synchronously (so it lands before the next step). */
-function reportHookSync(socketPath: string, paneId: string, sessionId: string): void {
-  const line = JSON.stringify({
-    id: "hook-g5",
-    method: "pane.report_agent_session",
-    params: { pane_id: paneId, source: "herdr:grok", agent: "grok", agent_session_id: sessionId },
-  });
-  const script =
-    'const s=require("net").createConnection(process.argv[1]);let b="";' +
-    's.on("connect",()=>s.write(process.argv[2]+"\\n"));s.on("data",d=>b+=d);' +
-    's.on("close",()=>{if(!b.includes("\\"ok\\""))process.exit(3)});';
-  execFileSync(process.execPath, ["-e", script, socketPath, line], { timeout: 10_000 });
-}
-
 test("Herdr names a contradictory agent (G5): HERDR_AGENT_REFUSED at the pane proof", async () => {
   const stack = await startStack({ switches: { agentOverride: "grok-leader" } });
   try {
@@ -112,7 +97,12 @@ test("Herdr names a contradictory agent (G5): HERDR_AGENT_REFUSED at the pane pr
           if (e.step === "session_id") sessionId = String(f.sessionId);
           // The official Grok hook reports the session right after launch (herdr-socket-api §5).
           if (e.step === "launch")
-            reportHookSync(stack.herdr.socketPath, String(f.paneId), sessionId);
+            reportHookSync(stack.herdr.socketPath, "pane.report_agent_session", {
+              pane_id: String(f.paneId),
+              source: "herdr:grok",
+              agent: "grok",
+              agent_session_id: sessionId,
+            });
         },
       }),
     );

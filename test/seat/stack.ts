@@ -5,6 +5,7 @@
  * every simulator process that ran in this stack's cwd (TUIs, leaders, replacements), stops the
  * Herdr simulator and removes every directory.
  */
+import { execFileSync } from "node:child_process";
 import {
   existsSync,
   mkdtempSync,
@@ -181,4 +182,18 @@ export async function refusalOf(p: Promise<unknown>): Promise<SeatRefusal> {
     throw err;
   }
   throw new Error("expected a refusal, the promise resolved");
+}
+
+/**
+ * A Grok hook's report to Herdr (`pane.report_agent_session` / `pane.report_agent`, source
+ * `herdr:grok`), sent synchronously from a child process so that it lands before the hire's next
+ * step: a progress listener is synchronous, and the hire must not be able to run ahead of it.
+ */
+export function reportHookSync(socketPath: string, method: string, params: object): void {
+  const line = JSON.stringify({ id: `hook-${process.pid}`, method, params });
+  const script =
+    'const s=require("net").createConnection(process.argv[1]);let b="";' +
+    's.on("connect",()=>s.write(process.argv[2]+"\\n"));s.on("data",d=>b+=d);' +
+    's.on("close",()=>{if(!b.includes("\\"ok\\""))process.exit(3)});';
+  execFileSync(process.execPath, ["-e", script, socketPath, line], { timeout: 10_000 });
 }
