@@ -47,6 +47,8 @@ export interface SimEnv {
   crashAfterChunks: number | undefined;
   crashSignal: "SIGKILL" | "SIGABRT";
   dropAfterPrompt: number;
+  loseAcksAfterPrompt: number;
+  halfCloseAfterPrompt: number;
   ackDelayMs: number;
   loadDelayMs: number;
   chunkDelayMs: number;
@@ -82,6 +84,8 @@ export function readSimEnv(): SimEnv {
     crashAfterChunks: int("GROK_SIM_CRASH_AFTER_CHUNKS"),
     crashSignal: text("GROK_SIM_CRASH_SIGNAL") === "SIGABRT" ? "SIGABRT" : "SIGKILL",
     dropAfterPrompt: int("GROK_SIM_DROP_AFTER_PROMPT") ?? 0,
+    loseAcksAfterPrompt: int("GROK_SIM_LOSE_ACKS_AFTER_PROMPT") ?? 0,
+    halfCloseAfterPrompt: int("GROK_SIM_HALF_CLOSE_AFTER_PROMPT") ?? 0,
     ackDelayMs: int("GROK_SIM_ACK_DELAY_MS") ?? 0,
     loadDelayMs: int("GROK_SIM_LOAD_DELAY_MS") ?? 0,
     chunkDelayMs: int("GROK_SIM_CHUNK_DELAY_MS") ?? 20,

@@ -47,6 +47,9 @@ export class Connection {
   private readonly socket: Socket;
   private readonly host: ConnectionHost;
   private timer: NodeJS.Timeout | undefined;
+  /** Faults (GROK_SIM_LOSE_ACKS_AFTER_PROMPT, GROK_SIM_HALF_CLOSE_AFTER_PROMPT). */
+  private muted = false;
+  private halfClosed = false;
 
   constructor(clientId: number, socket: Socket, host: ConnectionHost) {
     this.clientId = clientId;
@@ -92,8 +95,23 @@ export class Connection {
     this.host.disconnected(this);
   }
 
+  /** Fault: every later frame to this client is lost (traced); the connection stays open. */
+  mute(): void {
+    this.muted = true;
+  }
+
+  /** Fault: end our write side (FIN) and keep reading what the client still sends. */
+  halfClose(): void {
+    this.halfClosed = true;
+    this.socket.end();
+  }
+
   private write(json: string): void {
-    if (this.socket.destroyed) return;
+    if (this.socket.destroyed || this.halfClosed) return;
+    if (this.muted) {
+      trace("fault_frame_lost", { client_id: this.clientId, bytes: Buffer.byteLength(json) });
+      return;
+    }
     this.socket.write(encodeFrame(json));
   }
 

@@ -134,6 +134,8 @@ export async function runLeader(args: LeaderArgs, env: SimEnv): Promise<void> {
     noExitOnDisconnect: args.noExitOnDisconnect,
     reportedPid: env.wrongPid ?? process.pid,
     dropAfterPrompt: env.dropAfterPrompt,
+    loseAcksAfterPrompt: env.loseAcksAfterPrompt,
+    halfCloseAfterPrompt: env.halfCloseAfterPrompt,
     toAgent: (line) => toAgent.push(line),
     agentBusy: () => agent.busy,
     onExit: (reason) => {

@@ -67,6 +67,10 @@ export interface LeaderServerOptions {
   reportedPid: number;
   /** Fault: close a non-TUI client's connection right after reading its session/prompt. */
   dropAfterPrompt: number;
+  /** Fault: after a non-TUI client's session/prompt, lose every frame to it; close at the answer. */
+  loseAcksAfterPrompt: number;
+  /** Fault: after a non-TUI client's session/prompt, end our write side (FIN), keep reading. */
+  halfCloseAfterPrompt: number;
   toAgent(line: string): void;
   agentBusy(): boolean;
   /** The server loop ended: graceful exit (socket already unlinked). */
@@ -106,6 +110,10 @@ export class LeaderServer implements ConnectionHost {
   private pendingRequests = 0;
   private relaunching = false;
   private dropsLeft: number;
+  private loseAcksLeft: number;
+  private halfClosesLeft: number;
+  /** Namespaced prompt request id -> client whose connection closes when it is answered. */
+  private readonly closeOnAnswer = new Map<string, number>();
   private stopped = false;
   private readonly server: Server;
   private readonly opts: LeaderServerOptions;
@@ -117,6 +125,8 @@ export class LeaderServer implements ConnectionHost {
     this.legacyRegistered = opts.legacyRegistered;
     this.earlyRead = opts.earlyRead;
     this.dropsLeft = opts.dropAfterPrompt;
+    this.loseAcksLeft = opts.loseAcksAfterPrompt;
+    this.halfClosesLeft = opts.halfCloseAfterPrompt;
     this.server = createServer((socket) => this.accept(socket));
   }
 
@@ -285,6 +295,19 @@ export class LeaderServer implements ConnectionHost {
       this.dropsLeft--;
       trace("fault_drop_after_prompt", { client_id: id });
       conn.close();
+      return;
+    }
+    const faultable =
+      conn.clientType !== "grok-shell" && json !== undefined && rewritten !== undefined;
+    if (faultable && this.loseAcksLeft > 0 && isPrompt(json)) {
+      this.loseAcksLeft--;
+      trace("fault_lose_acks", { client_id: id });
+      conn.mute();
+      this.closeOnAnswer.set(rewritten.namespacedId, id);
+    } else if (faultable && this.halfClosesLeft > 0 && isPrompt(json)) {
+      this.halfClosesLeft--;
+      trace("fault_half_close", { client_id: id });
+      conn.halfClose();
     }
   }
 
@@ -298,6 +321,10 @@ export class LeaderServer implements ConnectionHost {
       const client = this.clients.get(parsed.clientId);
       if (client !== undefined && json !== undefined) {
         this.routeResponse(client, parsed.namespacedId, json);
+        if (this.closeOnAnswer.delete(parsed.namespacedId)) {
+          trace("fault_lose_acks_close", { client_id: parsed.clientId });
+          client.conn.close();
+        }
         return;
       }
     }
