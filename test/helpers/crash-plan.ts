@@ -120,10 +120,15 @@ async function connectAndReplay(
   hooks: WorkloadHooks,
 ): Promise<LeaderLink> {
   const link = await connect();
-  for (;;) {
-    const ev = await link.next();
-    if (ev.type === "replay-done" || ev.type === "closed") return link;
-    applyEvent(journal, ev, hooks);
+  try {
+    for (;;) {
+      const ev = await link.next();
+      if (ev.type === "replay-done" || ev.type === "closed") return link;
+      applyEvent(journal, ev, hooks);
+    }
+  } catch (err) {
+    link.close();
+    throw err;
   }
 }
 

@@ -1,0 +1,195 @@
+/**
+ * The harness shared by the process-crash (T1) and I/O-error (T3) tests: scenario directories,
+ * running the bundled workload (optionally under strace), the checks a fresh process makes right
+ * after the crash, the finishing run, and the final invariants. Each check throws with the
+ * scenario named, so a failure says exactly which crash point broke what.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { acquireControllerLock } from "../../lib/delivery/admission.js";
+import { Journal } from "../../lib/delivery/journal.js";
+import { isTerminal } from "../../lib/delivery/receipt.js";
+import { crashPlan } from "../helpers/crash-plan.js";
+
+export interface Scenario {
+  readonly dir: string;
+  readonly seat: string;
+  readonly name: string;
+}
+
+export function newScenario(name: string): Scenario {
+  const dir = mkdtempSync(join(tmpdir(), "grok-seat-crash-"));
+  const seat = join(dir, "seat");
+  mkdirSync(seat, { mode: 0o700 });
+  return { dir, seat, name };
+}
+
+export function removeScenario(s: Scenario): void {
+  rmSync(s.dir, { recursive: true, force: true });
+}
+
+const RUN_TIMEOUT_MS = 30_000;
+
+export interface RunResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly lines: readonly string[];
+  readonly stderr: string;
+}
+
+/** Run `argv` (e.g. strace ... node workload.mjs ...), optionally SIGKILLing it after `killAfterMs`. */
+export function run(argv: readonly string[], killAfterMs?: number): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const [cmd, ...args] = argv;
+    // Its own process group: killing strace alone would leave the traced workload running.
+    const child = spawn(cmd ?? "false", args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    const killGroup = (): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    };
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString("utf8");
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      err += d.toString("utf8");
+    });
+    const timer = killAfterMs === undefined ? undefined : setTimeout(killGroup, killAfterMs);
+    // A hung workload is a failure with a name, not a hung test file.
+    const guard = setTimeout(() => {
+      err += `\n[harness] killed after ${RUN_TIMEOUT_MS} ms without exiting`;
+      killGroup();
+    }, RUN_TIMEOUT_MS);
+    child.on("close", (code, signal) => {
+      if (timer !== undefined) clearTimeout(timer);
+      clearTimeout(guard);
+      resolve({ code, signal, lines: out.split("\n").filter((l) => l.length > 0), stderr: err });
+    });
+  });
+}
+
+export function workloadArgv(
+  bundle: string,
+  s: Scenario,
+  socket: string,
+  prompts: number,
+): string[] {
+  return [process.execPath, bundle, s.seat, socket, String(prompts)];
+}
+
+export function leaderLog(s: Scenario): string[] {
+  const path = join(s.dir, "leader.log");
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => l.split(" ")[0] ?? "");
+}
+
+export function ackedIds(lines: readonly string[]): string[] {
+  return lines.filter((l) => l.startsWith("ACK ")).map((l) => l.split(" ")[1] ?? "");
+}
+
+function seatBytes(s: Scenario): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const name of readdirSync(s.seat).sort())
+    out.set(name, readFileSync(join(s.seat, name)).toString("base64"));
+  return out;
+}
+
+function fail(s: Scenario, what: string): never {
+  throw new Error(`${s.name}: ${what}`);
+}
+
+export interface RecoveryFacts {
+  readonly madeUncertain: number;
+  readonly quarantined: number;
+  readonly maxEpoch: number;
+}
+
+/**
+ * What a fresh process checks right after the crash: every prompt the leader logged and every
+ * prompt acknowledged has a receipt; nothing is left fenced/dispatched; a second recovery changes
+ * no byte.
+ */
+export function checkAfterCrash(s: Scenario, acked: readonly string[]): RecoveryFacts {
+  const lock = acquireControllerLock(s.seat);
+  try {
+    const a = Journal.open({ dir: s.seat, guard: lock });
+    const facts: RecoveryFacts = {
+      madeUncertain: a.recovery.madeUncertain.length,
+      quarantined: a.recovery.warnings.filter((w) => w.code === "JOURNAL_TAIL_QUARANTINED").length,
+      maxEpoch: a.maxEpoch,
+    };
+    for (const id of leaderLog(s))
+      if (!a.isKnownPromptId(id)) fail(s, `${id} reached the leader without a fence`);
+    for (const id of acked)
+      if (!a.isKnownPromptId(id)) fail(s, `acknowledged ${id} has no receipt`);
+    for (const r of a.receipts()) {
+      if (r.state === "fenced" || r.state === "dispatched")
+        fail(s, `${r.promptId} left ${r.state} after recovery`);
+    }
+    a.close();
+    const before = seatBytes(s);
+    const b = Journal.open({ dir: s.seat, guard: lock });
+    if (b.recovery.madeUncertain.length > 0 || b.recovery.warnings.length > 0)
+      fail(s, "second recovery changed receipts");
+    b.close();
+    const after = seatBytes(s);
+    if (JSON.stringify([...before]) !== JSON.stringify([...after]))
+      fail(s, "second recovery changed bytes");
+    return facts;
+  } finally {
+    lock.release();
+  }
+}
+
+export interface FinalFacts {
+  readonly uncertain: number;
+  readonly sent: number;
+}
+
+/** After the finishing run: 0 duplicates, every plan prompt known, uncertain never resent. */
+export function checkFinal(s: Scenario, prompts: number): FinalFacts {
+  const log = leaderLog(s);
+  const seen = new Set<string>();
+  for (const id of log) {
+    if (seen.has(id)) fail(s, `${id} reached the leader twice`);
+    seen.add(id);
+  }
+  const lock = acquireControllerLock(s.seat);
+  try {
+    const j = Journal.open({ dir: s.seat, guard: lock });
+    let uncertain = 0;
+    for (const step of crashPlan(prompts)) {
+      if (step.kind === "prompt" && !j.isKnownPromptId(step.id))
+        fail(s, `${step.id} was never fenced`);
+    }
+    for (const id of seen) if (!j.isKnownPromptId(id)) fail(s, `${id} sent without a receipt`);
+    for (const r of j.receipts()) {
+      if (r.state === "uncertain") {
+        uncertain++;
+        if (seen.has(r.promptId))
+          fail(s, `${r.promptId} reached the leader but was never reconciled`);
+      } else if (!isTerminal(r.state)) {
+        fail(s, `${r.promptId} unsettled (${r.state})`);
+      } else if (!seen.has(r.promptId)) {
+        fail(s, `${r.promptId} ${r.state} without reaching the leader`);
+      }
+    }
+    if (j.recovery.madeUncertain.length > 0) fail(s, "the finished journal still needed recovery");
+    j.close();
+    return { uncertain, sent: log.length };
+  } finally {
+    lock.release();
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * T1 (reliability-plan.md §6): process crash at every persistence syscall, plus random kill -9.
+ *
+ * The workload (test/helpers/crash-workload.ts) drives admission, the journal and `dispatch`
+ * against the counting leader (test/helpers/counting-leader.ts), whose O_DSYNC log is the ground
+ * truth of what was sent. A dry run under `strace -f -c` counts each syscall type; then for every
+ * type T and every i <= n_T the workload runs under
+ *     strace -f -o /dev/null -e trace=T -e inject=T:signal=SIGKILL:when=i
+ * (the syscall must be in the traced set: reliability-plan.md A.3). A fresh process then recovers
+ * and checks (crash-harness.ts), and a fresh workload finishes the plan. Random kills use seeded
+ * delays. GROK_SEAT_SOAK=1 runs a longer plan and many more random kills.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { type CountingLeader, startCountingLeader } from "../helpers/counting-leader.js";
+import { type Bundle, bundleHelper } from "./bundle.js";
+import {
+  ackedIds,
+  checkAfterCrash,
+  checkFinal,
+  newScenario,
+  removeScenario,
+  run,
+  type Scenario,
+  workloadArgv,
+} from "./crash-harness.js";
+
+const SOAK = process.env.GROK_SEAT_SOAK === "1";
+const PROMPTS = SOAK ? 14 : 8;
+const RANDOM_KILLS = SOAK ? 2_000 : 40;
+const TYPES = [
+  "write",
+  "pwrite64",
+  "fsync",
+  "fdatasync",
+  "rename",
+  "renameat2",
+  "unlink",
+  "openat",
+  "ftruncate",
+];
+
+let bundle: Bundle;
+let leader: CountingLeader;
+let sockDir: string;
+let socket: string;
+const counts = new Map<string, number>();
+let cleanRunMs = 300;
+const totals = {
+  points: 0,
+  killed: 0,
+  random: 0,
+  madeUncertain: 0,
+  quarantined: 0,
+  finalUncertain: 0,
+  sent: 0,
+};
+
+test.before(async () => {
+  bundle = await bundleHelper("crash-workload");
+  sockDir = mkdtempSync(join(tmpdir(), "grok-seat-leader-"));
+  socket = join(sockDir, "leader.sock");
+  leader = await startCountingLeader(socket);
+});
+
+test.after(async () => {
+  await leader.close();
+  rmSync(sockDir, { recursive: true, force: true });
+  bundle.cleanup();
+});
+
+/** The crashed run has happened: recover in a fresh process, finish, check everything. */
+async function afterCrash(s: Scenario, crashedLines: readonly string[]): Promise<void> {
+  const facts = checkAfterCrash(s, ackedIds(crashedLines));
+  totals.madeUncertain += facts.madeUncertain;
+  totals.quarantined += facts.quarantined;
+  const finish = await run(workloadArgv(bundle.file, s, socket, PROMPTS));
+  assert.is(
+    finish.code,
+    0,
+    `${s.name}: finishing run failed: ${finish.stderr}${finish.lines.join("\n")}`,
+  );
+  assert.ok(finish.lines.includes("DONE"), `${s.name}: finishing run did not finish`);
+  const refused = finish.lines.filter((l) => l.startsWith("REFUSED"));
+  assert.equal(refused, [], `${s.name}: finishing run refused`);
+  const epoch = Number(finish.lines.find((l) => l.startsWith("EPOCH "))?.split(" ")[1]);
+  assert.ok(epoch > facts.maxEpoch, `${s.name}: epoch ${epoch} not above ${facts.maxEpoch}`);
+  const final = checkFinal(s, PROMPTS);
+  totals.finalUncertain += final.uncertain;
+  totals.sent += final.sent;
+  leader.endScenario(s.dir);
+}
+
+/** Run `f` over `items`, `width` at a time; the first failure stops the rest and is rethrown. */
+async function pool<T>(
+  items: readonly T[],
+  width: number,
+  f: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: unknown = null;
+  const worker = async (): Promise<void> => {
+    while (failure === null && next < items.length) {
+      const item = items[next++];
+      if (item === undefined) continue;
+      try {
+        await f(item);
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+  if (failure !== null) throw failure;
+}
+
+test("dry run: strace -f -c counts the persistence syscalls of one workload", async () => {
+  const s = newScenario("dry-run");
+  const countFile = join(s.dir, "strace-count");
+  const t0 = Date.now();
+  const r = await run([
+    "strace",
+    "-f",
+    "-c",
+    "-o",
+    countFile,
+    "-e",
+    `trace=${TYPES.join(",")}`,
+    ...workloadArgv(bundle.file, s, socket, PROMPTS),
+  ]);
+  cleanRunMs = Date.now() - t0;
+  assert.is(r.code, 0, r.stderr);
+  for (const line of readFileSync(countFile, "utf8").split("\n")) {
+    const f = line.trim().split(/\s+/);
+    const name = f[f.length - 1] ?? "";
+    const calls = Number(f[3]);
+    if (TYPES.includes(name) && Number.isInteger(calls)) counts.set(name, calls);
+  }
+  assert.ok((counts.get("fsync") ?? 0) > PROMPTS, "fsyncs were counted");
+  assert.ok((counts.get("write") ?? 0) > PROMPTS, "writes were counted");
+  checkFinal(s, PROMPTS);
+  leader.endScenario(s.dir);
+  removeScenario(s);
+  console.log(
+    `T1 dry run (${PROMPTS} prompts): ${[...counts].map(([k, n]) => `${k} ${n}`).join(", ")}`,
+  );
+});
+
+test("T1: SIGKILL injected at every persistence syscall, then recovery in a fresh process", async () => {
+  const points: [string, number][] = [];
+  for (const [type, n] of counts) for (let i = 1; i <= n; i++) points.push([type, i]);
+  await pool(points, 2, async ([type, i]) => {
+    const s = newScenario(`kill at ${type} #${i}`);
+    try {
+      const r = await run([
+        "strace",
+        "-f",
+        "-o",
+        "/dev/null",
+        "-e",
+        `trace=${type}`,
+        "-e",
+        `inject=${type}:signal=SIGKILL:when=${i}`,
+        ...workloadArgv(bundle.file, s, socket, PROMPTS),
+      ]);
+      if (r.code === 137 || r.signal === "SIGKILL") totals.killed++;
+      else assert.is(r.code, 0, `${s.name}: ${r.stderr}`);
+      await afterCrash(s, r.lines);
+      totals.points++;
+    } finally {
+      removeScenario(s);
+    }
+  });
+  assert.is(totals.points, points.length);
+  assert.ok(
+    totals.killed > points.length / 2,
+    `only ${totals.killed} of ${points.length} runs were killed`,
+  );
+});
+
+test("T1: random kill -9 with recorded seeds", async () => {
+  const base = Number(process.env.GROK_SEAT_SEED ?? Date.now() % 1_000_000);
+  const seeds = Array.from({ length: RANDOM_KILLS }, (_, k) => base + k);
+  await pool(seeds, 2, async (seed) => {
+    // mulberry32: a recorded seed reproduces the delay exactly.
+    let t = seed + 0x6d2b79f5;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    const unit = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    const delay = Math.floor(unit * cleanRunMs * 1.2);
+    const s = newScenario(`random kill seed ${seed} after ${delay} ms`);
+    try {
+      const r = await run(workloadArgv(bundle.file, s, socket, PROMPTS), delay);
+      if (r.signal === "SIGKILL") totals.killed++;
+      await afterCrash(s, r.lines);
+      totals.random++;
+    } finally {
+      removeScenario(s);
+    }
+  });
+  assert.is(leader.malformed(), 0);
+  console.log(
+    `T1: ${totals.points} crash points (${[...counts].map(([k, n]) => `${k} ${n}`).join(", ")}) + ${totals.random} random kills (seeds ${base}..${base + RANDOM_KILLS - 1}), ${totals.killed} killed mid-run: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op; ${totals.madeUncertain} fences made uncertain by recovery, ${totals.finalUncertain} still uncertain (never sent), ${totals.quarantined} torn tails, ${totals.sent} prompts delivered once`,
+  );
+});
+
+test.run();

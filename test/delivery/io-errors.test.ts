@@ -1,0 +1,188 @@
+/**
+ * T3 (reliability-plan.md §6): EIO / ENOSPC injected at each fsync and each write of the journal
+ * (and EIO at each compaction rename), with strace's `-P` so only the seat's files are hit:
+ *     strace -f -y -o LOG -P <journal> -P <seat dir> -P <journal>.compact
+ *            -e trace=T -e inject=T:error=E:when=i  node crash-workload.mjs ...
+ * Claims checked per run: the failure surfaces as a typed JOURNAL_IO and everything after it is
+ * refused the same way; the counting leader's log shows no prompt whose fence failed and no prompt
+ * after the failure; the strace log shows no fsync or write of the journal after the injected one
+ * (an fsync is never retried into "success", fsyncgate). Then a fresh process recovers and finishes
+ * with the T1 invariants.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { JOURNAL_FILE } from "../../lib/delivery/journal.js";
+import { type CountingLeader, startCountingLeader } from "../helpers/counting-leader.js";
+import { type Bundle, bundleHelper } from "./bundle.js";
+import {
+  checkAfterCrash,
+  checkFinal,
+  leaderLog,
+  newScenario,
+  removeScenario,
+  run,
+  type Scenario,
+  workloadArgv,
+} from "./crash-harness.js";
+
+const PROMPTS = process.env.GROK_SEAT_SOAK === "1" ? 14 : 8;
+
+let bundle: Bundle;
+let leader: CountingLeader;
+let sockDir: string;
+let socket: string;
+const counts = new Map<string, number>();
+const totals = { runs: 0, failed: 0, refusals: 0, afterFailure: 0, sentAfterFailedFence: 0 };
+
+test.before(async () => {
+  bundle = await bundleHelper("crash-workload");
+  sockDir = mkdtempSync(join(tmpdir(), "grok-seat-leader-"));
+  socket = join(sockDir, "leader.sock");
+  leader = await startCountingLeader(socket);
+});
+
+test.after(async () => {
+  await leader.close();
+  rmSync(sockDir, { recursive: true, force: true });
+  bundle.cleanup();
+});
+
+function pathFilter(s: Scenario): string[] {
+  const j = join(s.seat, JOURNAL_FILE);
+  return ["-P", j, "-P", s.seat, "-P", `${j}.compact`];
+}
+
+async function injectOnce(type: string, errno: string, i: number): Promise<void> {
+  const s = newScenario(`${errno} at ${type} #${i}`);
+  try {
+    const log = join(s.dir, "strace.log");
+    const r = await run([
+      "strace",
+      "-f",
+      "-y",
+      "-o",
+      log,
+      ...pathFilter(s),
+      "-e",
+      `trace=${type}`,
+      "-e",
+      `inject=${type}:error=${errno}:when=${i}`,
+      ...workloadArgv(bundle.file, s, socket, PROMPTS),
+    ]);
+    const trace = readFileSync(log, "utf8").split("\n");
+    const injected = trace.findIndex((l) => l.includes("(INJECTED)"));
+    const refused = r.lines.filter((l) => l.startsWith("REFUSED "));
+    if (injected === -1) {
+      assert.equal(refused, [], `${s.name}: refused without an injected error`);
+    } else {
+      totals.failed++;
+      // The journal made no fsync or write after the failed one: fail-stop, no retry.
+      const later = trace.slice(injected + 1).filter((l) => /\b(fsync|write|rename)\(/.test(l));
+      assert.equal(later, [], `${s.name}: journal I/O after the injected failure`);
+      assert.ok(refused.length > 0, `${s.name}: the failure was not surfaced`);
+      for (const l of refused) {
+        const [, , code] = l.split(" ");
+        assert.is(code, "JOURNAL_IO", `${s.name}: ${l}`);
+      }
+      totals.refusals += refused.length;
+      // Fail-stop: once a step is refused, no later prompt is acknowledged, and only the first
+      // refused step can have had its frame sent (a result record failing after the send).
+      const firstRefusal = r.lines.findIndex((l) => l.startsWith("REFUSED "));
+      assert.equal(
+        r.lines.slice(firstRefusal).filter((l) => l.startsWith("ACK ")),
+        [],
+        `${s.name}: acknowledged after the failure`,
+      );
+      assert.ok(
+        refused.slice(1).every((l) => l.endsWith("sent=false")),
+        `${s.name}: a send after the failure`,
+      );
+      const sent = new Set(leaderLog(s));
+      for (const l of refused) {
+        const [, id, , sentFlag] = l.split(" ");
+        if (sentFlag !== "sent=false" || id === undefined) continue;
+        totals.afterFailure++;
+        if (sent.has(id)) totals.sentAfterFailedFence++;
+        assert.not.ok(
+          sent.has(id),
+          `${s.name}: ${id} reached the leader although its fence failed`,
+        );
+      }
+      if (r.code !== 0)
+        assert.ok(
+          refused.some((l) => l.startsWith("REFUSED admit ")),
+          `${s.name}: exit ${r.code} ${r.stderr}`,
+        );
+    }
+    checkAfterCrash(s, []);
+    const finish = await run(workloadArgv(bundle.file, s, socket, PROMPTS));
+    assert.is(finish.code, 0, `${s.name}: finishing run: ${finish.stderr}`);
+    assert.equal(
+      finish.lines.filter((l) => l.startsWith("REFUSED")),
+      [],
+    );
+    checkFinal(s, PROMPTS);
+    totals.runs++;
+  } finally {
+    leader.endScenario(s.dir);
+    removeScenario(s);
+  }
+}
+
+test("dry run: count the journal's fsync, write and rename calls (strace -c -P)", async () => {
+  const s = newScenario("dry-run");
+  const countFile = join(s.dir, "count");
+  const r = await run([
+    "strace",
+    "-f",
+    "-c",
+    "-o",
+    countFile,
+    ...pathFilter(s),
+    "-e",
+    "trace=fsync,write,rename",
+    ...workloadArgv(bundle.file, s, socket, PROMPTS),
+  ]);
+  assert.is(r.code, 0, r.stderr);
+  for (const line of readFileSync(countFile, "utf8").split("\n")) {
+    const f = line.trim().split(/\s+/);
+    const name = f[f.length - 1] ?? "";
+    if (["fsync", "write", "rename"].includes(name)) counts.set(name, Number(f[3]));
+  }
+  assert.ok((counts.get("fsync") ?? 0) > PROMPTS && (counts.get("write") ?? 0) > PROMPTS);
+  leader.endScenario(s.dir);
+  removeScenario(s);
+});
+
+test("T3: EIO/ENOSPC at every journal fsync and write, EIO at every rename: fail-stop, typed, nothing sent after", async () => {
+  const jobs: [string, string, number][] = [];
+  for (const [type, n] of counts) {
+    const errnos = type === "rename" ? ["EIO"] : ["EIO", "ENOSPC"];
+    for (const e of errnos) for (let i = 1; i <= n; i++) jobs.push([type, e, i]);
+  }
+  let next = 0;
+  let failure: unknown = null;
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (failure === null && next < jobs.length) {
+        const job = jobs[next++];
+        if (job === undefined) continue;
+        try {
+          await injectOnce(...job);
+        } catch (err) {
+          failure ??= err;
+        }
+      }
+    }),
+  );
+  if (failure !== null) throw failure;
+  assert.is(totals.runs, jobs.length);
+  console.log(
+    `T3: ${jobs.length} injected errors (EIO+ENOSPC at each of ${counts.get("fsync")} fsyncs and ${counts.get("write")} writes of the journal, EIO at ${counts.get("rename")} renames), ${totals.failed} hit: every failure a typed JOURNAL_IO (${totals.refusals} refusals), 0 journal fsyncs/writes after a failure, ${totals.sentAfterFailedFence} prompts sent after a failed fence (of ${totals.afterFailure} refused); recovery + finish: 0 duplicates, 0 lost receipts`,
+  );
+});
+
+test.run();
