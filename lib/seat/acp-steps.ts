@@ -17,7 +17,7 @@ import type { ModelEcho } from "../grok/models.js";
 import { admitVersion, type GrokVersion } from "../grok/version.js";
 import type { LeaderConnection } from "../leader/connection.js";
 import { expectEqual, firstFailure, pass } from "../proof/check.js";
-import { outcome, type StepRunner } from "./progress.js";
+import { outcome, type StepOutcome, type StepRunner } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
 import type { HireStep } from "./steps.js";
 
@@ -168,7 +168,7 @@ export async function attachSteps(run: StepRunner, input: AttachInput): Promise<
 export async function modelStep(
   acp: AcpSeat,
   request: { readonly modelId: string; readonly effort?: string | null },
-): Promise<ReturnType<typeof outcome<ModelEcho>>> {
+): Promise<StepOutcome<ModelEcho>> {
   let echo: ModelEcho;
   try {
     echo = await acp.selectModel(request);

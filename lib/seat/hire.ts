@@ -208,7 +208,18 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
     });
 
     const rt = await run.run("runtime_dir", () => {
-      const dir = createRuntimeDir(options.runtimeBase ?? tmpdir());
+      let dir: ReturnType<typeof createRuntimeDir>;
+      try {
+        dir = createRuntimeDir(options.runtimeBase ?? tmpdir());
+      } catch (err) {
+        throw new SeatRefusal({
+          step: "runtime_dir",
+          code: "RUNTIME_DIR_UNSAFE",
+          check: "runtime_dir.create",
+          reason: `no private directory could be created: ${err instanceof Error ? err.message : String(err)}`,
+          cause: err,
+        });
+      }
       left.runtimeDir = dir.dir;
       const failed = firstFailure(dir.checks);
       if (failed !== undefined) throw refuseOnCheck("runtime_dir", "RUNTIME_DIR_UNSAFE", failed);

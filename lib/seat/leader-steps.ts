@@ -414,22 +414,17 @@ export async function leaderProofStep(
       cause: err,
     });
   }
-  const peerIdentity = proof.peer?.identity ?? null;
+  // The handle must be on the very process the proof named (our connection's peer identity
+  // already matched it in `leader.peer_identity`).
   const handleCheck = expectEqual(
     "leader.handle_identity",
     { kind: facts.identity.kind, value: facts.identity.value },
     { kind: handle.identity.kind, value: handle.identity.value },
     "the kernel handle is on another process than the proven leader",
   );
-  if (!handleCheck.ok || peerIdentity === null) {
+  if (!handleCheck.ok) {
     handle.close();
-    throw refuseOnCheck(
-      "leader_proof",
-      "IDENTITY_UNPROVEN",
-      handleCheck.ok
-        ? fail("leader.peer_identity", "an identity", null, "no peer identity")
-        : handleCheck,
-    );
+    throw refuseOnCheck("leader_proof", "IDENTITY_UNPROVEN", handleCheck);
   }
   return outcome(
     { info: proof.leaderInfo, facts, proof: proof.facts, handle },

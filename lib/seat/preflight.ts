@@ -19,7 +19,7 @@ import type { HerdrClient } from "../herdr/client.js";
 import type { SessionDescriptor } from "../herdr/descriptor.js";
 import type { HerdrKernel } from "../herdr/kernel-port.js";
 import { readSessionDescriptor } from "../herdr/observe.js";
-import { type CheckResult, expectEqual, fail, firstFailure, pass } from "../proof/check.js";
+import { type CheckResult, fail, firstFailure, pass } from "../proof/check.js";
 import { checkProfileSpec, type ProfileSpec } from "./profile.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
 import { buildSkillManifest, type SkillEntry } from "./skills.js";
@@ -150,7 +150,13 @@ export async function preflight(input: PreflightInput): Promise<Preflight> {
       cause: err,
     });
   }
-  checks.push(expectEqual("herdr.descriptor", "readable", "readable", "unreachable"));
+  checks.push(
+    pass("herdr.descriptor", "a Herdr server answering ping", {
+      socketPath: descriptor.socketPath,
+      version: descriptor.version,
+      serverPid: descriptor.server.pid,
+    }),
+  );
   return {
     platform: os,
     grokExecutable,

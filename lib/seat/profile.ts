@@ -24,6 +24,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
+import { octal } from "../proof/socket.js";
 import { checkPrivateDir } from "./runtime-dir.js";
 
 /** `$GROK_HOME/auth.json` (xai-grok-shell `auth/storage.rs`). */
@@ -179,12 +180,7 @@ export function materializeProfile(
     },
     checks: [
       ...dirChecks,
-      expectEqual(
-        "profile.login_copy_mode",
-        "0600",
-        `0${mode.toString(8)}`,
-        `${copiedTo} is not 0600`,
-      ),
+      expectEqual("profile.login_copy_mode", "0600", octal(mode), `${copiedTo} is not 0600`),
       expectEqual("profile.login_copy_bytes", content.length, st.size, "the copy is incomplete"),
     ],
   };
