@@ -45,20 +45,21 @@ struct Dirent64 {
   char d_name[1];
 };
 
+// Reads until getdents64 returns 0. A short buffer does not mean the directory is exhausted:
+// filldir64 (fs/readdir.c) stops filling when a signal is pending and returns what it has, so
+// under a signal load (a profiler's SIGPROF) /proc came back truncated and listeners went missing.
 template <typename Visit>
 void each_entry(int dir_fd, Visit visit) {
   alignas(8) char buf[8192];
   for (;;) {
     long n = syscall(SYS_getdents64, dir_fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;
     for (long off = 0; off < n;) {
       const Dirent64* e = reinterpret_cast<const Dirent64*>(buf + off);
       off += e->d_reclen;
       if (!visit(e->d_name)) return;
     }
-    // procfs fills the buffer until it runs out of entries: a buffer with room for more entries
-    // means the directory is exhausted, which saves the final empty getdents64 call.
-    if (static_cast<size_t>(n) + 512 < sizeof buf) return;
   }
 }
 
