@@ -116,7 +116,7 @@ test("T5: forced PID reuse with the same exe, cwd and start tick is refused ever
     );
     assert.is(r.status, 0, `fixture failed: ${r.stderr}`);
     const rows = v.parse(v.array(Row), JSON.parse(r.stdout.trim().split("\n").pop() ?? "[]"));
-    assert.is(rows.length, ATTEMPTS);
+    assert.ok(rows.length >= ATTEMPTS && rows.length <= 2 * ATTEMPTS, `${rows.length} rows`);
     const reused = rows.filter((row) => row.samePid);
     const sameTick = reused.filter((row) => row.sameTick === true).length;
     const sameExeCwd = reused.filter(
@@ -136,7 +136,7 @@ test("T5: forced PID reuse with the same exe, cwd and start tick is refused ever
     const stops = reused.filter((row) => row.releaseStop !== false || row.restartStop !== false);
     const held =
       bad.length === 0 &&
-      reused.length >= ATTEMPTS / 2 &&
+      reused.length >= rows.length / 2 &&
       sameTick > 0 &&
       sameExeCwd === reused.length;
     recordClaim(
@@ -173,7 +173,10 @@ test("T5: forced PID reuse with the same exe, cwd and start tick is refused ever
     for (const { row, missing: m } of bad.slice(0, 5)) {
       assert.unreachable(`attempt ${row.attempt}: ${m.join("; ")}`);
     }
-    assert.ok(reused.length >= ATTEMPTS / 2, `the pid was reused in ${reused.length}/${ATTEMPTS}`);
+    assert.ok(
+      reused.length >= rows.length / 2,
+      `the pid was reused in ${reused.length}/${rows.length}`,
+    );
     assert.ok(sameTick > 0, "at least one imposter had the same pid and start tick");
     assert.is(sameExeCwd, reused.length, "every imposter ran the same exe in the same cwd");
     assert.ok(held);
