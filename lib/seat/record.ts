@@ -31,12 +31,28 @@ export const SEAT_RECORD_VERSION = 1;
 /** A record is a few tens of kilobytes; anything much larger is not one. */
 const MAX_RECORD_BYTES = 4 * 1024 * 1024;
 
-export function isJsonValue(x: unknown): x is JsonValue {
-  if (x === null || typeof x === "string" || typeof x === "boolean") return true;
-  if (typeof x === "number") return Number.isFinite(x);
-  if (Array.isArray(x)) return x.every(isJsonValue);
-  if (typeof x === "object") return Object.values(x).every(isJsonValue);
-  return false;
+/** How deep a JSON value in a record may nest; recorded facts are a few levels deep. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether `x` is a JSON value (finite numbers only), walked iteratively with a depth bound, so a
+ * hostile record nested a million levels deep is refused instead of overflowing the stack.
+ */
+export function isJsonValue(x: unknown, maxDepth = MAX_JSON_DEPTH): x is JsonValue {
+  const stack: { value: unknown; depth: number }[] = [{ value: x, depth: 0 }];
+  for (;;) {
+    const top = stack.pop();
+    if (top === undefined) return true;
+    const { value, depth } = top;
+    if (value === null || typeof value === "string" || typeof value === "boolean") continue;
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) return false;
+      continue;
+    }
+    if (typeof value !== "object" || depth >= maxDepth) return false;
+    const children = Array.isArray(value) ? value : Object.values(value);
+    for (const child of children) stack.push({ value: child, depth: depth + 1 });
+  }
 }
 
 const Json = v.custom<JsonValue>(isJsonValue, "not a JSON value");
@@ -204,7 +220,17 @@ export function readSeatRecord(path: string): LoadedRecord {
         });
       }
     }
-    text = buf.subarray(0, filled).toString("utf8");
+    try {
+      // Invalid UTF-8 is refused, never replaced by U+FFFD (a path must stay the path it was).
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
+        buf.subarray(0, filled),
+      );
+    } catch (cause) {
+      throw new GrokSeatError("RECORD_UNREADABLE", `${path} is not UTF-8`, {
+        details: { path },
+        cause,
+      });
+    }
   } finally {
     closeSync(fd);
   }
