@@ -43,12 +43,8 @@ import { freshSessionId, type LaunchMode, tuiArgv } from "./policy.js";
 import { preflight } from "./preflight.js";
 import { materializeProfile, type ProfileSpec } from "./profile.js";
 import { outcome, StepRunner } from "./progress.js";
-import {
-  SEAT_RECORD_KIND,
-  SEAT_RECORD_VERSION,
-  type SeatRecord,
-  writeSeatRecord,
-} from "./record.js";
+import { type SeatRecord, writeSeatRecord } from "./record.js";
+import { buildSeatRecord } from "./record-build.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
 import { createRuntimeDir, RECORD_NAME, removeRuntimeDir } from "./runtime-dir.js";
 import { Seat } from "./seat.js";
@@ -391,12 +387,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
     const registry = options.registry ?? defaultSeatRegistry;
     const seat = await run.run("ready", async () => {
       const recordPath = join(rt.dir, RECORD_NAME);
-      const reg = conn.registered;
-      const f = leader.facts;
-      const record: SeatRecord = {
-        kind: SEAT_RECORD_KIND,
-        version: SEAT_RECORD_VERSION,
-        createdAt: new Date().toISOString(),
+      const record = buildSeatRecord({
         sessionId,
         conversationId: options.conversationId ?? null,
         cwd: pre.cwd,
@@ -404,54 +395,22 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
         socketPath,
         lockPath,
         controller: { pid: process.pid, identity: selfIdentity(), epoch: controller.epoch },
-        profile: {
-          kind: rt.profile.kind,
-          grokHome: rt.profile.grokHome,
-          loginFile: rt.profile.loginFile === null ? null : { ...rt.profile.loginFile },
-        },
-        skills: pre.skills.map((s) => ({ ...s })),
-        grok: { executable: pre.grokExecutable, versionLine: pre.cliVersion.line },
-        versions: {
-          cli: pre.cliVersion.version,
-          leader: reg.leader_binary_version,
-          agent: init.agentVersion,
-          leaderProtocol: reg.leader_protocol_version,
-          controlV1: reg.leader_capabilities?.control_v1 ?? null,
-          acpProtocol: init.protocolVersion,
-        },
+        profile: rt.profile,
+        skills: pre.skills,
+        grokExecutable: pre.grokExecutable,
+        cli: pre.cliVersion,
+        registered: conn.registered,
+        init,
         pane: paneRecord,
-        leader: {
-          pid: f.pid,
-          identity: { kind: f.identity.kind, value: f.identity.value },
-          startTimeUs: f.startTimeUs,
-          startTimePrecisionUs: f.startTimePrecisionUs,
-          executable: f.executable,
-          cwd: f.cwd,
-          uid: f.uid,
-          ppid: f.ppid,
-          info: {
-            pid: leader.info.pid,
-            socket_path: leader.info.socket_path,
-            lock_path: leader.info.lock_path,
-            leader_protocol_version: leader.info.leader_protocol_version,
-            leader_binary_version: leader.info.leader_binary_version,
-          },
-        },
-        socket: {
-          path: socketFacts.path,
-          device: socketFacts.device,
-          inode: socketFacts.inode,
-          uid: socketFacts.uid,
-          mode: socketFacts.mode,
-          dir: { path: socketFacts.dir.path, uid: socketFacts.dir.uid, mode: socketFacts.dir.mode },
-          listeners: [...socketFacts.listeners],
-        },
-        activeSession: { ...active },
-        agent: { ...agent },
+        leader: leader.facts,
+        leaderInfo: leader.info,
+        socket: socketFacts,
+        activeSession: active,
+        agent,
         model,
         proofs: run.proofs,
-        release: null,
-      };
+        now: new Date(),
+      });
       try {
         writeSeatRecord(recordPath, record);
       } catch (err) {
