@@ -19,7 +19,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import { flock } from "../kernel/flock.js";
 import { DeliveryError, errnoCode } from "./delivery-error.js";
-import { Journal, type JournalGuard, type RecoveryReport } from "./journal.js";
+import { Journal, type JournalGuard, nodeJournalIO, type RecoveryReport } from "./journal.js";
 import { type PathFacts, sameFile, seatDirProblem, seatFileProblem } from "./journal-io.js";
 
 export const LOCK_FILE = "controller.lock";
@@ -35,38 +35,8 @@ export interface ControllerLock extends JournalGuard {
   release(): void;
 }
 
-function lstatFacts(path: string): PathFacts | null {
-  const s = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false });
-  if (s === undefined) return null;
-  return {
-    kind: s.isFile()
-      ? "file"
-      : s.isDirectory()
-        ? "directory"
-        : s.isSymbolicLink()
-          ? "symlink"
-          : "other",
-    dev: s.dev.toString(),
-    ino: s.ino.toString(),
-    uid: Number(s.uid),
-    mode: Number(s.mode & 0o7777n),
-    size: Number(s.size),
-    nlink: Number(s.nlink),
-  };
-}
-
-function fdFacts(fd: number): PathFacts {
-  const s = fs.fstatSync(fd, { bigint: true });
-  return {
-    kind: s.isFile() ? "file" : s.isDirectory() ? "directory" : "other",
-    dev: s.dev.toString(),
-    ino: s.ino.toString(),
-    uid: Number(s.uid),
-    mode: Number(s.mode & 0o7777n),
-    size: Number(s.size),
-    nlink: Number(s.nlink),
-  };
-}
+const lstatFacts = (path: string): PathFacts | null => nodeJournalIO.lstat(path);
+const fdFacts = (fd: number): PathFacts => nodeJournalIO.fstat(fd);
 
 function euid(): number {
   return typeof process.geteuid === "function" ? process.geteuid() : -1;

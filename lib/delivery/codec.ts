@@ -26,6 +26,7 @@ import { type JournalRecord, JournalRecordSchema, RECORD_VERSION } from "./recor
 export const MAX_LINE_BYTES = 4096;
 
 const PREFIX_BYTES = 9; // 8 hex digits + one space
+const PARSE_CONFIG = { abortEarly: true } as const;
 const LF = 0x0a;
 const SP = 0x20;
 
@@ -117,7 +118,8 @@ export function decodeLine(
   } catch {
     return { ok: false, reason: "json" };
   }
-  const parsed = v.safeParse(JournalRecordSchema, value);
+  // abortEarly: a line is a record or it is not; the first issue is enough (and ~30% faster).
+  const parsed = v.safeParse(JournalRecordSchema, value, PARSE_CONFIG);
   if (parsed.success) return { ok: true, record: parsed.output };
   const version: unknown =
     typeof value === "object" && value !== null ? Reflect.get(value, "v") : undefined;

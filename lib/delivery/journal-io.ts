@@ -11,6 +11,14 @@
  * JOURNAL_IO and fail-stops.
  */
 
+/** The journal's file name inside the seat directory. */
+export const JOURNAL_FILE = "delivery.journal";
+
+/** Checked before every append: throws ADMISSION_LOST when this controller lost the seat. */
+export interface JournalGuard {
+  assertHeld(): void;
+}
+
 export type PathKind = "file" | "directory" | "symlink" | "other";
 
 /** lstat/fstat facts. 64-bit kernel numbers are decimal strings (lib/kernel/types.ts rule). */

@@ -1,7 +1,8 @@
 /**
  * The delivery fence journal: an append-only, checksummed record log per seat, in the seat's
- * private directory (`<seat dir>/delivery.journal`). With admission.ts, the only files of
- * lib/delivery that do I/O, and all of it goes through `JournalIO`.
+ * private directory (`<seat dir>/delivery.journal`). This file and admission.ts are the only
+ * files of lib/delivery that touch the OS: `nodeJournalIO` below is the real file system, and the
+ * journal (with recovery.ts) reaches it only through the injectable `JournalIO`.
  *
  * Durability rules (reliability-plan.md §3.2):
  * - epoch, fence, uncertain, cancel-submitted and final results are fsynced before the call
@@ -21,18 +22,17 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { join } from "node:path";
-import { crc32 } from "node:zlib";
 import { UsageError } from "../errors.js";
-import { decodeJournal, encodeRecord, type TailReason } from "./codec.js";
+import { encodeRecord } from "./codec.js";
 import { DeliveryError, errnoCode } from "./delivery-error.js";
 import {
+  JOURNAL_FILE,
+  type JournalGuard,
   type JournalIO,
   type PathFacts,
   sameFile,
-  seatDirProblem,
-  seatFileProblem,
 } from "./journal-io.js";
-import { Ledger } from "./ledger.js";
+import type { Ledger } from "./ledger.js";
 import {
   type ConsumptionEvidence,
   decide,
@@ -43,57 +43,16 @@ import {
 } from "./receipt.js";
 import {
   type CancelHow,
-  ID_PATTERN,
-  IDENTITY_PATTERN,
+  type FenceInput,
+  fenceInputProblem,
   type JournalRecord,
   type UncertainReason,
 } from "./record.js";
+import { type RecoveredParts, type RecoveryReport, recoverFiles } from "./recovery.js";
 
-export const JOURNAL_FILE = "delivery.journal";
-
-/** Checked before every append: throws ADMISSION_LOST when this controller lost the seat. */
-export interface JournalGuard {
-  assertHeld(): void;
-}
-
-export type JournalWarning =
-  | {
-      readonly code: "JOURNAL_TAIL_QUARANTINED";
-      readonly reason: TailReason;
-      readonly offset: number;
-      readonly length: number;
-      readonly framedLinesAfter: number;
-      readonly quarantinePath: string;
-    }
-  | {
-      readonly code: "JOURNAL_RECORD_REJECTED";
-      readonly offset: number;
-      readonly type: JournalRecord["t"];
-      readonly promptId: string | null;
-      readonly reason: string;
-    }
-  | { readonly code: "JOURNAL_STALE_TEMP_REMOVED"; readonly path: string };
-
-export interface RecoveryReport {
-  readonly createdFile: boolean;
-  readonly records: number;
-  readonly validBytes: number;
-  readonly warnings: readonly JournalWarning[];
-  /** Prompt ids recovery marked uncertain (fence without dispatch / consumption evidence). */
-  readonly madeUncertain: readonly string[];
-  readonly maxEpoch: number;
-}
-
-export interface FenceInput {
-  readonly promptId: string;
-  readonly sessionId: string;
-  /** The leader's identity, e.g. `${ProcessIdentity.kind}:${ProcessIdentity.value}`. */
-  readonly leader: string;
-  /** The pane's identity, e.g. the Herdr pane id and terminal. */
-  readonly pane: string;
-  /** The exact prompt text; its UTF-8 bytes are hashed into the fence and handed to the sender. */
-  readonly text: string;
-}
+export { JOURNAL_FILE, type JournalGuard } from "./journal-io.js";
+export type { FenceInput } from "./record.js";
+export type { JournalWarning, RecoveryReport } from "./recovery.js";
 
 export interface Fenced {
   readonly receipt: Receipt;
@@ -191,22 +150,12 @@ export const nodeJournalIO: JournalIO = {
   euid: () => (typeof process.geteuid === "function" ? process.geteuid() : -1),
 };
 
-/** With the `u` flag a surrogate pair is one code point; only a lone surrogate is category Cs. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
 function checkFenceInput(input: FenceInput): void {
-  const bad = (field: string, why: string): never => {
-    throw new UsageError("INVALID_ARGUMENT", `fence: ${field} ${why}`, { details: { field } });
-  };
-  if (!ID_PATTERN.test(input.promptId)) bad("promptId", `must match ${ID_PATTERN.source}`);
-  if (!ID_PATTERN.test(input.sessionId)) bad("sessionId", `must match ${ID_PATTERN.source}`);
-  if (!IDENTITY_PATTERN.test(input.leader))
-    bad("leader", "must be 1-256 printable ASCII characters");
-  if (!IDENTITY_PATTERN.test(input.pane)) bad("pane", "must be 1-256 printable ASCII characters");
-  // A lone surrogate has no UTF-8 form: the bytes sent would not be the bytes hashed
-  // (reliability-plan.md §4, JSON edge cases).
-  if (typeof input.text !== "string" || LONE_SURROGATE.test(input.text)) {
-    bad("text", "must be well-formed Unicode (no lone surrogates)");
+  const problem = fenceInputProblem(input);
+  if (problem !== null) {
+    throw new UsageError("INVALID_ARGUMENT", `fence: ${problem.field} ${problem.why}`, {
+      details: { field: problem.field },
+    });
   }
 }
 
@@ -227,13 +176,13 @@ export class Journal {
   #failure: DeliveryError | null = null;
   #closed = false;
 
-  private constructor(o: RecoveredParts) {
-    this.dir = o.opts.dir;
-    this.path = join(o.opts.dir, JOURNAL_FILE);
+  private constructor(opts: OpenJournalOptions, o: RecoveredParts) {
+    this.dir = opts.dir;
+    this.path = join(opts.dir, JOURNAL_FILE);
     this.#io = o.io;
-    this.#guard = o.opts.guard;
-    this.#now = o.opts.now ?? Date.now;
-    this.#pid = o.opts.pid ?? process.pid;
+    this.#guard = opts.guard;
+    this.#now = opts.now ?? Date.now;
+    this.#pid = opts.pid ?? process.pid;
     this.#dirFd = o.dirFd;
     this.#fd = o.fd;
     this.#file = o.file;
@@ -244,8 +193,13 @@ export class Journal {
 
   /** Open and recover the journal of a seat. The caller must hold the seat (see admission.ts). */
   static open(opts: OpenJournalOptions): Journal {
-    const { parts, unfinished } = recoverFiles(opts);
-    const journal = new Journal(parts);
+    const { parts, unfinished } = recoverFiles({
+      dir: opts.dir,
+      guard: opts.guard,
+      io: opts.io ?? nodeJournalIO,
+      now: opts.now ?? Date.now,
+    });
+    const journal = new Journal(opts, parts);
     try {
       if (unfinished.length > 0) journal.#append(unfinished);
     } catch (err) {
@@ -555,187 +509,5 @@ export class Journal {
       const line = lines[i];
       if (line !== undefined) this.#ledger.apply(rec, line);
     });
-  }
-}
-
-interface RecoveredParts {
-  readonly opts: OpenJournalOptions;
-  readonly io: JournalIO;
-  readonly dirFd: number;
-  readonly fd: number;
-  readonly file: PathFacts;
-  readonly ledger: Ledger;
-  readonly report: RecoveryReport;
-}
-
-function ioError(op: string, path: string, cause: unknown): DeliveryError {
-  const errno = errnoCode(cause);
-  return new DeliveryError("JOURNAL_IO", `${op} of ${path} failed (${errno ?? "error"})`, {
-    details: { op, path, errno },
-    cause,
-  });
-}
-
-function attempt<T>(op: string, path: string, f: () => T): T {
-  try {
-    return f();
-  } catch (cause) {
-    if (cause instanceof DeliveryError) throw cause;
-    throw ioError(op, path, cause);
-  }
-}
-
-/**
- * Recovery: read to the last valid record; copy a torn or corrupt tail to a `.quarantine` file
- * (temp, fsync, rename, fsync dir) and truncate it away (then fsync); rebuild the receipts; mark
- * every fence without consumption evidence `uncertain` (fsynced). A second run changes nothing.
- */
-function recoverFiles(opts: OpenJournalOptions): {
-  parts: RecoveredParts;
-  unfinished: JournalRecord[];
-} {
-  const io = opts.io ?? nodeJournalIO;
-  const dir = opts.dir;
-  const path = join(dir, JOURNAL_FILE);
-  opts.guard.assertHeld();
-  const euid = io.euid();
-  const dirFacts = attempt("lstat", dir, () => io.lstat(dir));
-  const dirProblem = seatDirProblem(dirFacts, euid);
-  if (dirProblem !== null || dirFacts === null) {
-    throw new DeliveryError(
-      "SEAT_DIR_UNSAFE",
-      `seat directory ${dir} is not private: ${dirProblem}`,
-      {
-        details: { path: dir, reason: dirProblem },
-      },
-    );
-  }
-  const dirFd = attempt("open", dir, () => io.openDirectory(dir));
-  const fds = [dirFd];
-  try {
-    if (
-      !sameFile(
-        attempt("fstat", dir, () => io.fstat(dirFd)),
-        dirFacts,
-      )
-    ) {
-      throw new DeliveryError("SEAT_DIR_UNSAFE", `seat directory ${dir} changed while opening`, {
-        details: { path: dir, reason: "replaced" },
-      });
-    }
-    const warnings: JournalWarning[] = [];
-    for (const stale of [`${path}.compact`, `${path}.quarantine.tmp`]) {
-      if (attempt("lstat", stale, () => io.lstat(stale)) === null) continue;
-      attempt("unlink", stale, () => io.unlink(stale));
-      attempt("fsync", dir, () => io.fsync(dirFd));
-      warnings.push({ code: "JOURNAL_STALE_TEMP_REMOVED", path: stale });
-    }
-    const existing = attempt("lstat", path, () => io.lstat(path));
-    let fd: number;
-    let createdFile = false;
-    if (existing === null) {
-      fd = attempt("create", path, () => io.openFile(path, "create"));
-      fds.push(fd);
-      attempt("fsync", path, () => io.fsync(fd));
-      attempt("fsync", dir, () => io.fsync(dirFd));
-      createdFile = true;
-    } else {
-      const problem = seatFileProblem(existing, euid);
-      if (problem !== null) {
-        throw new DeliveryError(
-          "JOURNAL_FILE_UNSAFE",
-          `journal ${path} is not private: ${problem}`,
-          {
-            details: { path, reason: problem },
-          },
-        );
-      }
-      fd = attempt("open", path, () => io.openFile(path, "existing"));
-      fds.push(fd);
-      if (
-        !sameFile(
-          attempt("fstat", path, () => io.fstat(fd)),
-          existing,
-        )
-      ) {
-        throw new DeliveryError("JOURNAL_FILE_UNSAFE", `journal ${path} changed while opening`, {
-          details: { path, reason: "replaced" },
-        });
-      }
-    }
-    const bytes = attempt("read", path, () => io.readAll(fd));
-    const decoded = decodeJournal(bytes);
-    const tail = decoded.tail;
-    if (tail?.reason === "unsupported-version") {
-      throw new DeliveryError(
-        "JOURNAL_FILE_UNSAFE",
-        `journal ${path} has a record of another version at ${tail.offset}`,
-        {
-          details: { path, reason: "unsupported-version", offset: tail.offset },
-        },
-      );
-    }
-    if (tail !== null) {
-      const tailBytes = bytes.subarray(tail.offset);
-      const qpath = `${path}.${tail.offset}-${crc32(tailBytes).toString(16).padStart(8, "0")}.quarantine`;
-      const have = attempt("lstat", qpath, () => io.lstat(qpath));
-      if (have === null || have.size !== tailBytes.length) {
-        const tmp = `${path}.quarantine.tmp`;
-        const qfd = attempt("create", tmp, () => io.openFile(tmp, "create"));
-        try {
-          attempt("write", tmp, () => io.append(qfd, tailBytes));
-          attempt("fsync", tmp, () => io.fsync(qfd));
-        } finally {
-          attempt("close", tmp, () => io.close(qfd));
-        }
-        attempt("rename", tmp, () => io.rename(tmp, qpath));
-        attempt("fsync", dir, () => io.fsync(dirFd));
-      }
-      attempt("truncate", path, () => io.truncate(fd, tail.offset));
-      attempt("fsync", path, () => io.fsync(fd));
-      warnings.push({
-        code: "JOURNAL_TAIL_QUARANTINED",
-        reason: tail.reason,
-        offset: tail.offset,
-        length: tail.length,
-        framedLinesAfter: tail.framedLinesAfter,
-        quarantinePath: qpath,
-      });
-    }
-    const ledger = new Ledger();
-    for (const l of decoded.lines) {
-      const rejected = ledger.apply(l.record, bytes.subarray(l.offset, l.offset + l.length));
-      if (rejected !== null)
-        warnings.push({ code: "JOURNAL_RECORD_REJECTED", offset: l.offset, ...rejected });
-    }
-    const now = (opts.now ?? Date.now)();
-    const unfinished: JournalRecord[] = [];
-    const madeUncertain: string[] = [];
-    for (const r of ledger.receipts()) {
-      if (r.state !== "fenced" && r.state !== "dispatched") continue;
-      const reason: UncertainReason =
-        r.state === "fenced" ? "recovered-fenced" : "recovered-dispatched";
-      unfinished.push({ v: 1, t: "uncertain", id: r.promptId, at: now, reason });
-      madeUncertain.push(r.promptId);
-    }
-    const file = attempt("fstat", path, () => io.fstat(fd));
-    const report: RecoveryReport = {
-      createdFile,
-      records: decoded.lines.length,
-      validBytes: decoded.validLength,
-      warnings,
-      madeUncertain,
-      maxEpoch: ledger.maxEpoch,
-    };
-    fds.length = 0; // the journal owns them now
-    return { parts: { opts, io, dirFd, fd, file, ledger, report }, unfinished };
-  } finally {
-    for (const fd of fds) {
-      try {
-        io.close(fd);
-      } catch {
-        // Opening failed already; the first error is the one to report.
-      }
-    }
   }
 }

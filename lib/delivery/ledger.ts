@@ -19,15 +19,15 @@ export interface RejectedRecord {
 
 interface KeptLine {
   readonly seq: number;
-  readonly line: Buffer;
+  readonly line: Uint8Array;
 }
 
 export class Ledger {
   readonly #receipts = new Map<string, Receipt>();
   readonly #openLines = new Map<string, KeptLine[]>();
-  readonly #compacted = new Map<string, Buffer>();
+  readonly #compacted = new Map<string, Uint8Array>();
   #maxEpoch = 0;
-  #epochLine: Buffer | null = null;
+  #epochLine: Uint8Array | null = null;
   #seq = 0;
 
   /** The highest epoch recorded so far (0 when no controller was ever admitted). */
@@ -76,31 +76,47 @@ export class Ledger {
     return next.ok ? null : { type: record.t, promptId: record.id, reason: next.reason };
   }
 
-  /** Apply one record and keep its encoded line; a rejected record changes nothing. */
+  /**
+   * Apply one record and keep its encoded line; a rejected record changes nothing. The line is
+   * kept by reference: recovery passes views into the file it read and calls `ownLines()` after.
+   */
   apply(record: JournalRecord, line: Uint8Array): RejectedRecord | null {
-    const rejected = this.check(record);
-    if (rejected !== null) return rejected;
-    const seq = this.#seq++;
-    if (record.t === "epoch") {
-      this.#maxEpoch = record.epoch;
-      this.#epochLine = Buffer.from(line);
-      return null;
-    }
-    if (record.t === "compacted") {
-      this.#compacted.set(record.id, Buffer.from(line));
+    if (record.t === "epoch" || record.t === "compacted" || this.#compacted.has(record.id)) {
+      const rejected = this.check(record);
+      if (rejected !== null) return rejected;
+      this.#seq++;
+      if (record.t === "epoch") {
+        this.#maxEpoch = record.epoch;
+        this.#epochLine = line;
+      } else if (record.t === "compacted") {
+        this.#compacted.set(record.id, line);
+      }
       return null;
     }
     const next = applyRecord(this.#receipts.get(record.id), record);
     if (!next.ok) return { type: record.t, promptId: record.id, reason: next.reason };
+    const seq = this.#seq++;
     this.#receipts.set(record.id, next.receipt);
     if (isTerminal(next.receipt.state)) {
       this.#openLines.delete(record.id);
     } else {
-      const lines = this.#openLines.get(record.id) ?? [];
-      lines.push({ seq, line: Buffer.from(line) });
-      this.#openLines.set(record.id, lines);
+      const lines = this.#openLines.get(record.id);
+      if (lines === undefined) this.#openLines.set(record.id, [{ seq, line }]);
+      else lines.push({ seq, line });
     }
     return null;
+  }
+
+  /** Copy every kept line out of the buffer it points into (so a 20 MB read can be freed). */
+  ownLines(): void {
+    if (this.#epochLine !== null) this.#epochLine = Buffer.from(this.#epochLine);
+    for (const [id, line] of this.#compacted) this.#compacted.set(id, Buffer.from(line));
+    for (const [id, lines] of this.#openLines) {
+      this.#openLines.set(
+        id,
+        lines.map((k) => ({ seq: k.seq, line: Buffer.from(k.line) })),
+      );
+    }
   }
 
   /**
@@ -129,7 +145,7 @@ export class Ledger {
     const open: KeptLine[] = [];
     for (const lines of this.#openLines.values()) open.push(...lines);
     open.sort((a, b) => a.seq - b.seq);
-    const parts: Buffer[] = [];
+    const parts: Uint8Array[] = [];
     if (this.#epochLine !== null) parts.push(this.#epochLine);
     parts.push(...this.#compacted.values());
     parts.push(...tombstones.map((t) => encodeRecord(t)));

@@ -196,3 +196,36 @@ export function clipDetail(s: string | undefined): string | undefined {
   if (last >= 0xd800 && last <= 0xdbff) end -= 1;
   return s.slice(0, end);
 }
+
+/** What the caller fences (and `dispatch` sends). */
+export interface FenceInput {
+  readonly promptId: string;
+  readonly sessionId: string;
+  /** The leader's identity, e.g. `${ProcessIdentity.kind}:${ProcessIdentity.value}`. */
+  readonly leader: string;
+  /** The pane's identity, e.g. the Herdr pane id and terminal. */
+  readonly pane: string;
+  /** The exact prompt text; its UTF-8 bytes are hashed into the fence and handed to the sender. */
+  readonly text: string;
+}
+
+/** With the `u` flag a surrogate pair is one code point; only a lone surrogate is category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why a fence input cannot be journaled (the bounds above), or null. */
+export function fenceInputProblem(input: FenceInput): { field: string; why: string } | null {
+  if (!ID_PATTERN.test(input.promptId))
+    return { field: "promptId", why: `must match ${ID_PATTERN.source}` };
+  if (!ID_PATTERN.test(input.sessionId))
+    return { field: "sessionId", why: `must match ${ID_PATTERN.source}` };
+  if (!IDENTITY_PATTERN.test(input.leader))
+    return { field: "leader", why: "must be 1-256 printable ASCII characters" };
+  if (!IDENTITY_PATTERN.test(input.pane))
+    return { field: "pane", why: "must be 1-256 printable ASCII characters" };
+  // A lone surrogate has no UTF-8 form: the bytes sent would not be the bytes hashed
+  // (reliability-plan.md §4, JSON edge cases).
+  if (typeof input.text !== "string" || LONE_SURROGATE.test(input.text)) {
+    return { field: "text", why: "must be well-formed Unicode (no lone surrogates)" };
+  }
+  return null;
+}

@@ -148,9 +148,9 @@ test("T8: 32 controllers race for one seat; one admitted per epoch, epochs stric
   const records = decodeJournal(readFileSync(join(seat, JOURNAL_FILE))).lines.map((l) => l.record);
   lock.release();
   const epochs = records.flatMap((r) => (r.t === "epoch" ? [r] : []));
-  epochs.forEach((e, i) =>
-    assert.is(e.epoch, i + 1, "journal epochs are 1, 2, 3, ... with no repeat"),
-  );
+  for (const [i, e] of epochs.entries()) {
+    assert.is(e.epoch, i + 1, "journal epochs are 1, 2, 3, ... with no repeat");
+  }
   for (const a of admitted) {
     assert.is(
       epochs[a.epoch - 1]?.pid,
