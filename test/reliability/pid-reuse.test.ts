@@ -7,7 +7,7 @@
  * adopted (`SeatRegistry.admit`, `verifyRecord`). The fixture is `fixtures/pid-reuse-run.ts`.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
@@ -19,6 +19,9 @@ import { repoRoot } from "./fixtures/socket-world.js";
 
 const ATTEMPTS = scaled(20, 1000);
 const NS = ["--user", "--map-root-user", "--pid", "--fork", "--mount-proc"];
+// If unshare is killed (the spawnSync timeout), its child, the namespace's init, dies with it,
+// and with it every process of the namespace.
+const KILL_CHILD = "--kill-child=SIGKILL";
 
 const Row = v.object({
   attempt: v.number(),
@@ -100,6 +103,7 @@ test("T5: forced PID reuse with the same exe, cwd and start tick is refused ever
       "unshare",
       [
         ...NS,
+        KILL_CHILD,
         process.execPath,
         "--import",
         "tsx",
@@ -115,7 +119,7 @@ test("T5: forced PID reuse with the same exe, cwd and start tick is refused ever
       },
     );
     assert.is(r.status, 0, `fixture failed: ${r.stderr}`);
-    const rows = v.parse(v.array(Row), JSON.parse(r.stdout.trim().split("\n").pop() ?? "[]"));
+    const rows = v.parse(v.array(Row), JSON.parse(readFileSync(join(dir, "rows.json"), "utf8")));
     assert.ok(rows.length >= ATTEMPTS && rows.length <= 2 * ATTEMPTS, `${rows.length} rows`);
     const reused = rows.filter((row) => row.samePid);
     const sameTick = reused.filter((row) => row.sameTick === true).length;
