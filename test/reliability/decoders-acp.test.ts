@@ -28,7 +28,15 @@ import {
   TWO_POW_64_TEXT,
   UNSAFE_INT_TEXT,
 } from "./lib/json-edge.js";
-import { MemoryProbe, MiB, mib } from "./lib/memory.js";
+import {
+  collectGarbage,
+  describePeaks,
+  MemoryProbe,
+  MiB,
+  mib,
+  peakCounts,
+  withinCaps,
+} from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
 import { n, Tally } from "./lib/outcomes.js";
 import { jsonishArb, textArb } from "./lib/text.js";
@@ -37,8 +45,6 @@ const started = Date.now();
 const CODES = ["ACP_MALFORMED_PAYLOAD", "ACP_EXTENSION_MALFORMED"];
 const tally = new Tally("acp payloads", CODES);
 const memory = new MemoryProbe();
-const ARRAY_BUFFERS_CAP = 32 * MiB;
-const HEAP_CAP = 128 * MiB;
 const DEEP_HEAP_CAP = 512 * MiB;
 const counts = { streams: 0, streamPayloads: 0, deliveredAfterRejection: 0, edgeCases: 0 };
 let edgeMemory: MemoryProbe | null = null;
@@ -207,11 +213,27 @@ guarded(
   },
 );
 
+const J = '"jsonrpc":"2.0"';
+
+guarded("the tap's memory stays bounded whatever method names a peer invents", () => {
+  // 50,000 notifications, each with its own 1 KiB method name: counters keyed by every distinct
+  // name would keep about 50 MB; a bounded tap keeps its ring and a capped table.
+  const tap = new AcpTap({ ringSize: 16 });
+  collectGarbage();
+  const before = process.memoryUsage().heapUsed;
+  const pad = "m".repeat(1024);
+  for (let i = 0; i < 50_000; i++)
+    handle(tap, `{${J},"method":"x.ai/invented-${i}-${pad}","params":{}}`);
+  collectGarbage();
+  const kept = process.memoryUsage().heapUsed - before;
+  const keys = Object.keys(tap.stats().unknown).length;
+  assert.ok(kept < 16 * MiB, `the tap kept ${mib(kept)} MiB for ${n(keys)} distinct keys`);
+});
+
 type Expect =
   | { readonly event: (e: ReturnType<typeof handle>) => boolean }
   | { readonly code: string };
 
-const J = '"jsonrpc":"2.0"';
 /** JSON edge cases (reliability-plan.md §4) as payloads, each with its explicit outcome. */
 const EDGE: readonly { name: string; payload: string; expect: Expect }[] = [
   {
@@ -352,9 +374,9 @@ function nextSeed(): number {
 
 test("claim: T7-acp-payloads", () => {
   const peaks = memory.peaks();
-  const deepHeap = edgeMemory?.peaks().heapUsed ?? Number.POSITIVE_INFINITY;
-  const memoryOk =
-    peaks.arrayBuffers < ARRAY_BUFFERS_CAP && peaks.heapUsed < HEAP_CAP && deepHeap < DEEP_HEAP_CAP;
+  // -1: the edge cases did not run (and the claim cannot hold).
+  const deepHeap = edgeMemory?.peaks().heapUsed ?? -1;
+  const memoryOk = withinCaps(peaks) && deepHeap >= 0 && deepHeap < DEEP_HEAP_CAP;
   const held = failures === 0 && tally.violations === 0 && memoryOk;
   recordClaim(
     {
@@ -366,8 +388,7 @@ test("claim: T7-acp-payloads", () => {
         `nesting): 0 crashes, ${n(tally.violations)} untyped throws, every rejection one of ${tally.rejectionSummary()}; ` +
         `${n(counts.streams)} streams of ${n(counts.streamPayloads)} payloads through createAcpStream: rejected payloads ` +
         `skipped, ${n(counts.deliveredAfterRejection)} valid messages delivered after a rejected one; Object.prototype ` +
-        `never polluted; peak arrayBuffers +${mib(peaks.arrayBuffers)} MiB, heapUsed +${mib(peaks.heapUsed)} MiB ` +
-        `(caps ${mib(ARRAY_BUFFERS_CAP)} / ${mib(HEAP_CAP)} MiB); the ${n(DEEP)}-deep cases peak at heapUsed ` +
+        `never polluted; memory ${describePeaks(peaks)}; the ${n(DEEP)}-deep cases peak at heapUsed ` +
         `+${mib(deepHeap)} MiB (cap ${mib(DEEP_HEAP_CAP)} MiB).`,
       counts: {
         inputs: tally.inputs,
@@ -376,8 +397,7 @@ test("claim: T7-acp-payloads", () => {
         undocumentedCodes: tally.undocumented,
         ...Object.fromEntries(tally.rejections()),
         ...counts,
-        peakArrayBuffersBytes: peaks.arrayBuffers,
-        peakHeapUsedBytes: peaks.heapUsed,
+        ...peakCounts(peaks),
         deepCasesPeakHeapUsedBytes: deepHeap,
       },
       held,

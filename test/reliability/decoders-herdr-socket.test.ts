@@ -17,7 +17,7 @@ import type { HerdrMethod } from "../../lib/herdr/methods.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { seeds } from "./lib/fuzz.js";
 import { eventLineArb, replyArb } from "./lib/herdr-lines.js";
-import { MemoryProbe, MiB, mib } from "./lib/memory.js";
+import { describePeaks, MemoryProbe, MiB, peakCounts, withinCaps } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
 import { n, Tally } from "./lib/outcomes.js";
 
@@ -33,8 +33,6 @@ const CODES = [
 ];
 const tally = new Tally("herdr socket", CODES);
 const memory = new MemoryProbe();
-const ARRAY_BUFFERS_CAP = 64 * MiB;
-const HEAP_CAP = 128 * MiB;
 const counts = {
   replies: 0,
   subscriptions: 0,
@@ -256,7 +254,7 @@ guarded(
 
 test("claim: T7-herdr-socket", () => {
   const peaks = memory.peaks();
-  const memoryOk = peaks.arrayBuffers < ARRAY_BUFFERS_CAP && peaks.heapUsed < HEAP_CAP;
+  const memoryOk = withinCaps(peaks);
   const held = failures === 0 && tally.violations === 0 && memoryOk;
   recordClaim(
     {
@@ -267,8 +265,7 @@ test("claim: T7-herdr-socket", () => {
         `event streams over a real unix socket: 0 crashes, ${n(tally.violations)} untyped throws, every failure one of ` +
         `${tally.rejectionSummary()}, ${n(counts.eventsDelivered)} events delivered in order; a reply line that never ends ` +
         `was refused with HERDR_REPLY_TOO_LARGE after ${n(counts.endlessBytesRead)} bytes read (cap ${n(counts.endlessCap)}, ` +
-        `64 MiB offered); peak arrayBuffers +${mib(peaks.arrayBuffers)} MiB, heapUsed +${mib(peaks.heapUsed)} MiB ` +
-        `(caps ${mib(ARRAY_BUFFERS_CAP)} / ${mib(HEAP_CAP)} MiB).`,
+        `64 MiB offered); memory ${describePeaks(peaks)}.`,
       counts: {
         ...counts,
         inputs: tally.inputs,
@@ -276,8 +273,7 @@ test("claim: T7-herdr-socket", () => {
         untypedThrows: tally.untyped,
         undocumentedCodes: tally.undocumented,
         ...Object.fromEntries(tally.rejections()),
-        peakArrayBuffersBytes: peaks.arrayBuffers,
-        peakHeapUsedBytes: peaks.heapUsed,
+        ...peakCounts(peaks),
       },
       held,
       seeds,

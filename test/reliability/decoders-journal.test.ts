@@ -26,7 +26,7 @@ import {
   TWO_POW_64_TEXT,
   UNSAFE_INT_TEXT,
 } from "./lib/json-edge.js";
-import { MemoryProbe, MiB, mib } from "./lib/memory.js";
+import { describePeaks, MemoryProbe, peakCounts, withinCaps } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n, Tally } from "./lib/outcomes.js";
 import { utf8ishBytesArb } from "./lib/text.js";
@@ -54,8 +54,6 @@ const WARNINGS = new Set([
   "JOURNAL_STALE_TEMP_REMOVED",
 ]);
 const memory = new MemoryProbe();
-const ARRAY_BUFFERS_CAP = 64 * MiB;
-const HEAP_CAP = 128 * MiB;
 const counts = { tornOffsets: 0, recoveries: 0, quarantined: 0, reopenedClean: 0, edgeCases: 0 };
 let failures = 0;
 
@@ -384,7 +382,7 @@ function nextSeed(): number {
 
 test("claim: T7-journal-lines", () => {
   const peaks = memory.peaks();
-  const memoryOk = peaks.arrayBuffers < ARRAY_BUFFERS_CAP && peaks.heapUsed < HEAP_CAP;
+  const memoryOk = withinCaps(peaks);
   const held = failures === 0 && tally.violations === 0 && memoryOk;
   recordClaim(
     {
@@ -396,8 +394,7 @@ test("claim: T7-journal-lines", () => {
         `${n(counts.recoveries)} recoveries of real files): 0 crashes, ${n(tally.violations)} untyped throws, every stop one of ` +
         `${tally.rejectionSummary()}; every line before the damage kept byte for byte, ${n(counts.quarantined)} tails ` +
         `quarantined exactly, ${n(counts.reopenedClean)} journals admitted a new epoch and reopened clean; lines judged on at ` +
-        `most ${n(MAX_LINE_BYTES)} bytes; peak arrayBuffers +${mib(peaks.arrayBuffers)} MiB, heapUsed +${mib(peaks.heapUsed)} MiB ` +
-        `(caps ${mib(ARRAY_BUFFERS_CAP)} / ${mib(HEAP_CAP)} MiB).`,
+        `most ${n(MAX_LINE_BYTES)} bytes; memory ${describePeaks(peaks)}.`,
       counts: {
         inputs: tally.inputs,
         accepted: tally.accepted,
@@ -405,8 +402,7 @@ test("claim: T7-journal-lines", () => {
         undocumentedCodes: tally.undocumented,
         ...Object.fromEntries(tally.rejections()),
         ...counts,
-        peakArrayBuffersBytes: peaks.arrayBuffers,
-        peakHeapUsedBytes: peaks.heapUsed,
+        ...peakCounts(peaks),
       },
       held,
       seeds,

@@ -19,7 +19,7 @@ import { recordClaim, scaled } from "../helpers/claims.js";
 import { FakeLeader, until } from "../helpers/fake-leader.js";
 import { seeds } from "./lib/fuzz.js";
 import { serverMessageArb } from "./lib/leader-messages.js";
-import { MemoryProbe, MiB, mib } from "./lib/memory.js";
+import { describePeaks, MemoryProbe, MiB, peakCounts, withinCaps } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n, Tally } from "./lib/outcomes.js";
 
@@ -38,8 +38,6 @@ const tally = new Tally("leader connection", CODES);
 /** The hostile-bytes rounds alone, for their own outcome summary. */
 const hostile = new Tally("leader connection, hostile bytes", CODES);
 const memory = new MemoryProbe();
-const ARRAY_BUFFERS_CAP = 32 * MiB;
-const HEAP_CAP = 128 * MiB;
 const counts = {
   idleTimeouts: 0,
   deadlines: 0,
@@ -251,7 +249,7 @@ guarded(
 
 test("claim: T7-leader-stalls", () => {
   const peaks = memory.peaks();
-  const memoryOk = peaks.arrayBuffers < ARRAY_BUFFERS_CAP && peaks.heapUsed < HEAP_CAP;
+  const memoryOk = withinCaps(peaks);
   const violations = tally.violations + hostile.violations;
   const held = failures === 0 && violations === 0 && memoryOk;
   recordClaim(
@@ -265,15 +263,13 @@ test("claim: T7-leader-stalls", () => {
         `${n(counts.trickledDelivered)} slow but timely frames delivered intact; ${n(counts.hostileRounds)} hostile byte ` +
         `streams after registration: ${n(counts.stayedOpen)} left the connection healthy (whole valid frames), ${n(counts.leaderShutdowns)} ` +
         `carried a valid shutdown, the rest closed with ${hostile.rejectionSummary()}; ${n(violations)} untyped throws in all; an oversized announcement closed the connection ` +
-        `after ${n(counts.oversizeBytesRead)} bytes read of 1 MiB sent; peak arrayBuffers +${mib(peaks.arrayBuffers)} MiB, ` +
-        `heapUsed +${mib(peaks.heapUsed)} MiB (caps ${mib(ARRAY_BUFFERS_CAP)} / ${mib(HEAP_CAP)} MiB).`,
+        `after ${n(counts.oversizeBytesRead)} bytes read of 1 MiB sent; memory ${describePeaks(peaks)}.`,
       counts: {
         ...counts,
         untypedThrows: tally.untyped + hostile.untyped,
         undocumentedCodes: tally.undocumented + hostile.undocumented,
         ...Object.fromEntries(hostile.rejections().map(([code, k]) => [`hostile_${code}`, k])),
-        peakArrayBuffersBytes: peaks.arrayBuffers,
-        peakHeapUsedBytes: peaks.heapUsed,
+        ...peakCounts(peaks),
       },
       held,
       seeds,

@@ -31,7 +31,7 @@ import {
   prototypeClean,
   TWO_POW_64_TEXT,
 } from "./lib/json-edge.js";
-import { MemoryProbe, MiB, mib } from "./lib/memory.js";
+import { describePeaks, MemoryProbe, MiB, mib, peakCounts, withinCaps } from "./lib/memory.js";
 import { duplicateKey, mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n, Tally } from "./lib/outcomes.js";
 import { seatRecordArb } from "./lib/seat-records.js";
@@ -40,9 +40,6 @@ import { jsonishArb } from "./lib/text.js";
 const started = Date.now();
 const tally = new Tally("seat records", ["RECORD_UNREADABLE", "RECORD_INVALID"]);
 const memory = new MemoryProbe();
-/** Each read allocates a zeroed MAX_RECORD_BYTES + 1 buffer: garbage of 4 MiB a read until GC. */
-const ARRAY_BUFFERS_CAP = 256 * MiB;
-const HEAP_CAP = 128 * MiB;
 const DEEP_HEAP_CAP = 512 * MiB;
 /** `MAX_RECORD_BYTES` in record.ts (not exported). */
 const MAX_RECORD_BYTES = 4 * MiB;
@@ -315,11 +312,7 @@ test("claim: T7-seat-records", () => {
   const peaks = memory.peaks();
   // -1: the edge cases did not run (and the claim cannot hold).
   const deepHeap = edgeMemory?.peaks().heapUsed ?? -1;
-  const memoryOk =
-    peaks.arrayBuffers < ARRAY_BUFFERS_CAP &&
-    peaks.heapUsed < HEAP_CAP &&
-    deepHeap >= 0 &&
-    deepHeap < DEEP_HEAP_CAP;
+  const memoryOk = withinCaps(peaks) && deepHeap >= 0 && deepHeap < DEEP_HEAP_CAP;
   const held = failures === 0 && tally.violations === 0 && memoryOk;
   recordClaim(
     {
@@ -331,8 +324,7 @@ test("claim: T7-seat-records", () => {
         `${counts.edgeCases} JSON edge cases incl. ${n(DEEP)}-deep nesting, a symlink, a FIFO, a directory): 0 crashes, ` +
         `${n(tally.violations)} untyped throws, every refusal one of ${tally.rejectionSummary()}; a file over the 4 MiB ` +
         `limit refused after ${counts.oversizeBytesRead < 0 ? "(not measured)" : n(counts.oversizeBytesRead)} bytes read ` +
-        `(kernel rchar); Object.prototype never polluted; peak arrayBuffers +${mib(peaks.arrayBuffers)} MiB, heapUsed ` +
-        `+${mib(peaks.heapUsed)} MiB (caps ${mib(ARRAY_BUFFERS_CAP)} / ${mib(HEAP_CAP)} MiB); the ${n(DEEP)}-deep cases ` +
+        `(kernel rchar); Object.prototype never polluted; memory ${describePeaks(peaks)}; the ${n(DEEP)}-deep cases ` +
         `peak at heapUsed +${mib(deepHeap)} MiB (cap ${mib(DEEP_HEAP_CAP)} MiB).`,
       counts: {
         inputs: tally.inputs,
@@ -341,8 +333,7 @@ test("claim: T7-seat-records", () => {
         undocumentedCodes: tally.undocumented,
         ...Object.fromEntries(tally.rejections()),
         ...counts,
-        peakArrayBuffersBytes: peaks.arrayBuffers,
-        peakHeapUsedBytes: peaks.heapUsed,
+        ...peakCounts(peaks),
         deepCasesPeakHeapUsedBytes: deepHeap,
       },
       held,
