@@ -140,7 +140,12 @@ export const nodeJournalIO: JournalIO = {
   },
   append: (fd, bytes) => {
     let off = 0;
-    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+    while (off < bytes.length) {
+      const n = fs.writeSync(fd, bytes, off, bytes.length - off);
+      // write(2) on a regular file returns > 0 or fails; 0 would loop forever, so treat it as EIO.
+      if (n <= 0) throw Object.assign(new Error("EIO: write returned 0"), { code: "EIO" });
+      off += n;
+    }
   },
   fsync: (fd) => fs.fsyncSync(fd),
   truncate: (fd, length) => fs.ftruncateSync(fd, length),

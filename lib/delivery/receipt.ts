@@ -1,9 +1,11 @@
 /**
  * The receipt state machine (pure). A receipt is one prompt we fenced; it moves only on evidence:
- *
- *     fenced ──send ok──▶ dispatched ──queue entry / runningPromptId──▶ consumed ──result──▶ completed
- *        │                    │                                           │  └─cancel asked─▶ cancel-submitted ─result─▶ completed | cancelled
- *        └──send failed / connection lost / restart──▶ uncertain ──late evidence (reconciled)──▶ consumed | completed | cancelled
+ * - fenced -> dispatched: the sender wrote the frame (not yet evidence that the leader read it);
+ * - fenced | dispatched -> consumed: our id among the queue entries, or as `runningPromptId`;
+ * - fenced | dispatched | consumed | cancel-submitted -> completed | cancelled: a final result;
+ * - consumed -> cancel-submitted: we asked the leader to cancel (queue remove / session cancel);
+ * - fenced | dispatched -> uncertain: the send failed, the connection or the controller died;
+ * - uncertain -> consumed | completed | cancelled: late evidence, journaled as `reconciled`.
  *
  * (seed-adr-0224.md "Persist a delivery fence…"; grok-leader-protocol.md §6.) Consumption means the
  * leader *took* the prompt (queue membership or `runningPromptId`); it is not model awareness. Only a
