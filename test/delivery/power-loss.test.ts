@@ -88,11 +88,19 @@ async function checkState(
   p: CrashPoint,
   files: Map<string, Uint8Array>,
 ): Promise<void> {
-  const log = rec.log.slice(0, p.logLength);
+  await checkStateAfter(plan, rec.log.slice(0, p.logLength), `point ${p.index} (${p.op})`, files);
+}
+
+/** The same, given the leader/caller events that happened before the cut. */
+async function checkStateAfter(
+  plan: readonly Step[],
+  log: readonly string[],
+  where: string,
+  files: Map<string, Uint8Array>,
+): Promise<void> {
   const sent = idsOf(log, "sent");
   const acked = idsOf(log, "acked");
   const cancelled = new Set(idsOf(log, "cancel"));
-  const where = `point ${p.index} (${p.op})`;
 
   const fsA = new SimFS(DIR, files, false);
   const a = Journal.open({ dir: DIR, guard, io: fsA, now: clock(), pid: 4242 });
@@ -161,17 +169,25 @@ function sectorCuts(w: { offset: number; length: number }): number[] {
   return out;
 }
 
-function* allStates(p: CrashPoint): Generator<Map<string, Uint8Array>> {
+/** Every byte offset (exhaustive), or the edges: 0, 1, the middle, the last byte. */
+type Cuts = "every-byte" | "edges";
+
+function cutsOf(mode: Cuts, w: { offset: number; length: number }): number[] {
+  const arbitrary =
+    mode === "every-byte"
+      ? Array.from({ length: w.length }, (_, i) => i)
+      : [...new Set([0, 1, w.length >> 1, w.length - 1])].filter((i) => i >= 0 && i < w.length);
+  return [...arbitrary, ...sectorCuts(w)];
+}
+
+function* allStates(p: CrashPoint, mode: Cuts = "every-byte"): Generator<Map<string, Uint8Array>> {
   for (let dirKeep = 0; dirKeep <= p.pendingDir.length; dirKeep++) {
     const entries = applyDirOps(p.durableEntries, p.pendingDir.slice(0, dirKeep));
     const inos = [...new Set(entries.values())].filter(
       (ino) => (p.inodes.get(ino)?.pending.length ?? 0) > 0,
     );
     const options = inos.map((ino) =>
-      inodeChoices(p.inodes.get(ino)?.pending ?? [], (w) => [
-        ...Array.from({ length: w.length }, (_, i) => i),
-        ...sectorCuts(w),
-      ]),
+      inodeChoices(p.inodes.get(ino)?.pending ?? [], (w) => cutsOf(mode, w)),
     );
     const pick: InodeChoice[] = options.map(() => ({ keep: 0 }));
     const rec = function* (k: number): Generator<Map<string, Uint8Array>> {
@@ -271,6 +287,57 @@ test("T2 sampled (fast-check): crash states of a larger workload, torn at arbitr
   );
   console.log(
     `T2 sampled (seed ${seed}): ${numRuns} crash states over ${rec.points.length} crash points of a ${plan.filter((s) => s.kind === "prompt").length}-prompt workload: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op; ${totals.quarantined - before.quarantined} torn tails quarantined, ${totals.reconciled - before.reconciled} late results reconciled`,
+  );
+});
+
+test("T2 nested: a power cut during recovery itself (quarantine, truncate, uncertain marking)", async () => {
+  const plan = crashPlan(6, 3);
+  const rec = await record(plan);
+  const before = { ...totals };
+  let recoveries = 0;
+  let nested = 0;
+  // Every first-level crash state whose recovery has work to do (a tail to quarantine, fences
+  // to mark uncertain), every 20th in CI (all with GROK_SEAT_SOAK=1); the inner cuts tear each
+  // write at its edges, middle and 512-byte boundaries.
+  const stride = SOAK ? 1 : 20;
+  let k = 0;
+  for (const p of rec.points) {
+    for (const files of allStates(p)) {
+      if (k++ % stride !== 0) continue;
+      const probe = Journal.open({
+        dir: DIR,
+        guard,
+        io: new SimFS(DIR, files, false),
+        now: clock(),
+        pid: 4242,
+      });
+      const work = probe.recovery.warnings.length + probe.recovery.madeUncertain.length;
+      probe.close();
+      if (work === 0) continue;
+      recoveries++;
+      const fs = new SimFS(DIR, files);
+      Journal.open({ dir: DIR, guard, io: fs, now: clock(), pid: 4242 }).close();
+      const log = rec.log.slice(0, p.logLength);
+      for (const q of fs.points) {
+        const seen = new Set<string>();
+        for (const inner of allStates(q, "edges")) {
+          const key2 = key(inner);
+          if (seen.has(key2)) continue;
+          seen.add(key2);
+          nested++;
+          await checkStateAfter(
+            plan,
+            log,
+            `recovery of point ${p.index}, cut at ${q.index} (${q.op})`,
+            inner,
+          );
+        }
+      }
+    }
+  }
+  assert.ok(recoveries > 10, `only ${recoveries} recoveries had work`);
+  console.log(
+    `T2 nested: ${recoveries} recoveries with work, cut at each of their own writes/fsyncs/renames/truncates: ${nested} crash-during-recovery states: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op; ${totals.quarantined - before.quarantined} torn tails quarantined`,
   );
 });
 
