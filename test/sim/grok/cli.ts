@@ -1,8 +1,13 @@
 /**
  * Command-line surface of the `grok` binary (pager/app/cli.rs PagerArgs, bin/main.rs dispatch):
  * `-v/-V/--version`, `version [--json]`, `leader list|info|kill`, `agent [stdio|headless|serve|
- * leader ...]` and the TUI (`[--leader] [--leader-socket P] [-s|--session-id ID] [--cwd D]
- * [PROMPT]`). `--leader-socket` is global (clap `global = true`). Pure: argv in, intent out.
+ * leader ...]` and the TUI (`[--leader] [--leader-socket P] [-s|--session-id ID] [-r|--resume
+ * [ID]] [--load ID] [-c|--continue] [--fork-session] [--cwd D] [PROMPT]`). `--leader-socket` is
+ * global (clap `global = true`). `--resume` takes 0 or 1 value (`num_args = 0..=1`,
+ * `default_missing_value = ""`: bare = the most recent session of the cwd); `--continue`
+ * conflicts with `--resume`/`--load` at parse time (exit 2). Which combinations of these make a
+ * valid startup is decided later, as in the real program (tui/startup.ts). Pure: argv in, intent
+ * out.
  */
 
 export interface LeaderArgs {
@@ -17,9 +22,19 @@ export interface TuiArgs {
   leader: boolean;
   noLeader: boolean;
   sessionId: string | undefined;
+  /** `-r/--resume [ID]`: undefined when absent, "" when given without a value. */
+  resume: string | undefined;
+  /** The hidden `--load ID` alias of `--resume ID`. */
+  load: string | undefined;
+  continueLast: boolean;
+  forkSession: boolean;
   cwd: string | undefined;
   prompt: string | undefined;
 }
+
+const RESUME_ARG = "--resume [<SESSION_ID_OR_TITLE>]";
+const LOAD_ARG = "--load <SESSION_ID>";
+const CONTINUE_ARG = "--continue";
 
 export type Intent =
   | { kind: "version" }
@@ -80,10 +95,16 @@ export function parseCli(argv: readonly string[]): ParsedCli {
     leader: false,
     noLeader: false,
     sessionId: undefined,
+    resume: undefined,
+    load: undefined,
+    continueLast: false,
+    forkSession: false,
     cwd: undefined,
     prompt: undefined,
   };
   let version = false;
+  // Order of appearance of the mutually exclusive resume selectors, for clap's conflict error.
+  const selectors: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] ?? "";
     const next = (): string | undefined => {
@@ -101,6 +122,30 @@ export function parseCli(argv: readonly string[]): ParsedCli {
         return { intent: usageError(`a value is required for '${a} <SESSION_ID>'`), leaderSocket };
       tui.sessionId = v;
     } else if (a.startsWith("--session-id=")) tui.sessionId = a.slice(13);
+    else if (a === "-r" || a === "--resume") {
+      // num_args = 0..=1: the next token is the value unless it looks like a flag.
+      const v = args[i + 1];
+      if (v !== undefined && !v.startsWith("-")) {
+        tui.resume = v;
+        i++;
+      } else tui.resume = "";
+      selectors.push(RESUME_ARG);
+    } else if (a.startsWith("--resume=")) {
+      tui.resume = a.slice("--resume=".length);
+      selectors.push(RESUME_ARG);
+    } else if (a === "--load") {
+      const v = next();
+      if (v === undefined)
+        return { intent: usageError(`a value is required for '${LOAD_ARG}'`), leaderSocket };
+      tui.load = v;
+      selectors.push(LOAD_ARG);
+    } else if (a.startsWith("--load=")) {
+      tui.load = a.slice("--load=".length);
+      selectors.push(LOAD_ARG);
+    } else if (a === "-c" || a === "--continue") {
+      tui.continueLast = true;
+      selectors.push(CONTINUE_ARG);
+    } else if (a === "--fork-session") tui.forkSession = true;
     else if (a === "--cwd") {
       const v = next();
       if (v === undefined)
@@ -122,6 +167,19 @@ export function parseCli(argv: readonly string[]): ParsedCli {
     };
   }
   if (version) return { intent: { kind: "version" }, leaderSocket };
+  // `--continue` conflicts_with_all `--resume`/`--load` (clap, before anything runs).
+  const resumeAt = selectors.findIndex((s) => s !== CONTINUE_ARG);
+  if (tui.continueLast && resumeAt >= 0) {
+    const continueAt = selectors.indexOf(CONTINUE_ARG);
+    const [first, other] =
+      continueAt < resumeAt
+        ? [CONTINUE_ARG, selectors[resumeAt]]
+        : [selectors[resumeAt], CONTINUE_ARG];
+    return {
+      intent: usageError(`the argument '${first}' cannot be used with '${other}'`),
+      leaderSocket,
+    };
+  }
   return { intent: { kind: "tui", args: tui }, leaderSocket };
 }
 

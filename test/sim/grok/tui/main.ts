@@ -1,11 +1,14 @@
 /**
- * The simulated TUI (`grok --leader --leader-socket P --session-id ID`): validates the session
- * id, connects to or spawns the leader, registers as `grok-shell`, initializes, authenticates
- * with `cached_token`, creates the session with the caller's UUID and the configured MCP servers,
- * records itself in active_sessions.json, then renders the shared session and acts as its owner:
- * typed lines become prompts, `y`/`n` answer permission and question modals, `/quit` or Ctrl-C
- * exits (the leader keeps running). When the leader goes away it reconnects (spawning a new one)
- * and reloads the session from its last event id, like the real bridge.
+ * The simulated TUI (`grok --leader --leader-socket P --session-id ID`, or `--resume ID`):
+ * decides which session it opens before anything else (startup.ts: flag rules, the session on
+ * disk), connects to or spawns the leader, registers as `grok-shell`, initializes, authenticates
+ * with `cached_token`, then either creates the session with the caller's UUID or loads the
+ * resumed one (`session/load` with the session's cwd and the configured MCP servers; the agent
+ * replays its history to this client), records itself in active_sessions.json, then renders the
+ * shared session and acts as its owner: typed lines become prompts, `y`/`n` answer permission
+ * and question modals, `/quit` or Ctrl-C exits (the leader keeps running). When the leader goes
+ * away it reconnects (spawning a new one) and reloads the session from its last event id, like
+ * the real bridge.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -15,7 +18,6 @@ import {
   tryUnregisterActiveSession,
 } from "../active-sessions.js";
 import { acpMcpServers, loadConfig } from "../agent/config.js";
-import { SessionStore } from "../agent/store.js";
 import type { TuiArgs } from "../cli.js";
 import { rfc3339 } from "../clock.js";
 import { grokHome, LEADER_SOCKET_ENV, PROD_RELAY_WS_URL, type SimEnv } from "../env.js";
@@ -25,10 +27,9 @@ import { anchorToLaunchDir, leaderPaths } from "../paths.js";
 import { trace } from "../trace.js";
 import type { ClientCapabilities } from "../wire.js";
 import { connectOrSpawn, readLockPid } from "./spawn.js";
+import { materializeStartup, type Startup, StartupError, startupIntent } from "./startup.js";
 import { type Modal, View } from "./view.js";
 
-const UUID_RE =
-  /^(urn:uuid:)?\{?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\}?$/;
 const KEEPALIVE_MS = 30_000;
 
 export async function runTui(
@@ -54,15 +55,23 @@ export async function runTui(
     fatal("grok simulator: the embedded (non-leader) agent is not simulated; run with --leader", 2);
   }
   const cwd = process.cwd();
-  if (args.sessionId !== undefined) {
-    if (!UUID_RE.test(args.sessionId)) {
-      fatal(`Error: Error: --session-id must be a valid UUID (got '${args.sessionId}').`, 1);
-    }
-    if (SessionStore.exists(cwd, args.sessionId)) {
-      fatal(`Error: Error: Session ID ${args.sessionId} is already in use.`, 1);
-    }
+  // app::run: session_startup_intent, then materialize_startup, before the terminal is set up.
+  let startup: Startup;
+  try {
+    startup = materializeStartup(startupIntent(args), cwd, (line) =>
+      process.stderr.write(`${line}\n`),
+    );
+  } catch (err) {
+    if (err instanceof StartupError) fatal(`Error: ${err.message}`, 1);
+    throw err;
   }
-  const tui = new Tui(env, cwd, args.sessionId ?? randomUUID(), args.prompt);
+  if (startup.kind === "fork") {
+    fatal("grok simulator: --fork-session (x.ai/session/fork) is not simulated", 2);
+  }
+  const tui =
+    startup.kind === "new"
+      ? new Tui(env, cwd, startup.sessionId ?? randomUUID(), false, args.prompt)
+      : new Tui(env, startup.cwd, startup.sessionId, true, args.prompt);
   await tui.start();
 }
 
@@ -75,6 +84,8 @@ class Tui {
   private readonly env: SimEnv;
   private readonly cwd: string;
   private readonly sessionId: string;
+  /** Opened with a resume flag: the first attach is a `session/load`, not `session/new`. */
+  private readonly resumed: boolean;
   private readonly initialPrompt: string | undefined;
   private readonly view: View;
   private client: LeaderClient | undefined;
@@ -88,10 +99,17 @@ class Tui {
   private activity = "idle";
   private readonly ownPrompts = new Set<string>();
 
-  constructor(env: SimEnv, cwd: string, sessionId: string, initialPrompt: string | undefined) {
+  constructor(
+    env: SimEnv,
+    cwd: string,
+    sessionId: string,
+    resumed: boolean,
+    initialPrompt: string | undefined,
+  ) {
     this.env = env;
     this.cwd = cwd;
     this.sessionId = sessionId;
+    this.resumed = resumed;
     this.initialPrompt = initialPrompt;
     this.view = new View(process.stdout);
     this.view.header = `Grok Build ${env.version} (simulated) — session ${sessionId}`;
@@ -179,7 +197,9 @@ class Tui {
     await client.request("authenticate", { methodId: "cached_token" });
     const config = loadConfig();
     const mcpServers = acpMcpServers(config);
-    if (!reconnect) {
+    if (!reconnect && this.resumed) {
+      if (!(await this.loadResumed(client, mcpServers))) return;
+    } else if (!reconnect) {
       const res = await client.request("session/new", {
         cwd: this.cwd,
         mcpServers,
@@ -207,6 +227,33 @@ class Tui {
     this.sessionReady = true;
     this.status("ready");
     if (!reconnect && this.initialPrompt !== undefined) this.submit(this.initialPrompt);
+  }
+
+  /**
+   * Effect::LoadSession for a CLI resume (pager `app/effects/mod.rs`): `session/load` with the
+   * session's cwd, `load_mcp_servers(cwd)` and SessionFlags::to_meta (`yoloMode`/`autoMode`, no
+   * cursor: the whole history replays to this client). On success handle_session_loaded
+   * (`dispatch/session/load.rs`) pushes RegisterActiveSession with that cwd; on failure
+   * handle_session_load_failed shows "Couldn't load session: …" and the TUI stays open with no
+   * session and no active_sessions.json entry.
+   */
+  private async loadResumed(client: LeaderClient, mcpServers: unknown[]): Promise<boolean> {
+    this.view.note(`Loading session ${this.sessionId}...`);
+    const res = await client.request("session/load", {
+      sessionId: this.sessionId,
+      cwd: this.cwd,
+      mcpServers,
+      _meta: { yoloMode: false, autoMode: false },
+    });
+    trace("tui_load", { sessionId: this.sessionId, cwd: this.cwd, ok: res.error === undefined });
+    if (res.error !== undefined) {
+      const message = str(field(res.error, "message")) ?? JSON.stringify(res.error);
+      this.view.note(`Couldn't load session: ${message}`);
+      this.status("load failed");
+      return false;
+    }
+    this.registerActive();
+    return true;
   }
 
   /** Effect::RegisterActiveSession: this process's pid, cwd and open time. */
