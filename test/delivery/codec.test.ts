@@ -206,10 +206,18 @@ test("property: any garbage appended to a valid journal never yields an extra re
           d.lines.map((l) => l.record),
           records.slice(0, d.lines.length),
         );
-        assert.ok(d.lines.every((l) => l.offset + l.length <= cut));
+        // A line may extend past the cut only if the junk happens to restore the original bytes
+        // exactly (e.g. a lost final "\n" followed by junk "\n"): then it is the same record.
+        for (const l of d.lines) {
+          if (l.offset + l.length <= cut) continue;
+          const got = bytes.subarray(l.offset, l.offset + l.length);
+          assert.ok(got.equals(all.subarray(l.offset, l.offset + l.length)), "a line made of junk");
+        }
       },
     ),
-    { numRuns: runs },
+    process.env.GROK_SEAT_SEED === undefined
+      ? { numRuns: runs }
+      : { numRuns: runs, seed: Number(process.env.GROK_SEAT_SEED) },
   );
   console.log(`codec: ${runs} random torn-and-garbage journals, 0 extra records`);
 });
