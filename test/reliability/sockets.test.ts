@@ -17,15 +17,14 @@ import { recordClaim, scaled } from "../helpers/claims.js";
 import { ensureGrokSim } from "../helpers/grok-sim.js";
 import {
   fileHas,
-  HOSTILE,
   mkdirOwned,
   must,
   readText,
-  type Setup,
   startWorld,
   swapInto,
   type World,
-} from "./fixtures/socket-setups.js";
+} from "./fixtures/socket-env.js";
+import { HOSTILE, type Setup } from "./fixtures/socket-setups.js";
 import { type Json, lostEntries, NOBODY, snapshot } from "./fixtures/socket-world.js";
 
 const REPS = scaled(5, 100);
