@@ -92,7 +92,12 @@ class FlockLock implements ControllerLock {
  */
 export function acquireControllerLock(seatDir: string): ControllerLock {
   const me = euid();
-  const dirProblem = seatDirProblem(lstatFacts(seatDir), me);
+  let dirProblem: string | null;
+  try {
+    dirProblem = seatDirProblem(lstatFacts(seatDir), me);
+  } catch (cause) {
+    dirProblem = `lstat failed (${errnoCode(cause) ?? "error"})`;
+  }
   if (dirProblem !== null) {
     throw new DeliveryError(
       "SEAT_DIR_UNSAFE",
