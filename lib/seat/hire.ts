@@ -318,8 +318,13 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
     const socketFacts = await run.run("socket_proof", () =>
       socketProofStep(socketPath, sighting.lockPid, uid),
     );
+    // A resumed seat continues the original seat's journal (record.ts, journalDir): its receipts
+    // stay reconcilable and its prompt ids stay refused as duplicates. The journal refuses a
+    // directory that is not ours, 0700 and a real directory, like a fresh one.
+    const journalDir =
+      mode.kind === "resume" ? (mode.record.journalDir ?? mode.record.runtimeDir) : rt.dir;
     const controller = await run.run("admission", () => {
-      const o = admissionStep(rt.dir);
+      const o = admissionStep(journalDir);
       left.controller = o.value;
       return o;
     });
@@ -392,6 +397,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
         conversationId: options.conversationId ?? null,
         cwd: pre.cwd,
         runtimeDir: rt.dir,
+        journalDir,
         socketPath,
         lockPath,
         controller: { pid: process.pid, identity: selfIdentity(), epoch: controller.epoch },

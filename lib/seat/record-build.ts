@@ -20,6 +20,7 @@ export interface RecordInput {
   readonly conversationId: string | null;
   readonly cwd: string;
   readonly runtimeDir: string;
+  readonly journalDir: string;
   readonly socketPath: string;
   readonly lockPath: string;
   readonly controller: {
@@ -60,6 +61,7 @@ export function buildSeatRecord(i: RecordInput): SeatRecord {
     conversationId: i.conversationId,
     cwd: i.cwd,
     runtimeDir: i.runtimeDir,
+    journalDir: i.journalDir,
     socketPath: i.socketPath,
     lockPath: i.lockPath,
     controller: { ...i.controller },

@@ -76,6 +76,13 @@ export const SeatRecordSchema = v.object({
   conversationId: v.nullable(v.string()),
   cwd: v.string(),
   runtimeDir: v.string(),
+  /**
+   * Where the seat's fence journal and admission lock live. A fresh seat keeps them in its own
+   * runtime dir; a resumed seat keeps the original seat's, so earlier receipts (and uncertain
+   * ones) stay reconcilable and earlier prompt ids stay refused as duplicates. Absent in records
+   * written before this field existed: then it is `runtimeDir`.
+   */
+  journalDir: v.optional(v.string()),
   socketPath: v.string(),
   lockPath: v.string(),
   /** The controller process that hired the seat. */

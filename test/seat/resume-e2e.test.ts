@@ -12,12 +12,13 @@
  * with a record that claims its exit). Oracles: the kernel (/proc), the Herdr simulator's pane
  * list, the grok simulator's frame log and session files, the journals on disk.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { decodeJournal, JOURNAL_FILE } from "../../lib/delivery/index.js";
+import { GrokSeatError } from "../../lib/errors.js";
 import { HerdrClient } from "../../lib/herdr/client.js";
 import { hire } from "../../lib/seat/hire.js";
 import { readSeatRecord, type SeatRecord } from "../../lib/seat/record.js";
@@ -239,20 +240,32 @@ test("owner quits, release stops the leader, resume opens a new pane on the same
       [d1.promptId, d2.promptId],
     );
     assert.equal(turnsCompleted(stack, first.sessionId), [d1.promptId, d2.promptId]);
-    // The earlier receipt stays in the original seat's journal, completed, fenced once; the
-    // resumed seat has nothing open to reconcile and no record of it (no duplicate).
-    const old = journalRecords(first.runtimeDir).filter((x) => x.id === d1.promptId);
+    // The resumed seat continues the original seat's journal (record.journalDir): the earlier
+    // receipt is there once, completed, with nothing open to reconcile, and its prompt id stays
+    // refused as a duplicate — nothing is sent for it.
+    assert.is(r.journalDir, first.runtimeDir);
+    assert.is.not(r.runtimeDir, first.runtimeDir);
+    const records = journalRecords(first.runtimeDir);
+    const old = records.filter((x) => x.id === d1.promptId);
     assert.is(old.filter((x) => x.t === "fence").length, 1);
     assert.ok(
       old.some((x) => x.t === "completed"),
       JSON.stringify(old),
     );
     assert.ok(!old.some((x) => x.t === "uncertain"));
+    assert.is(records.filter((x) => x.t === "fence" && x.id === d2.promptId).length, 1);
     assert.equal(await resumed.acp.reconcile(), []);
-    assert.is(resumed.receipt(d1.promptId), undefined);
-    const fresh = journalRecords(r.runtimeDir);
-    assert.ok(!fresh.some((x) => x.id === d1.promptId), "not duplicated into the new journal");
-    assert.is(fresh.filter((x) => x.t === "fence" && x.id === d2.promptId).length, 1);
+    assert.is(resumed.receipt(d1.promptId)?.state, "completed");
+    const framesBefore = stack.log().filter((l) => l.event === "prompt").length;
+    try {
+      await resumed.deliver("The same id again.", { promptId: d1.promptId });
+      assert.unreachable("a prompt id used before the resume was accepted");
+    } catch (err) {
+      assert.ok(err instanceof GrokSeatError, String(err));
+      assert.is(err.code, "PROMPT_ID_DUPLICATE");
+    }
+    assert.is(stack.log().filter((l) => l.event === "prompt").length, framesBefore);
+    assert.ok(!existsSync(join(r.runtimeDir, JOURNAL_FILE)), "no second journal for the session");
 
     // And the resumed seat ends like any other.
     quitTuiAsOwner(stack.herdr.tmuxSocket, r.pane.process.pid);
