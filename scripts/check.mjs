@@ -18,6 +18,11 @@ const steps = [
   ["typecheck", "npx", ["tsc", "-p", "tsconfig.test.json"]],
   ["biome", "npx", ["biome", "ci", "."]],
 ];
+// The README's Guarantees and figures sections must be what their JSON sources generate.
+if (existsSync("docs/guarantees.json"))
+  steps.push(["guarantees", "node", ["--import", "tsx", "scripts/guarantees.ts", "--check"]]);
+if (existsSync("docs/bench.json"))
+  steps.push(["figures", "node", ["--import", "tsx", "scripts/figures.ts", "--check"]]);
 const native = nativeSources("native");
 if (native.length)
   steps.push(["clang-format", "npx", ["clang-format", "--dry-run", "--Werror", ...native]]);
