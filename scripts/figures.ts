@@ -1,0 +1,306 @@
+/**
+ * The README's "Measured figures" section, generated from a bench run — never typed by hand.
+ *
+ *   node --import tsx scripts/figures.ts            bench-results/latest.json -> docs/bench.json,
+ *                                                   and the README section between the markers
+ *   node --import tsx scripts/figures.ts --check    exit 1 when the README section differs from
+ *                                                   what docs/bench.json generates (npm run check)
+ *
+ * Each row names the figure(s) it reads; a figure missing from the run shows as "not measured".
+ * Targets are the issues' own budgets; "met" / "missed" is computed from the measured value.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as v from "valibot";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const START = "<!-- figures:start -->";
+const END = "<!-- figures:end -->";
+
+const FigureSchema = v.looseObject({
+  file: v.string(),
+  name: v.string(),
+  value: v.number(),
+  unit: v.string(),
+});
+const RunSchema = v.object({
+  date: v.string(),
+  node: v.string(),
+  platform: v.string(),
+  release: v.string(),
+  cpu: v.string(),
+  figures: v.array(FigureSchema),
+});
+type Run = v.InferOutput<typeof RunSchema>;
+type Figure = v.InferOutput<typeof FigureSchema>;
+
+interface Row {
+  readonly area: string;
+  readonly what: string;
+  /** Figure name; for figures reported per machine size, the first one reported is used. */
+  readonly figure: string;
+  /** An optional second figure shown in brackets (e.g. the p99). */
+  readonly also?: string;
+  readonly target?: { readonly text: string; readonly met: (value: number) => boolean };
+}
+
+const atMost = (n: number, unit: string) => ({
+  text: `≤ ${n} ${unit}`,
+  met: (x: number) => x <= n,
+});
+const atLeast = (n: number, unit: string) => ({
+  text: `≥ ${n}${unit}`,
+  met: (x: number) => x >= n,
+});
+
+const ROWS: readonly Row[] = [
+  {
+    area: "kernel",
+    what: "one full process fact set (`processFacts`), median",
+    figure: "kernel.process_facts.median",
+    also: "kernel.process_facts.p99",
+    target: atMost(30, "µs"),
+  },
+  {
+    area: "kernel",
+    what: "… vs psutil fetching the same facts",
+    figure: "kernel.process_facts.speedup_vs_psutil",
+    target: atLeast(5, "x"),
+  },
+  {
+    area: "kernel",
+    what: "… vs spawning `ps`",
+    figure: "kernel.process_facts.speedup_vs_ps_spawn",
+  },
+  {
+    area: "kernel",
+    what: "socket listener lookup (`socketFacts`), median",
+    figure: "kernel.socket_listeners.median",
+  },
+  {
+    area: "kernel",
+    what: "… vs `lsof -U`",
+    figure: "kernel.socket_listeners.speedup_vs_lsof_U",
+    target: atLeast(5, "x"),
+  },
+  {
+    area: "kernel",
+    what: "… vs `ss -xlp`",
+    figure: "kernel.socket_listeners.speedup_vs_ss_xlp",
+    target: atLeast(1, "x"),
+  },
+  {
+    area: "leader",
+    what: "frame encode+decode overhead over JSON.stringify+parse, 1 KiB ASCII message",
+    figure: "leader.codec.1KiB.ascii.object.overhead_vs_json",
+    target: atMost(25, "%"),
+  },
+  {
+    area: "leader",
+    what: "… 1 KiB ASCII `acp` envelope",
+    figure: "leader.codec.1KiB.ascii.acp.overhead_vs_json",
+    target: atMost(25, "%"),
+  },
+  {
+    area: "leader",
+    what: "… 1 MiB ASCII message",
+    figure: "leader.codec.1MiB.ascii.object.overhead_vs_json",
+    target: atMost(25, "%"),
+  },
+  {
+    area: "leader",
+    what: "… 1 MiB ASCII `acp` envelope",
+    figure: "leader.codec.1MiB.ascii.acp.overhead_vs_json",
+    target: atMost(25, "%"),
+  },
+  {
+    area: "leader",
+    what: "… 1 KiB non-ASCII `acp` envelope",
+    figure: "leader.codec.1KiB.unicode.acp.overhead_vs_json",
+    target: atMost(25, "%"),
+  },
+  {
+    area: "leader",
+    what: "… 1 MiB non-ASCII `acp` envelope",
+    figure: "leader.codec.1MiB.unicode.acp.overhead_vs_json",
+    target: atMost(25, "%"),
+  },
+  {
+    area: "leader",
+    what: "… 1 MiB non-ASCII `acp` envelope vs newline-delimited JSON",
+    figure: "leader.codec.1MiB.unicode.acp.ratio_vs_ndjson",
+  },
+  {
+    area: "leader",
+    what: "control round trip (`get_leader_info`) to the simulated leader, median (p99)",
+    figure: "leader.control_rtt.sim.median",
+    also: "leader.control_rtt.sim.p99",
+  },
+  {
+    area: "herdr",
+    what: "pane proof, `layout.apply` reply → bound record, median (p99)",
+    figure: "herdr.bind.median",
+    also: "herdr.bind.p99",
+  },
+  {
+    area: "herdr",
+    what: "… share spent in Herdr round trips (rest: kernel facts)",
+    figure: "herdr.bind.herdr_share",
+  },
+  {
+    area: "acp",
+    what: "prompt round trip over leader + ACP (immediate reply), median (p99)",
+    figure: "acp.prompt_rtt.seat.median",
+    also: "acp.prompt_rtt.seat.p99",
+  },
+  {
+    area: "acp",
+    what: "… the same frames as a bare socket echo, median",
+    figure: "acp.prompt_rtt.echo.median",
+  },
+  {
+    area: "acp",
+    what: "… our layers over raw frames to the same simulator, median",
+    figure: "acp.prompt_rtt.overhead.median",
+  },
+  {
+    area: "delivery",
+    what: "fence + dispatched per prompt vs one raw write+fsync",
+    figure: "delivery.fence_dispatched_vs_raw",
+    target: atMost(1.5, "x"),
+  },
+  {
+    area: "delivery",
+    what: "recovery of a 100,000-record journal",
+    figure: "delivery.recover_100k_records_ms",
+    target: atMost(1000, "ms"),
+  },
+  {
+    area: "delivery",
+    what: "journal bytes per prompt (fence … completed)",
+    figure: "delivery.bytes_per_prompt_lifecycle",
+  },
+  {
+    area: "mcp",
+    what: "projecting a 1,000-tool bank, median",
+    figure: "mcp.project_1000.median",
+    target: atMost(20, "ms"),
+  },
+  {
+    area: "mcp",
+    what: "argument validation on a union schema (ours)",
+    figure: "mcp.validate_union.ours",
+    target: atLeast(50_000, " calls/s"),
+  },
+  {
+    area: "mcp",
+    what: "… Ajv2020, same inputs",
+    figure: "mcp.validate_union.ajv2020",
+  },
+  {
+    area: "mcp",
+    what: "correct verdicts on the 50 call cases: ours",
+    figure: "mcp.correct_cases.ours",
+  },
+  {
+    area: "mcp",
+    what: "… Ajv2020 / the MCP SDK's default ajv",
+    figure: "mcp.correct_cases.ajv2020",
+    also: "mcp.correct_cases.sdk_ajv",
+  },
+  {
+    area: "seat",
+    what: "hire overhead, our own CPU time from the `layout.apply` reply to ready, median (p99)",
+    figure: "seat.hire.ours_cpu_ms.median",
+    also: "seat.hire.ours_cpu_ms.p99",
+    target: atMost(100, "ms"),
+  },
+  {
+    area: "seat",
+    what: "… wall time minus the simulators' own startup (upper bound of our work), median",
+    figure: "seat.hire.ours_wall_upper_bound_ms.median",
+    target: atMost(100, "ms"),
+  },
+  {
+    area: "seat",
+    what: "memory of one process holding 10 ready seats (RSS)",
+    figure: "seat.memory.rss_with_10_seats_mib",
+  },
+];
+
+function find(run: Run, name: string): Figure | undefined {
+  return run.figures.find((f) => f.name === name);
+}
+
+function show(f: Figure | undefined): string {
+  if (f === undefined) return "not measured";
+  const x = f.value;
+  const digits = Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2;
+  const n = x.toLocaleString("en-US", {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+  const unit = f.unit === "us" ? " µs" : f.unit === "x" ? "x" : f.unit === "%" ? "%" : ` ${f.unit}`;
+  return f.unit === "ratio" ? `${(x * 100).toFixed(1)}%` : `${n}${unit}`;
+}
+
+export function renderSection(run: Run): string {
+  const lines = [
+    `Last run: ${run.date.slice(0, 10)}, Node ${run.node}, ${run.platform} ${run.release}, ${run.cpu}` +
+      ` (\`npm run bench\`; raw figures in \`docs/bench.json\`).`,
+    "",
+    "| area | what | measured | target |",
+    "|---|---|---|---|",
+  ];
+  for (const r of ROWS) {
+    const f = find(run, r.figure);
+    const also = r.also === undefined ? "" : ` (${show(find(run, r.also))})`;
+    const target =
+      r.target === undefined
+        ? ""
+        : `${r.target.text}${f === undefined ? "" : r.target.met(f.value) ? " — met" : " — **missed**"}`;
+    lines.push(`| ${r.area} | ${r.what} | ${show(f)}${also} | ${target} |`);
+  }
+  return lines.join("\n");
+}
+
+function replaceSection(readme: string, section: string): string | null {
+  const a = readme.indexOf(START);
+  const b = readme.indexOf(END);
+  if (a < 0 || b < a) return null;
+  return `${readme.slice(0, a + START.length)}\n${section}\n${readme.slice(b)}`;
+}
+
+function main(): number {
+  const check = process.argv.includes("--check");
+  const benchJson = join(root, "docs", "bench.json");
+  const readmePath = join(root, "README.md");
+  const source = check ? benchJson : join(root, "bench-results", "latest.json");
+  if (!existsSync(source)) {
+    process.stderr.write(`figures: ${source} does not exist (run npm run bench first)\n`);
+    return 2;
+  }
+  const run = v.parse(RunSchema, JSON.parse(readFileSync(source, "utf8")));
+  const readme = readFileSync(readmePath, "utf8");
+  const next = replaceSection(readme, renderSection(run));
+  if (next === null) {
+    process.stderr.write(`figures: README.md has no ${START} … ${END} markers\n`);
+    return 2;
+  }
+  if (check) {
+    if (next !== readme) {
+      process.stderr.write(
+        "figures: README's Measured figures differ from docs/bench.json; run scripts/figures.ts\n",
+      );
+      return 1;
+    }
+    return 0;
+  }
+  writeFileSync(benchJson, `${JSON.stringify(run, null, 2)}\n`);
+  if (next !== readme) writeFileSync(readmePath, next);
+  process.stdout.write(`figures: README section and docs/bench.json written from ${source}\n`);
+  return 0;
+}
+
+process.exitCode = main();
