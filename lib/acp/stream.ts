@@ -17,9 +17,19 @@
  *   with -32601 — we advertise no fs/terminal capability;
  * - notifications go to the tap only: the SDK would zod-validate `session/update` and drop kinds
  *   it does not know (§1.6), and nothing in this library consumes notifications through the SDK.
- * Every request and notification is observed by the tap first. A payload that is not JSON-RPC is
- * a typed ACP_MALFORMED_PAYLOAD event on the tap and is skipped: it never reaches the SDK (which
- * would answer it with -32600 to the leader) and never ends the stream.
+ * Every request and notification is observed by the tap first; observing never throws (tap.ts),
+ * so no message, however deep or large, ends the stream. A payload that is not JSON-RPC is a typed
+ * ACP_MALFORMED_PAYLOAD event on the tap and is skipped: it never reaches the SDK (which would
+ * answer it with -32600 to the leader) and never ends the stream.
+ *
+ * A request the SDK cannot answer is refused the same way. The SDK answers an unhandled request
+ * with -32601 and echoes its `id` once and its `method` twice (message and `data.method`,
+ * `Connection.processIncomingMessage`); when that answer cannot be written — a method name of
+ * tens of MB makes a frame over the leader's 64 MiB cap (frame-codec.ts `MAX_FRAME_BYTES`) — the
+ * SDK closes the whole connection (`Connection.sendMessage`). Such a request (an `id` or `method`
+ * over `MAX_SDK_ECHO_CHARS`) is a typed, logged ACP_MALFORMED_PAYLOAD on the tap and is never
+ * given to the SDK; the connection stays usable. Depth alone is no such case: the SDK routes on
+ * `method` and never walks the params of a request it has no handler for.
  */
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import { GrokSeatError } from "../errors.js";
@@ -33,6 +43,34 @@ export function routeIncoming(message: RpcMessage): "sdk" | "tap" {
   if (message.kind === "response") return "sdk";
   if (message.kind === "notification") return "tap";
   return interactionKindOf(message.method) === null ? "sdk" : "tap";
+}
+
+/**
+ * The longest request `id` or `method` handed to the SDK, in UTF-16 units. Real ACP method names
+ * and ids are tens of characters; at this bound the SDK's answer stays far below the frame cap
+ * even if every character needed a `\u` escape twice (payload JSON, then frame JSON).
+ */
+export const MAX_SDK_ECHO_CHARS = 64 * 1024;
+
+/** Why the SDK cannot be given `message`, or null when it can. Pure, exported for tests. */
+export function sdkRefusal(message: RpcMessage): GrokSeatError | null {
+  if (message.kind !== "request") return null;
+  const idChars = typeof message.id === "string" ? message.id.length : 0;
+  const methodChars = message.method.length;
+  if (idChars <= MAX_SDK_ECHO_CHARS && methodChars <= MAX_SDK_ECHO_CHARS) return null;
+  return new GrokSeatError(
+    "ACP_MALFORMED_PAYLOAD",
+    "malformed ACP payload: a request whose id or method is too long to answer",
+    {
+      details: {
+        reason: "request id or method too long",
+        idChars,
+        methodChars,
+        maxChars: MAX_SDK_ECHO_CHARS,
+        methodPrefix: message.method.slice(0, 200),
+      },
+    },
+  );
 }
 
 export interface AcpStreamOptions {
@@ -72,6 +110,11 @@ export function createAcpStream(
         }
         if (parsed.kind !== "response") tap.observe(parsed);
         if (routeIncoming(parsed) === "sdk") {
+          const refusal = sdkRefusal(parsed);
+          if (refusal !== null) {
+            tap.malformedPayload(refusal);
+            continue;
+          }
           controller.enqueue(toSdkMessage(parsed));
           return;
         }

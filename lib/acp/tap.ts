@@ -10,8 +10,14 @@
  * (newest last) so an operator can see what Grok sent. A malformed payload or extension is a typed
  * error event, also kept. Nothing in here throws into the connection: a listener that throws is
  * isolated and reported through `log`.
+ *
+ * What the tap keeps of a message is bounded, whatever a peer sends (reliability-plan.md §4, T7):
+ * - a record's sample is at most `SAMPLE_CHARS` characters, built by `boundedJson`, which walks the
+ *   message iteratively and stops at that budget: a body nested 10^6 deep costs a few hundred steps
+ *   and never the call stack (`JSON.stringify` recurses and throws RangeError around 10^4 levels);
+ * - the ring holds `ringSize` records.
  */
-import type { GrokSeatError } from "../errors.js";
+import { GrokSeatError } from "../errors.js";
 import { classifyGrokMessage, type GrokEvent } from "./grok-extensions.js";
 import type { RpcMessage } from "./json-rpc.js";
 
@@ -43,7 +49,109 @@ export interface TapOptions {
   readonly now?: () => number;
 }
 
-const SAMPLE_CHARS = 300;
+/** Characters of a message (or error text) kept in a record's sample. */
+export const SAMPLE_CHARS = 300;
+/** `text` cut to at most `max` UTF-16 units, never inside a surrogate pair. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return text.slice(0, end);
+}
+
+/** `String(err)`, or a placeholder when even that throws (a hostile toString). */
+function describe(err: unknown): string {
+  try {
+    return String(err);
+  } catch {
+    return "(an error that cannot be described)";
+  }
+}
+
+type Frame =
+  | { readonly kind: "array"; readonly items: readonly unknown[]; next: number }
+  | {
+      readonly kind: "object";
+      readonly record: object;
+      readonly keys: readonly string[];
+      next: number;
+      wrote: boolean;
+    };
+
+/** A scalar's JSON text; null for what JSON has no form for (undefined, functions, symbols). */
+function scalarJson(value: unknown, budget: number): string | null {
+  switch (typeof value) {
+    case "string":
+      // Only the part that can fit is escaped: a 100 MB string costs `budget` characters.
+      return JSON.stringify(cut(value, budget));
+    case "number":
+      return Number.isFinite(value) ? String(value) : "null";
+    case "boolean":
+      return value ? "true" : "false";
+    case "bigint":
+      return String(value);
+    case "object":
+      return "null"; // only reached for null: containers are opened, not written
+    default:
+      return null;
+  }
+}
+
+/**
+ * The first `max` characters of `value`'s JSON text (as `JSON.stringify` writes it, for the plain
+ * data `JSON.parse` yields), built iteratively with an explicit stack. Work and stack are bounded
+ * by `max`: each level opened writes at least one character, so the walk ends once the budget is
+ * spent, however deep or wide the value is. Never throws.
+ */
+export function boundedJson(value: unknown, max: number = SAMPLE_CHARS): string {
+  let out = "";
+  const stack: Frame[] = [];
+  // Write one value: a container opens a frame, a scalar is written (or, for a member with no
+  // JSON form, nothing is; the caller has already skipped those in objects).
+  const write = (item: unknown): void => {
+    if (Array.isArray(item)) {
+      out += "[";
+      stack.push({ kind: "array", items: item, next: 0 });
+    } else if (typeof item === "object" && item !== null) {
+      out += "{";
+      stack.push({ kind: "object", record: item, keys: Object.keys(item), next: 0, wrote: false });
+    } else {
+      out += scalarJson(item, max - out.length) ?? "null";
+    }
+  };
+  write(value);
+  while (out.length < max) {
+    const top = stack.at(-1);
+    if (top === undefined) break;
+    if (top.kind === "array") {
+      if (top.next >= top.items.length) {
+        out += "]";
+        stack.pop();
+        continue;
+      }
+      if (top.next > 0) out += ",";
+      write(top.items[top.next]);
+      top.next++;
+    } else {
+      if (top.next >= top.keys.length) {
+        out += "}";
+        stack.pop();
+        continue;
+      }
+      const key = top.keys[top.next] ?? "";
+      top.next++;
+      const item: unknown = Reflect.get(top.record, key);
+      // JSON.stringify leaves out members with no JSON form.
+      if (typeof item !== "object" && scalarJson(item, 0) === null) continue;
+      if (top.wrote) out += ",";
+      top.wrote = true;
+      out += `${JSON.stringify(cut(key, max))}:`;
+      write(item);
+    }
+  }
+  return cut(out, max);
+}
 
 export class AcpTap {
   readonly #listeners = new Set<TapListener>();
@@ -68,12 +176,31 @@ export class AcpTap {
 
   /** Classify, record and publish one incoming request or notification. */
   observe(message: RpcMessage): GrokEvent {
-    const event = classifyGrokMessage(message);
-    if (event.type === "unknown") this.#keep(this.#unknown, event.key, JSON.stringify(message));
-    else if (event.type === "grok_update") {
-      this.#keep(this.#unknown, `grok_update:${event.kind}`, event.sessionId);
-    } else if (event.type === "malformed") {
-      this.#keep(this.#malformed, `malformed:${event.method}`, event.error.message);
+    let event: GrokEvent;
+    try {
+      event = classifyGrokMessage(message);
+      // The sample is bounded and built without recursion: JSON.stringify on a peer's 10^4-deep
+      // params threw RangeError here and ended the ACP stream (T7 decoders-acp).
+      if (event.type === "unknown") this.#keep(this.#unknown, event.key, boundedJson(message));
+      else if (event.type === "grok_update") {
+        this.#keep(this.#unknown, `grok_update:${event.kind}`, event.sessionId);
+      } else if (event.type === "malformed") {
+        this.#keep(this.#malformed, `malformed:${event.method}`, event.error.message);
+      }
+    } catch (cause) {
+      // Defence in depth: observing is on the stream's read path, so whatever a message does to
+      // the classifier it becomes a typed record, never a throw that ends the stream.
+      const method = message.kind === "response" ? "response" : message.method;
+      const error = new GrokSeatError(
+        "ACP_MALFORMED_PAYLOAD",
+        "the tap could not classify a message",
+        {
+          details: { methodPrefix: cut(method, 200) },
+          cause,
+        },
+      );
+      event = { type: "malformed", method, error };
+      this.#keep(this.#malformed, `malformed:${method}`, error.message);
     }
     this.#emit(event);
     return event;
@@ -95,9 +222,18 @@ export class AcpTap {
 
   #keep(counts: Map<string, number>, key: string, text: string): void {
     counts.set(key, (counts.get(key) ?? 0) + 1);
-    this.#ring.push({ key, atMs: this.#now(), sample: text.slice(0, SAMPLE_CHARS) });
+    this.#ring.push({ key, atMs: this.#now(), sample: cut(text, SAMPLE_CHARS) });
     if (this.#ring.length > this.#ringSize) this.#ring.shift();
-    this.#log(`acp tap: kept ${key}`);
+    this.#say(`acp tap: kept ${key}`);
+  }
+
+  /** Log without letting a throwing logger reach the stream's read path. */
+  #say(line: string): void {
+    try {
+      this.#log(line);
+    } catch {
+      // The logger is the caller's; its failure has nowhere else to go.
+    }
   }
 
   #emit(event: GrokEvent): void {
@@ -105,7 +241,7 @@ export class AcpTap {
       try {
         listener(event);
       } catch (err) {
-        this.#log(`acp tap: listener failed on ${event.type}: ${String(err)}`);
+        this.#say(`acp tap: listener failed on ${event.type}: ${describe(err)}`);
       }
     }
   }

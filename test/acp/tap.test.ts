@@ -1,7 +1,8 @@
+import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { GrokEvent } from "../../lib/acp/grok-extensions.js";
-import { AcpTap } from "../../lib/acp/tap.js";
+import { AcpTap, boundedJson, SAMPLE_CHARS } from "../../lib/acp/tap.js";
 import { GrokSeatError } from "../../lib/errors.js";
 
 const S = "0198b0c2-1111-7222-8333-444455556666";
@@ -55,6 +56,65 @@ test("a throwing listener is isolated and the others still run", () => {
   off();
   tap.observe({ kind: "notification", method: "x.ai/config_changed", params: {} });
   assert.is(second, 1);
+});
+
+/** `[[[…]]]` nested `depth` levels, as the JSON text a peer would send. */
+function deepText(depth: number): string {
+  return `${"[".repeat(depth)}${"]".repeat(depth)}`;
+}
+
+test("boundedJson writes the same text as JSON.stringify, cut to the budget", () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), fc.integer({ min: 1, max: 400 }), (value, max) => {
+      const full = JSON.stringify(value);
+      const got = boundedJson(value, max);
+      // Equal to the prefix, except that a surrogate pair is never split (one unit shorter).
+      const ok = got === full.slice(0, max) || (got.length === max - 1 && full.startsWith(got));
+      assert.ok(ok, `${max}: ${full} -> ${got}`);
+    }),
+    { numRuns: 2_000 },
+  );
+  // Members with no JSON form are left out (objects) or null (arrays), as JSON.stringify does.
+  assert.is(boundedJson({ a: undefined, b: [undefined, 1] }), '{"b":[null,1]}');
+  // Only what fits of a long string is escaped and kept.
+  assert.is(boundedJson({ s: "x".repeat(10_000_000) }, 12), '{"s":"xxxxxx');
+});
+
+test("a 10^6-deep unmodelled message is kept as a bounded sample, never a stack overflow", () => {
+  // JSON.stringify recurses and threw RangeError here from ~10^4 levels (T7 decoders-acp).
+  const params: unknown = JSON.parse(deepText(1_000_000));
+  const tap = new AcpTap();
+  const event = tap.observe({ kind: "request", id: 7, method: "other/request", params });
+  assert.is(event.type, "unknown");
+  const [record] = tap.stats().recent;
+  assert.is(record?.key, "request:other/request");
+  assert.is(record?.sample.length, SAMPLE_CHARS);
+  assert.ok(
+    record?.sample.startsWith('{"kind":"request","id":7,"method":"other/request","params":[[['),
+  );
+  assert.equal(tap.stats().unknown, { "request:other/request": 1 });
+});
+
+test("a throwing logger never makes observing throw", () => {
+  const tap = new AcpTap({
+    log: () => {
+      throw new Error("logger bug");
+    },
+  });
+  let seen = 0;
+  tap.on(() => {
+    seen++;
+    throw {
+      toString: () => {
+        throw new Error("hostile toString");
+      },
+    };
+  });
+  const event = tap.observe({ kind: "notification", method: "other/thing", params: [] });
+  assert.is(event.type, "unknown");
+  assert.is(seen, 1);
+  tap.malformedPayload(new GrokSeatError("ACP_MALFORMED_PAYLOAD", "bad"));
+  assert.equal(tap.stats().malformed, { "malformed:payload": 1 });
 });
 
 test.run();
