@@ -11,7 +11,12 @@
  * error event, also kept. Nothing in here throws into the connection: a listener that throws is
  * isolated and reported through `log`.
  *
- * What the tap keeps of a message is bounded, whatever a peer sends (reliability-plan.md §4, T7):
+ * Everything the tap keeps is bounded, whatever a peer sends (reliability-plan.md §4, T7):
+ * - a key (`notification:<method>`, …) is cut to `MAX_KEY_CHARS` characters, so a peer's 100 MB
+ *   method name costs the tap at most that much per key;
+ * - each counter table holds at most `MAX_KEYS` distinct keys; every further distinct key is
+ *   counted under the one extra `OVERFLOW_KEY`, so a peer inventing a new method name per message
+ *   grows a count, never the table;
  * - a record's sample is at most `SAMPLE_CHARS` characters, built by `boundedJson`, which walks the
  *   message iteratively and stops at that budget: a body nested 10^6 deep costs a few hundred steps
  *   and never the call stack (`JSON.stringify` recurses and throws RangeError around 10^4 levels);
@@ -30,9 +35,9 @@ export interface TapRecord {
 }
 
 export interface TapStats {
-  /** Messages we keep but do not model, by key. */
+  /** Messages we keep but do not model, by key (at most `MAX_KEYS` keys, then `OVERFLOW_KEY`). */
   readonly unknown: Readonly<Record<string, number>>;
-  /** Malformed payloads and extensions, by key. */
+  /** Malformed payloads and extensions, by key (bounded the same way). */
   readonly malformed: Readonly<Record<string, number>>;
   /** The most recent unknown or malformed records, oldest first. */
   readonly recent: readonly TapRecord[];
@@ -51,6 +56,13 @@ export interface TapOptions {
 
 /** Characters of a message (or error text) kept in a record's sample. */
 export const SAMPLE_CHARS = 300;
+/** Distinct keys per counter table (plus `OVERFLOW_KEY`, which counts every further one). */
+export const MAX_KEYS = 256;
+/** Characters of a key kept (a longer key is cut and marked with a trailing `…`). */
+export const MAX_KEY_CHARS = 160;
+/** The one key every distinct key past `MAX_KEYS` is counted under. */
+export const OVERFLOW_KEY = "overflow:other-keys";
+
 /** `text` cut to at most `max` UTF-16 units, never inside a surrogate pair. */
 function cut(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -58,6 +70,11 @@ function cut(text: string, max: number): string {
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
   return text.slice(0, end);
+}
+
+/** A key as the tap stores it: at most `MAX_KEY_CHARS` characters. */
+export function boundedKey(key: string): string {
+  return key.length <= MAX_KEY_CHARS ? key : `${cut(key, MAX_KEY_CHARS - 1)}…`;
 }
 
 /** `String(err)`, or a placeholder when even that throws (a hostile toString). */
@@ -220,11 +237,13 @@ export class AcpTap {
     };
   }
 
-  #keep(counts: Map<string, number>, key: string, text: string): void {
+  #keep(counts: Map<string, number>, rawKey: string, text: string): void {
+    const bounded = boundedKey(rawKey);
+    const key = counts.has(bounded) || counts.size < MAX_KEYS ? bounded : OVERFLOW_KEY;
     counts.set(key, (counts.get(key) ?? 0) + 1);
-    this.#ring.push({ key, atMs: this.#now(), sample: cut(text, SAMPLE_CHARS) });
+    this.#ring.push({ key: bounded, atMs: this.#now(), sample: cut(text, SAMPLE_CHARS) });
     if (this.#ring.length > this.#ringSize) this.#ring.shift();
-    this.#say(`acp tap: kept ${key}`);
+    this.#say(`acp tap: kept ${bounded}`);
   }
 
   /** Log without letting a throwing logger reach the stream's read path. */

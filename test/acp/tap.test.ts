@@ -2,7 +2,14 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { GrokEvent } from "../../lib/acp/grok-extensions.js";
-import { AcpTap, boundedJson, SAMPLE_CHARS } from "../../lib/acp/tap.js";
+import {
+  AcpTap,
+  boundedJson,
+  MAX_KEY_CHARS,
+  MAX_KEYS,
+  OVERFLOW_KEY,
+  SAMPLE_CHARS,
+} from "../../lib/acp/tap.js";
 import { GrokSeatError } from "../../lib/errors.js";
 
 const S = "0198b0c2-1111-7222-8333-444455556666";
@@ -93,6 +100,54 @@ test("a 10^6-deep unmodelled message is kept as a bounded sample, never a stack 
     record?.sample.startsWith('{"kind":"request","id":7,"method":"other/request","params":[[['),
   );
   assert.equal(tap.stats().unknown, { "request:other/request": 1 });
+});
+
+test("counters stay bounded: MAX_KEYS distinct keys, the rest under one overflow key", () => {
+  const tap = new AcpTap({ ringSize: 4 });
+  const extra = 50;
+  for (let i = 0; i < MAX_KEYS + extra; i++) {
+    tap.observe({ kind: "notification", method: `x.ai/invented-${i}`, params: {} });
+  }
+  // A key already counted keeps its own counter after the table is full.
+  tap.observe({ kind: "notification", method: "x.ai/invented-0", params: {} });
+  const { unknown, recent } = tap.stats();
+  assert.is(Object.keys(unknown).length, MAX_KEYS + 1);
+  assert.is(unknown[OVERFLOW_KEY], extra);
+  assert.is(unknown["notification:x.ai/invented-0"], 2);
+  assert.is(
+    Object.values(unknown).reduce((a, b) => a + b, 0),
+    MAX_KEYS + extra + 1,
+  );
+  // The ring still names the real (bounded) key of each record.
+  assert.is(recent.at(-1)?.key, "notification:x.ai/invented-0");
+});
+
+test("a long method name is cut to MAX_KEY_CHARS in counters, ring and log", () => {
+  const logs: string[] = [];
+  const tap = new AcpTap({ log: (l) => logs.push(l) });
+  const method = `x.ai/${"m".repeat(1_000_000)}`;
+  tap.observe({ kind: "notification", method, params: {} });
+  tap.observe({ kind: "notification", method: `${method}-other`, params: {} });
+  const { unknown, recent } = tap.stats();
+  const keys = Object.keys(unknown);
+  // Both names share their first MAX_KEY_CHARS characters, so they share the cut key.
+  assert.is(keys.length, 1);
+  assert.is(keys[0]?.length, MAX_KEY_CHARS);
+  assert.ok(keys[0]?.endsWith("…"));
+  assert.is(unknown[keys[0] ?? ""], 2);
+  assert.ok(recent.every((r) => r.key.length <= MAX_KEY_CHARS && r.sample.length <= SAMPLE_CHARS));
+  assert.ok(logs.every((l) => l.length < MAX_KEY_CHARS + 100));
+});
+
+test("a key is never cut inside a surrogate pair", () => {
+  const tap = new AcpTap();
+  // "notification:" is 13 units; pad so that the high half of a pair is the last unit kept.
+  const pad = "a".repeat(MAX_KEY_CHARS - 1 - 13 - 1);
+  tap.observe({ kind: "notification", method: `${pad}\u{1F600}${"b".repeat(100)}`, params: {} });
+  const key = Object.keys(tap.stats().unknown)[0] ?? "";
+  // A lone surrogate would not survive a UTF-8 round trip (it becomes U+FFFD).
+  assert.is(Buffer.from(key, "utf8").toString("utf8"), key, JSON.stringify(key));
+  assert.ok(key.endsWith("…"));
 });
 
 test("a throwing logger never makes observing throw", () => {
