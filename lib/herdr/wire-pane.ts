@@ -96,6 +96,38 @@ export interface LayoutSplitNode {
 }
 export type LayoutNodeOut = v.InferOutput<typeof LayoutPaneNodeSchema> | LayoutSplitNode;
 
+/**
+ * Bounds on a layout tree in a reply. Herdr refuses to build a layout deeper than 16 (the root is
+ * depth 1) or with more than 24 panes (`MAX_LAYOUT_DEPTH` / `MAX_LAYOUT_PANES`,
+ * `src/app/api/layouts.rs`; herdr-socket-api.md `invalid_layout`), so a reply describing one is
+ * not from Herdr. The bounds are four times Herdr's, generous on purpose: they exist to keep
+ * `LayoutNodeSchema`, which recurses through `v.lazy`, far from the call stack's limit (a reply
+ * nested a few thousand splits deep threw RangeError, T7 decoders-herdr).
+ */
+export const MAX_REPLY_LAYOUT_DEPTH = 64;
+export const MAX_REPLY_LAYOUT_PANES = 96;
+
+/**
+ * Whether a raw (not yet validated) layout tree stays within the reply bounds. Iterative, and it
+ * stops at the first node past a bound, so its work is bounded whatever the value is; a node that
+ * is not a split counts as a pane and is left for the schema to judge.
+ */
+export function layoutWithinBounds(root: unknown): boolean {
+  const stack: { node: unknown; depth: number }[] = [{ node: root, depth: 1 }];
+  let panes = 0;
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { node, depth } = item;
+    if (depth > MAX_REPLY_LAYOUT_DEPTH) return false;
+    if (typeof node === "object" && node !== null && "type" in node && node.type === "split") {
+      stack.push({ node: "second" in node ? node.second : undefined, depth: depth + 1 });
+      stack.push({ node: "first" in node ? node.first : undefined, depth: depth + 1 });
+    } else if (++panes > MAX_REPLY_LAYOUT_PANES) {
+      return false;
+    }
+  }
+  return true;
+}
+
 export const LayoutNodeSchema: v.GenericSchema<unknown, LayoutNodeOut> = v.variant("type", [
   LayoutPaneNodeSchema,
   v.looseObject({
@@ -113,7 +145,15 @@ export const LayoutDescriptionSchema = v.looseObject({
   tab_id: v.string(),
   zoomed: v.boolean(),
   focused_pane_id: v.string(),
-  root: LayoutNodeSchema,
+  // The bounds are checked on the raw value first: LayoutNodeSchema never sees a deep tree.
+  root: v.pipe(
+    v.unknown(),
+    v.check(
+      layoutWithinBounds,
+      `layout deeper than ${MAX_REPLY_LAYOUT_DEPTH} or with more than ${MAX_REPLY_LAYOUT_PANES} panes`,
+    ),
+    LayoutNodeSchema,
+  ),
 });
 export type LayoutDescription = v.InferOutput<typeof LayoutDescriptionSchema>;
 
