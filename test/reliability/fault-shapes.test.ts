@@ -22,11 +22,13 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Receipt } from "../../lib/delivery/receipt.js";
+import { GrokSeatError } from "../../lib/errors.js";
 import { socketFacts } from "../../lib/kernel/socket.js";
 import { readSeatRecord } from "../../lib/seat/record.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { pidAlive, waitFor } from "../helpers/grok-sim.js";
 import { type Stack, startStack } from "../seat/stack.js";
+import { hireRetries } from "./fixtures/fault-hire.js";
 import {
   codeOf,
   framesAfterHalfClose,
@@ -61,6 +63,7 @@ const totals: Record<string, number> = {
   refusedReplacement: 0,
   framesToReplacement: 0,
   framesAfterHalfClose: 0,
+  hireRetries: 0,
 };
 const runsByShape: Record<string, number> = {};
 const failures: string[] = [];
@@ -105,6 +108,15 @@ function isReconciled(r: Receipt | undefined): boolean {
   return r?.result?.reconciled === true || r?.consumption?.reconciled === true;
 }
 
+function describe(err: unknown): string {
+  if (err instanceof GrokSeatError) {
+    return `${err.code}: ${err.message} ${JSON.stringify(err.details ?? null)}${
+      err.cause === undefined ? "" : ` (cause: ${String(err.cause)})`
+    }`;
+  }
+  return String(err);
+}
+
 /** Run `body` once per seed, counting, cleaning up after each (also when it fails). */
 async function shape(name: string, body: (seed: number) => Promise<void>): Promise<void> {
   for (let i = 0; i < SEEDS; i++) {
@@ -114,7 +126,9 @@ async function shape(name: string, body: (seed: number) => Promise<void>): Promi
       runsByShape[name] = (runsByShape[name] ?? 0) + 1;
       bump("runs");
     } catch (err) {
-      failures.push(`${name} seed ${seed}: ${String(err)}`);
+      failures.push(`${name} seed ${seed}: ${describe(err)}`);
+      // uvu formats `details` as a string: a GrokSeatError's details object would hide the failure.
+      if (err instanceof GrokSeatError) throw new Error(`seed ${seed}: ${describe(err)}`);
       throw err;
     } finally {
       await killRunProcesses(stack);
@@ -328,6 +342,9 @@ test("ctl-kill: the controller is killed -9 between dispatch and acknowledgement
       await exited;
       const info: unknown = JSON.parse(line.slice("DISPATCHED ".length));
       assert.ok(typeof info === "object" && info !== null && "recordPath" in info);
+      if ("hireRetries" in info && typeof info.hireRetries === "number") {
+        bump("hireRetries", info.hireRetries);
+      }
       const record = readSeatRecord(String(info.recordPath)).record;
       const fresh = await freshController(record);
       try {
@@ -374,6 +391,7 @@ test("half-close: the leader ends its write side after reading the prompt", asyn
 });
 
 test("claim T9-fault-shapes", () => {
+  bump("hireRetries", hireRetries.launcherRace);
   const t = totals;
   const held =
     failures.length === 0 &&
@@ -406,7 +424,8 @@ test("claim T9-fault-shapes", () => {
         "(DROP_AFTER_PROMPT, LOSE_ACKS_AFTER_PROMPT, ACK_DELAY_MS, CRASH_AFTER_CHUNKS, " +
         "HALF_CLOSE_AFTER_PROMPT), kill -9 of a controller process, a fresh controller " +
         "(admitController + SO_PEERPIDFD identity check + AcpSeat.reconcile); oracle: the " +
-        "simulator's frame log (GROK_SIM_LOG) and the journal",
+        "simulator's frame log (GROK_SIM_LOG) and the journal; a hire refused by the Herdr " +
+        "simulator's launcher race is retried (counted: hireRetries)",
     },
     startedAt,
   );

@@ -22,6 +22,7 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as v from "valibot";
+import { GrokSeatError } from "../../lib/errors.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { type Stack, startStack } from "../seat/stack.js";
 import {
@@ -148,6 +149,10 @@ test("real hire/release lifecycles through the simulators", async () => {
     realHeld = true;
   } catch (err) {
     failures.push(`real: ${String(err)}`);
+    // uvu formats `details` as a string: a GrokSeatError's details object would hide the failure.
+    if (err instanceof GrokSeatError) {
+      throw new Error(`${err.code}: ${err.message} ${JSON.stringify(err.details)}`);
+    }
     throw err;
   } finally {
     await stack?.cleanup();
@@ -195,6 +200,7 @@ test("claim T6-stop-only-proven", () => {
         tuiPidReuseSamePid: c.tuiPidReuseSamePid ?? 0,
         restarts: (c.restarts ?? 0) + (realCounts.restarts ?? 0),
         replacements: realCounts.replacements ?? 0,
+        hireRetries: realCounts.hireRetries ?? 0,
         ...Object.fromEntries(Object.entries(reasons).map(([k, n]) => [`refused_${k}`, n])),
       },
       held,
@@ -205,7 +211,8 @@ test("claim T6-stop-only-proven", () => {
         "controller = the library's release pieces (openProcessHandle in the spawn tick, " +
         "watchPaneExit, leaderNow, decideLeaderStop, stopLeader); real path: hire() and " +
         "Seat.release() in a controller process against the Herdr and grok simulators, kill -9 " +
-        "of the controller, verifyRecord after restart; oracle: signal logs and /proc",
+        "of the controller, verifyRecord after restart; oracle: signal logs and /proc; a hire " +
+        "refused by the Herdr simulator's launcher race is retried (counted: hireRetries)",
     },
     startedAt,
   );
