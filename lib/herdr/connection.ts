@@ -110,6 +110,12 @@ export class LineConnection {
     socket.on("data", (chunk: Buffer) => {
       if (this.#state.kind !== "open") return;
       const r = this.#buffer.push(chunk);
+      // Lines completed before a bad one in the same chunk are delivered first (line-buffer.ts):
+      // `nextLine` hands out every queued line before it throws the failure.
+      if (r.lines.length > 0) {
+        this.#lines.push(...r.lines);
+        this.#notify();
+      }
       if (r.kind === "too_long") {
         this.#fail(
           new GrokSeatError(
@@ -122,9 +128,6 @@ export class LineConnection {
         this.#fail(
           new GrokSeatError("HERDR_REPLY_MALFORMED", "Herdr sent a line that is not UTF-8"),
         );
-      } else if (r.lines.length > 0) {
-        this.#lines.push(...r.lines);
-        this.#notify();
       }
     });
     socket.on("end", () => this.#serverClosed());

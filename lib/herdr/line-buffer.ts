@@ -3,16 +3,25 @@
  * Bytes are split on 0x0A before decoding, so a multi-byte character split across chunks is
  * never mis-decoded, and a line (complete or still growing) longer than the cap is reported at
  * once instead of buffering without bound.
+ *
+ * A failure (`too_long`, `bad_utf8`) carries the lines completed before it in the same chunk,
+ * and the caller delivers them before the typed error, as the leader frame decoder does
+ * (`lib/leader/frame-codec.ts`): what a reader sees never depends on how the kernel cut the bytes.
+ * After a failure the buffer is poisoned: every later `push` returns the same failure, no lines.
  */
-export type LineResult =
-  | { readonly kind: "lines"; readonly lines: readonly string[] }
+export type LineFailure =
   | { readonly kind: "too_long"; readonly bytes: number }
   | { readonly kind: "bad_utf8" };
+
+export type LineResult =
+  | { readonly kind: "lines"; readonly lines: readonly string[] }
+  | (LineFailure & { readonly lines: readonly string[] });
 
 export class LineBuffer {
   readonly #maxBytes: number;
   #parts: Buffer[] = [];
   #pending = 0;
+  #failure: LineFailure | null = null;
   readonly #decoder = new TextDecoder("utf-8", { fatal: true });
 
   constructor(maxBytes: number) {
@@ -25,12 +34,13 @@ export class LineBuffer {
   }
 
   push(chunk: Buffer): LineResult {
+    if (this.#failure !== null) return { ...this.#failure, lines: [] };
     const lines: string[] = [];
     let start = 0;
     let nl = chunk.indexOf(0x0a, start);
     while (nl >= 0) {
       const size = this.#pending + (nl - start);
-      if (size > this.#maxBytes) return { kind: "too_long", bytes: size };
+      if (size > this.#maxBytes) return this.#fail({ kind: "too_long", bytes: size }, lines);
       this.#parts.push(chunk.subarray(start, nl));
       const bytes = Buffer.concat(this.#parts);
       this.#parts = [];
@@ -38,19 +48,27 @@ export class LineBuffer {
       try {
         lines.push(this.#decoder.decode(bytes));
       } catch {
-        return { kind: "bad_utf8" };
+        return this.#fail({ kind: "bad_utf8" }, lines);
       }
       start = nl + 1;
       nl = chunk.indexOf(0x0a, start);
     }
     const rest = chunk.length - start;
     if (this.#pending + rest > this.#maxBytes) {
-      return { kind: "too_long", bytes: this.#pending + rest };
+      return this.#fail({ kind: "too_long", bytes: this.#pending + rest }, lines);
     }
     if (rest > 0) {
       this.#parts.push(chunk.subarray(start));
       this.#pending += rest;
     }
     return { kind: "lines", lines };
+  }
+
+  #fail(failure: LineFailure, lines: readonly string[]): LineResult {
+    this.#failure = failure;
+    // Nothing after a framing fault can be trusted; drop what was held.
+    this.#parts = [];
+    this.#pending = 0;
+    return { ...failure, lines };
   }
 }

@@ -5,7 +5,10 @@
  *
  * Pushed lines are parsed into `HerdrEvent`s and read with `for await`. A line that is not JSON,
  * has neither event shape or is over the size cap ends the stream with a typed error: after a
- * framing fault nothing later on the stream can be trusted.
+ * framing fault nothing later on the stream can be trusted. Every event pushed *before* the bad
+ * line is still delivered first, however the kernel chunked the bytes: the connection queues the
+ * lines a failing chunk completed before it records the failure (`connection.ts`,
+ * `line-buffer.ts`), and `next` takes queued lines before it reports the error.
  */
 import { GrokSeatError } from "../errors.js";
 import type { LineConnection } from "./connection.js";

@@ -273,4 +273,40 @@ test("subscription: refused subscribe, bad pushed line, server end", async () =>
   }
 });
 
+test("lines before a bad line in the same chunk are delivered before the typed error", async () => {
+  // Found by T7: the line buffer returned only the failure, so a reply or events that shared a
+  // chunk with a bad line were lost, and delivery depended on how the kernel cut the bytes. One
+  // write of a few hundred bytes on a unix socket arrives as one chunk.
+  const fake = await startFakeHerdr((conn) => {
+    const params = conn.request?.params as
+      | { pane_id?: string; subscriptions?: { pane_id?: string }[] }
+      | undefined;
+    const mode = params?.pane_id ?? params?.subscriptions?.[0]?.pane_id;
+    const bad = mode?.endsWith("long") ? `${"x".repeat(8192)}\n` : Buffer.from([0xc3, 0x28, 0x0a]);
+    const head =
+      conn.request?.method === "events.subscribe"
+        ? `${JSON.stringify({ id: conn.request.id, result: { type: "subscription_started" } })}\n${line("pane_exited")}\n`
+        : `${JSON.stringify({ ...JSON.parse(line("pane_process_info")), id: conn.request?.id })}\n`;
+    conn.writeRaw(Buffer.concat([Buffer.from(head), Buffer.from(bad)]));
+  });
+  try {
+    const client = new HerdrClient({ socketPath: fake.socketPath, maxLineBytes: 4096 });
+    for (const [mode, code] of [
+      ["utf8", "HERDR_REPLY_MALFORMED"],
+      ["long", "HERDR_REPLY_TOO_LARGE"],
+    ] as const) {
+      const info = await client.request("pane.process_info", { pane_id: mode });
+      assert.is(info.type, "pane_process_info");
+      const sub = await client.subscribe([{ type: "pane.agent_status_changed", pane_id: mode }]);
+      const first = await sub.next();
+      assert.is(first?.event, "pane_exited");
+      assert.is((await codeOf(sub.next())).code, code);
+      const end = await sub.ended;
+      assert.ok(end.reason === "error" && end.error.code === code);
+    }
+  } finally {
+    await fake.stop();
+  }
+});
+
 test.run();

@@ -18,16 +18,48 @@ test("splits on newlines across chunks, keeping multi-byte characters whole", ()
 test("a growing line over the cap is reported before its newline arrives", () => {
   const b = new LineBuffer(10);
   assert.equal(b.push(Buffer.from("12345")), { kind: "lines", lines: [] });
-  assert.equal(b.push(Buffer.from("678901")), { kind: "too_long", bytes: 11 });
+  assert.equal(b.push(Buffer.from("678901")), { kind: "too_long", bytes: 11, lines: [] });
 });
 
 test("a complete line over the cap is too long; exactly the cap is fine", () => {
   assert.equal(new LineBuffer(3).push(Buffer.from("abc\n")), { kind: "lines", lines: ["abc"] });
-  assert.equal(new LineBuffer(3).push(Buffer.from("abcd\n")), { kind: "too_long", bytes: 4 });
+  assert.equal(new LineBuffer(3).push(Buffer.from("abcd\n")), {
+    kind: "too_long",
+    bytes: 4,
+    lines: [],
+  });
 });
 
 test("invalid UTF-8 is reported", () => {
-  assert.equal(new LineBuffer(10).push(Buffer.from([0xc3, 0x28, 0x0a])), { kind: "bad_utf8" });
+  assert.equal(new LineBuffer(10).push(Buffer.from([0xc3, 0x28, 0x0a])), {
+    kind: "bad_utf8",
+    lines: [],
+  });
+});
+
+test("lines before a rejected line in the same chunk come with the failure", () => {
+  // Found by T7: `push` returned only the failure, so these lines were lost when the kernel
+  // delivered them in the same chunk as the bad line, and delivered when it did not.
+  const good = Buffer.from('{"a":1}\n{"b":2}\n');
+  for (const [bad, failure] of [
+    [Buffer.from([0xc3, 0x28, 0x0a]), { kind: "bad_utf8" }],
+    [Buffer.from("x".repeat(40)), { kind: "too_long", bytes: 40 }],
+    [Buffer.from(`${"x".repeat(40)}\n`), { kind: "too_long", bytes: 40 }],
+  ] as const) {
+    const whole = new LineBuffer(32).push(Buffer.concat([good, bad]));
+    assert.equal(whole, { ...failure, lines: ['{"a":1}', '{"b":2}'] });
+    const split = new LineBuffer(32);
+    assert.equal(split.push(good), { kind: "lines", lines: ['{"a":1}', '{"b":2}'] });
+    assert.equal(split.push(bad), { ...failure, lines: [] });
+  }
+});
+
+test("after a failure the buffer is poisoned: the same failure, no lines, nothing held", () => {
+  const b = new LineBuffer(8);
+  assert.equal(b.push(Buffer.from("ok\n123456789")), { kind: "too_long", bytes: 9, lines: ["ok"] });
+  assert.is(b.pendingBytes, 0);
+  assert.equal(b.push(Buffer.from("fine\n")), { kind: "too_long", bytes: 9, lines: [] });
+  assert.is(b.pendingBytes, 0);
 });
 
 test.run();
