@@ -5,7 +5,13 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { socketFacts } from "../../lib/kernel/socket.js";
 import type { SocketFacts } from "../../lib/kernel/types.js";
-import { checkPrivateSocket, checkSocketUnreadable, octal } from "../../lib/proof/socket.js";
+import {
+  checkPrivateSocket,
+  checkSocketAddress,
+  checkSocketDir,
+  checkSocketUnreadable,
+  octal,
+} from "../../lib/proof/socket.js";
 import { cleanup, exited, linuxOnly, spawnListener, tempDir } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
@@ -129,6 +135,39 @@ test("pure: reasons name the path; checkSocketUnreadable distinguishes missing f
   assert.equal([missing.check, missing.ok, missing.received], ["socket.exists", false, null]);
   const denied = checkSocketUnreadable("/x", { code: "ACCESS_DENIED", errno: 13, message: "m" });
   assert.is(denied.received, "ACCESS_DENIED");
+});
+
+test("socket addresses: abstract names and over-long paths refused by name, before any lookup", () => {
+  const names = (path: string, max: number): string[] =>
+    checkSocketAddress(path, max)
+      .filter((c) => !c.ok)
+      .map((c) => c.check);
+  assert.equal(names("/run/x/leader.sock", 108), []);
+  assert.equal(names("\0grok-leader", 108), ["socket.abstract_address"]);
+  // sun_path counts bytes, not UTF-16 units: 54 two-byte characters are 108 bytes.
+  assert.equal(names(`/${"é".repeat(53)}`, 108), []);
+  assert.equal(names(`/${"é".repeat(54)}`, 108), ["socket.path_length"]);
+  const long = checkSocketAddress(`/${"a".repeat(200)}`, 104).find((c) => !c.ok);
+  assert.is(long?.received, 201);
+});
+
+test("directory checks alone: symlink, type, owner and each group/other bit", () => {
+  const dir = (over: Partial<Parameters<typeof checkSocketDir>[0]>) =>
+    checkSocketDir(
+      { path: "/d", type: "directory", uid, mode: 0o700, isSymlink: false, ...over },
+      {
+        uid,
+      },
+    )
+      .filter((c) => !c.ok)
+      .map((c) => c.check);
+  assert.equal(dir({}), []);
+  for (const mode of [0o755, 0o750, 0o710, 0o701, 0o770, 0o707]) {
+    assert.equal(dir({ mode }), ["socket.dir_mode"], octal(mode));
+  }
+  assert.ok(dir({ isSymlink: true }).includes("socket.dir_symlink"));
+  assert.ok(dir({ type: "file" }).includes("socket.dir_type"));
+  assert.ok(dir({ uid: uid + 1 }).includes("socket.dir_owner"));
 });
 
 test.run();
