@@ -7,7 +7,10 @@
  * 0224): a file any process of the user can write proves nothing about who is listening on a socket.
  * A missing, corrupt or contradicting file is a failed check with its own name, never an exception.
  * Grok itself treats an empty file as `[]` and a corrupt one as `[]` (overwriting it on the next
- * write); we read an empty file the same way and report a corrupt one.
+ * write); we read an empty file the same way and report a corrupt one. "Corrupt" is what Grok's
+ * reader refuses: `serde_json::from_slice` (`read_data_file`, `xai-grok-active-sessions/src/lib.rs`)
+ * has no byte-order-mark handling, so a leading BOM is kept when decoding (`ignoreBOM`) and the
+ * file is corrupt, not silently read.
  */
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
@@ -40,7 +43,7 @@ export function parseActiveSessions(path: string, bytes: Buffer): ActiveSessions
   if (bytes.length === 0) return { status: "ok", path, entries: [] };
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes));
   } catch (err) {
     return { status: "corrupt", path, problem: err instanceof Error ? err.message : String(err) };
   }

@@ -8,6 +8,11 @@
  * and the caller delivers them before the typed error, as the leader frame decoder does
  * (`lib/leader/frame-codec.ts`): what a reader sees never depends on how the kernel cut the bytes.
  * After a failure the buffer is poisoned: every later `push` returns the same failure, no lines.
+ *
+ * Decoding is as strict as the serde_json reader on the other end: invalid UTF-8 is refused, and a
+ * leading byte order mark is kept (`ignoreBOM`), not silently dropped, so a line starting with
+ * one fails to parse as JSON (HERDR_REPLY_MALFORMED) as it would for serde_json, which has no BOM
+ * handling. Herdr writes compact JSON from `serde_json::to_string` and never a BOM.
  */
 export type LineFailure =
   | { readonly kind: "too_long"; readonly bytes: number }
@@ -22,7 +27,7 @@ export class LineBuffer {
   #parts: Buffer[] = [];
   #pending = 0;
   #failure: LineFailure | null = null;
-  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;

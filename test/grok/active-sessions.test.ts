@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { checkActiveSession, readActiveSessions } from "../../lib/grok/active-sessions.js";
+import {
+  checkActiveSession,
+  parseActiveSessions,
+  readActiveSessions,
+} from "../../lib/grok/active-sessions.js";
 
 const SID = "0198b0c2-7d1e-7cc0-9a51-3f2e8d9b1c44";
 const expected = { sessionId: SID, tuiPid: 41234, tuiCwd: "/home/u/proj" };
@@ -78,6 +82,18 @@ test("another cwd fails active_sessions.cwd; no entry or two entries fail active
   write(pretty([ENTRY, ENTRY]));
   const two = checkActiveSession(await readActiveSessions(dir), expected);
   assert.is(two.find((c) => c.check === "active_sessions.entry")?.received, 2);
+});
+
+test("a leading byte order mark is corrupt, as for Grok's serde_json reader", async () => {
+  // serde_json::from_slice refuses a BOM (`read_data_file`); TextDecoder would drop it silently.
+  const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+  const path = join(dir, "active_sessions.json");
+  writeFileSync(path, Buffer.concat([bom, Buffer.from(pretty([ENTRY]))]));
+  const read = await readActiveSessions(dir);
+  assert.is(read.status, "corrupt");
+  assert.is(parseActiveSessions(path, Buffer.from(pretty([ENTRY]))).status, "ok");
+  const checks = verdict(checkActiveSession(read, expected));
+  assert.is(checks["active_sessions.readable"], false);
 });
 
 test("missing, empty, corrupt, too large and symlinked files are named failures", async () => {

@@ -1,6 +1,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { GrokSeatError } from "../../lib/errors.js";
+import { parseReply } from "../../lib/herdr/client.js";
 import { LineBuffer } from "../../lib/herdr/line-buffer.js";
+import { PongSchema } from "../../lib/herdr/wire-envelope.js";
 
 test("splits on newlines across chunks, keeping multi-byte characters whole", () => {
   const b = new LineBuffer(100);
@@ -60,6 +63,27 @@ test("after a failure the buffer is poisoned: the same failure, no lines, nothin
   assert.is(b.pendingBytes, 0);
   assert.equal(b.push(Buffer.from("fine\n")), { kind: "too_long", bytes: 9, lines: [] });
   assert.is(b.pendingBytes, 0);
+});
+
+test("a leading byte order mark is kept, so the reply is malformed as for serde_json", () => {
+  // Herdr never writes a BOM and serde_json does not skip one; TextDecoder would drop it.
+  const reply = '{"id":"gs-1","result":{"type":"pong","version":"0.8.0"}}';
+  const r = new LineBuffer(100).push(
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d, 0x0a]), Buffer.from(`${reply}\n`)]),
+  );
+  assert.equal(r, { kind: "lines", lines: ["\ufeff{}", reply] });
+  // Not only the first line of a stream: every line is decoded on its own.
+  const again = new LineBuffer(100).push(Buffer.from(`{}\n\ufeff${reply}\n`));
+  assert.equal(again, { kind: "lines", lines: ["{}", `\ufeff${reply}`] });
+  assert.ok(parseReply(reply, "gs-1", "ping", PongSchema));
+  let caught: unknown = null;
+  try {
+    parseReply(`\ufeff${reply}`, "gs-1", "ping", PongSchema);
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof GrokSeatError);
+  assert.is(caught.code, "HERDR_REPLY_MALFORMED");
 });
 
 test.run();
