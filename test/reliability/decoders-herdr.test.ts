@@ -67,6 +67,8 @@ function collect(chunks: readonly Buffer[], cap: number): Lines {
   for (const chunk of chunks) {
     const r = buffer.push(chunk);
     maxPending = Math.max(maxPending, buffer.pendingBytes);
+    // A failure also carries the lines decoded before it in the same chunk (line-buffer.ts).
+    if (r.kind !== "lines") lines.push(...r.lines);
     if (r.kind === "too_long") {
       assert.ok(r.bytes > cap, "too_long only above the cap");
       return {
@@ -410,9 +412,9 @@ const EDGE: readonly { name: string; line: string | Uint8Array; expect: Expect }
     expect: { ok: () => true },
   },
   {
-    name: "byte order mark: TextDecoder drops it, the line parses",
+    name: "byte order mark: kept, so the line is refused as serde_json would refuse it",
     line: `\ufeff{"id":"gs-1-0","result":{"type":"pane_info","pane":{${PANE}}}}`,
-    expect: { ok: () => true },
+    expect: { code: "HERDR_REPLY_MALFORMED" },
   },
   {
     name: "Herdr error envelope",
