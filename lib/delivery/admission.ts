@@ -44,14 +44,16 @@ function euid(): number {
 
 class FlockLock implements ControllerLock {
   readonly path: string;
-  readonly #facts: PathFacts;
+  readonly #ino: bigint;
+  readonly #dev: bigint;
   #fd: number | null;
   #lostReason: string | null = null;
 
   constructor(path: string, fd: number, facts: PathFacts) {
     this.path = path;
     this.#fd = fd;
-    this.#facts = facts;
+    this.#ino = BigInt(facts.ino);
+    this.#dev = BigInt(facts.dev);
   }
 
   get held(): boolean {
@@ -61,14 +63,15 @@ class FlockLock implements ControllerLock {
   assertHeld(): void {
     if (this.#fd === null) this.#lost("released");
     if (this.#lostReason !== null) this.#lost(this.#lostReason);
-    let now: PathFacts | null;
+    // Called before every journal write: compare the kernel's bigints directly, no conversion.
+    let now: fs.BigIntStats | undefined;
     try {
-      now = lstatFacts(this.path);
+      now = fs.lstatSync(this.path, { bigint: true, throwIfNoEntry: false });
     } catch (cause) {
       this.#lost(`lstat failed (${errnoCode(cause) ?? "error"})`);
     }
-    if (now === null) this.#lost("lock-file-unlinked");
-    if (!sameFile(now, this.#facts)) this.#lost("lock-file-replaced");
+    if (now === undefined) this.#lost("lock-file-unlinked");
+    if (now.ino !== this.#ino || now.dev !== this.#dev) this.#lost("lock-file-replaced");
   }
 
   release(): void {

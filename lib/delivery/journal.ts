@@ -7,19 +7,21 @@
  * Durability rules (reliability-plan.md §3.2):
  * - epoch, fence, uncertain, cancel-submitted and final results are fsynced before the call
  *   returns; a fence is durable before the prompt frame may leave.
- * - dispatched and consumed records are written without their own fsync (the next fsync carries
- *   them). Losing one in a power cut can only move a receipt back to `uncertain`, which is never
- *   resent and which later evidence reconciles: the safe direction.
+ * - dispatched and consumed records are lazy: they are group-committed with the next durable
+ *   record (one write, one fsync), or by `sync()` / `close()`. Losing one (power cut or crash
+ *   first) can only move a receipt back to `uncertain`, which is never resent and which later
+ *   evidence reconciles: the safe direction.
  * - a new file is fsynced and then its directory; compaction is write temp, fsync, rename, fsync
  *   directory; a quarantined tail is copied out the same way before the journal is truncated.
  * - any write/fsync/rename/truncate error fail-stops the journal (JOURNAL_IO, sticky). An fsync is
  *   never retried: after a failed fsync the kernel may have dropped the dirty pages, and a second
  *   fsync could report success for data that is gone ("fsyncgate", PostgreSQL's PANIC rule).
- * - before every append the admission guard is checked (lock file still ours) and the journal file
- *   is checked to be the one we opened, at the size we left it: anything else is ADMISSION_LOST.
+ * - before every write the admission guard is checked (the lock file is still the inode we
+ *   locked) and the journal inode is checked to still have its name and the size we left it:
+ *   anything else is ADMISSION_LOST.
  */
 import { Buffer } from "node:buffer";
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import * as fs from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors.js";
@@ -180,6 +182,8 @@ export class Journal {
   #epoch: number | null = null;
   #failure: DeliveryError | null = null;
   #closed = false;
+  /** Lazy lines (dispatched, consumed) waiting for the next durable append: group commit. */
+  #pending: Buffer[] = [];
 
   private constructor(opts: OpenJournalOptions, o: RecoveredParts) {
     this.dir = opts.dir;
@@ -283,7 +287,7 @@ export class Journal {
         sid: input.sessionId,
         leader: input.leader,
         pane: input.pane,
-        sha256: createHash("sha256").update(textBytes).digest("hex"),
+        sha256: hash("sha256", textBytes, "hex"), // one-shot: half the cost of createHash
         len: textBytes.length,
         epoch: this.#epoch,
         at: this.#now(),
@@ -339,10 +343,9 @@ export class Journal {
     return ids.map((id) => this.#mustGet(id));
   }
 
-  /** fsync now: makes the lazily written dispatched/consumed records durable too. */
+  /** Write the pending lazy records (dispatched, consumed) and fsync: everything so far is durable. */
   sync(): void {
-    this.#usable();
-    this.#ioCall("fsync", this.path, () => this.#io.fsync(this.#fd));
+    this.#append([]);
   }
 
   /**
@@ -375,6 +378,7 @@ export class Journal {
     });
     this.#size = this.#file.size;
     this.#ledger.dropTerminal(plan.tombstones);
+    this.#pending = []; // they are in the compacted file: it was built from the ledger
     return {
       bytesBefore: before,
       bytesAfter: this.#size,
@@ -386,6 +390,13 @@ export class Journal {
   /** Close the files. Later calls throw JOURNAL_CLOSED. Idempotent. */
   close(): void {
     if (this.#closed) return;
+    if (this.#failure === null && this.#pending.length > 0) {
+      try {
+        this.#append([]);
+      } catch {
+        // Only lazy records were waiting; losing them leaves receipts uncertain, never wrong.
+      }
+    }
     this.#closed = true;
     for (const fd of [this.#fd, this.#dirFd]) {
       try {
@@ -466,7 +477,12 @@ export class Journal {
     }
   }
 
-  /** The guard's lock is ours, and the journal file is the one we opened at the size we left it. */
+  /**
+   * Before every write: the guard's lock is still ours (admission.ts checks the lock file's inode
+   * by path), and our journal inode still has its one name and the size we left it (one fstat: a
+   * journal renamed over or unlinked leaves our inode with nlink 0; a foreign append changes the
+   * size). Anything else is ADMISSION_LOST, and fail-stops the journal.
+   */
   #checkOwnership(): void {
     try {
       this.#guard.assertHeld();
@@ -474,22 +490,31 @@ export class Journal {
       if (err instanceof DeliveryError) throw this.#fail(err);
       throw err;
     }
-    const lost = (reason: string): never => {
+    const open = this.#ioCall("fstat", this.path, () => this.#io.fstat(this.#fd));
+    const reason =
+      open.nlink !== 1 || !sameFile(open, this.#file)
+        ? "journal-replaced"
+        : open.size !== this.#size
+          ? "journal-changed-size"
+          : null;
+    if (reason !== null) {
       throw this.#fail(
         new DeliveryError("ADMISSION_LOST", `journal ${this.path}: ${reason}`, {
           details: { reason, path: this.path },
         }),
       );
-    };
-    const named = this.#ioCall("lstat", this.path, () => this.#io.lstat(this.path));
-    if (named === null || !sameFile(named, this.#file)) lost("journal-replaced");
-    const open = this.#ioCall("fstat", this.path, () => this.#io.fstat(this.#fd));
-    if (open.size !== this.#size) lost("journal-changed-size");
+    }
   }
 
+  /**
+   * Append records. A batch with a durable record is written in one write(2) together with every
+   * lazy line still pending, then fsynced (group commit). A batch of lazy records only is kept in
+   * memory until then: it costs no syscall on the dispatch path and leaves no page dirty behind an
+   * fsync, and losing it (a crash first) is exactly as safe as losing an unsynced write. An empty
+   * batch flushes and fsyncs the pending lines (`sync`, `close`).
+   */
   #append(records: readonly JournalRecord[]): void {
     this.#usable();
-    this.#checkOwnership();
     // Check every record against the state before anything is written: a record that is not a
     // legal move is a bug here, and must not reach the disk.
     for (const rec of records) {
@@ -505,14 +530,24 @@ export class Journal {
       }
     }
     const lines = records.map((r) => encodeRecord(r));
-    const bytes = lines.length === 1 && lines[0] !== undefined ? lines[0] : Buffer.concat(lines);
-    this.#ioCall("append", this.path, () => this.#io.append(this.#fd, bytes));
-    this.#size += bytes.length;
-    if (records.some((r) => DURABLE.has(r.t)))
+    const durable = records.length === 0 || records.some((r) => DURABLE.has(r.t));
+    if (durable) {
+      this.#checkOwnership();
+      const parts = this.#pending.length === 0 ? lines : [...this.#pending, ...lines];
+      const bytes = parts.length === 1 && parts[0] !== undefined ? parts[0] : Buffer.concat(parts);
+      if (bytes.length > 0) {
+        this.#ioCall("append", this.path, () => this.#io.append(this.#fd, bytes));
+        this.#size += bytes.length;
+      }
       this.#ioCall("fsync", this.path, () => this.#io.fsync(this.#fd));
-    records.forEach((rec, i) => {
+      this.#pending = [];
+    } else {
+      this.#pending.push(...lines);
+    }
+    for (let i = 0; i < records.length; i++) {
+      const rec = records[i];
       const line = lines[i];
-      if (line !== undefined) this.#ledger.apply(rec, line);
-    });
+      if (rec !== undefined && line !== undefined) this.#ledger.apply(rec, line);
+    }
   }
 }

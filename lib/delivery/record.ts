@@ -211,6 +211,8 @@ export interface FenceInput {
 
 /** With the `u` flag a surrogate pair is one code point; only a lone surrogate is category Cs. */
 const LONE_SURROGATE = /\p{Cs}/u;
+/** Any surrogate code unit at all: a cheap pre-check, most prompts have none. */
+const ANY_SURROGATE = /[\ud800-\udfff]/;
 
 /** Why a fence input cannot be journaled (the bounds above), or null. */
 export function fenceInputProblem(input: FenceInput): { field: string; why: string } | null {
@@ -224,7 +226,10 @@ export function fenceInputProblem(input: FenceInput): { field: string; why: stri
     return { field: "pane", why: "must be 1-256 printable ASCII characters" };
   // A lone surrogate has no UTF-8 form: the bytes sent would not be the bytes hashed
   // (reliability-plan.md §4, JSON edge cases).
-  if (typeof input.text !== "string" || LONE_SURROGATE.test(input.text)) {
+  if (
+    typeof input.text !== "string" ||
+    (ANY_SURROGATE.test(input.text) && LONE_SURROGATE.test(input.text))
+  ) {
     return { field: "text", why: "must be well-formed Unicode (no lone surrogates)" };
   }
   return null;

@@ -183,6 +183,13 @@ export class SimFS implements JournalIO {
     return this.#inode(ino);
   }
 
+  /** How many directory entries name the inode (0 once it was renamed over or unlinked). */
+  #links(ino: number): number {
+    let n = 0;
+    for (const e of this.#entries.values()) if (e === ino) n++;
+    return n;
+  }
+
   lstat(path: string): PathFacts | null {
     if (path === this.dir)
       return { kind: "directory", dev: "1", ino: "2", uid: 0, mode: 0o700, size: 4096, nlink: 2 };
@@ -195,7 +202,7 @@ export class SimFS implements JournalIO {
       uid: 0,
       mode: 0o600,
       size: this.#inode(ino).data.length,
-      nlink: 1,
+      nlink: this.#links(ino),
     };
   }
 
@@ -211,7 +218,7 @@ export class SimFS implements JournalIO {
       uid: 0,
       mode: 0o600,
       size: this.#inode(ino).data.length,
-      nlink: 1,
+      nlink: this.#links(ino),
     };
   }
 
