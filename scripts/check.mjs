@@ -16,7 +16,7 @@ function nativeSources(dir) {
 
 const steps = [
   ["typecheck", "npx", ["tsc", "-p", "tsconfig.test.json"]],
-  ["biome", "npx", ["biome", "ci", "."]],
+  ["biome", "npx", ["biome", "ci", "--colors=off", "."]],
 ];
 // The README's Guarantees and figures sections must be what their JSON sources generate.
 if (existsSync("docs/guarantees.json"))

@@ -58,5 +58,7 @@ export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
   const bo = b as { [key: string]: JsonValue };
   const keys = Object.keys(ao);
   if (keys.length !== Object.keys(bo).length) return false;
-  return keys.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k] as JsonValue, bo[k] as JsonValue));
+  return keys.every(
+    (k) => Object.hasOwn(bo, k) && jsonEqual(ao[k] as JsonValue, bo[k] as JsonValue),
+  );
 }
