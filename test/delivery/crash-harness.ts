@@ -4,7 +4,7 @@
  * after the crash, the finishing run, and the final invariants. Each check throws with the
  * scenario named, so a failure says exactly which crash point broke what.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,14 @@ import { acquireControllerLock } from "../../lib/delivery/admission.js";
 import { Journal } from "../../lib/delivery/journal.js";
 import { isTerminal } from "../../lib/delivery/receipt.js";
 import { crashPlan } from "../helpers/crash-plan.js";
+
+/** strace drives the syscall-level injection (reliability-plan.md A.3); CI installs it. */
+export const STRACE_MISSING: string | null =
+  process.platform !== "linux"
+    ? `strace fault injection is Linux-only (this is ${process.platform})`
+    : spawnSync("strace", ["-V"], { stdio: "ignore" }).status === 0
+      ? null
+      : "strace is not installed (.ci/run installs it)";
 
 export interface Scenario {
   readonly dir: string;

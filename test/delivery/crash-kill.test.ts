@@ -25,6 +25,7 @@ import {
   removeScenario,
   run,
   type Scenario,
+  STRACE_MISSING,
   workloadArgv,
 } from "./crash-harness.js";
 
@@ -118,6 +119,10 @@ async function pool<T>(
 }
 
 test("dry run: strace -f -c counts the persistence syscalls of one workload", async () => {
+  if (STRACE_MISSING !== null) {
+    console.log(`SKIP: ${STRACE_MISSING}`);
+    return;
+  }
   const s = newScenario("dry-run");
   const countFile = join(s.dir, "strace-count");
   const t0 = Date.now();
@@ -150,6 +155,10 @@ test("dry run: strace -f -c counts the persistence syscalls of one workload", as
 });
 
 test("T1: SIGKILL injected at every persistence syscall, then recovery in a fresh process", async () => {
+  if (STRACE_MISSING !== null) {
+    console.log(`SKIP: ${STRACE_MISSING}`);
+    return;
+  }
   const points: [string, number][] = [];
   for (const [type, n] of counts) for (let i = 1; i <= n; i++) points.push([type, i]);
   await pool(points, 2, async ([type, i]) => {
