@@ -44,11 +44,14 @@ export {
   type ReceiptEvent,
   type ReceiptState,
   type ResultEvidence,
+  TERMINAL_STATES,
 } from "./receipt.js";
 export type {
   CancelHow,
   ConsumptionKind,
   JournalRecord,
+  PromptRejectedRecord,
   ResultChannel,
   UncertainReason,
 } from "./record.js";
+export type { Rejection, RejectionEvidence } from "./rejection.js";

@@ -5,8 +5,8 @@
  * journal (with recovery.ts) reaches it only through the injectable `JournalIO`.
  *
  * Durability rules (reliability-plan.md §3.2):
- * - epoch, fence, uncertain, cancel-submitted and final results are fsynced before the call
- *   returns; a fence is durable before the prompt frame may leave.
+ * - epoch, fence, uncertain, cancel-submitted, final results and refusals (`rejected`) are
+ *   fsynced before the call returns; a fence is durable before the prompt frame may leave.
  * - dispatched and consumed records are lazy: they are group-committed with the next durable
  *   record (one write, one fsync), or by `sync()` / `close()`. Losing one (power cut or crash
  *   first) can only move a receipt back to `uncertain`, which is never resent and which later
@@ -41,6 +41,7 @@ import {
   type IgnoredOutcome,
   type Receipt,
   type ReceiptEvent,
+  type RejectionEvidence,
   type ResultEvidence,
 } from "./receipt.js";
 import {
@@ -91,6 +92,7 @@ const DURABLE: ReadonlySet<JournalRecord["t"]> = new Set([
   "cancel-submitted",
   "completed",
   "cancelled",
+  "rejected",
   "reconciled",
 ]);
 
@@ -323,6 +325,29 @@ export class Journal {
     return this.#evidence(evidence.promptId, { type: "result", evidence });
   }
 
+  /**
+   * Grok answered our `session/prompt` with a JSON-RPC error (rejection.ts). Before consumption
+   * evidence the receipt becomes `rejected` (terminal, fsynced, never resent); an answer proves
+   * the frame was written, so a receipt still `fenced` (the sender's own signal not yet in) is
+   * marked dispatched in the same write. After consumption evidence it completes the receipt as a
+   * failed turn (stop reason `error` / `rate_limit`). A prompt not ours is ignored.
+   */
+  recordRejection(evidence: RejectionEvidence): EvidenceOutcome {
+    if (!Number.isInteger(evidence.code) || typeof evidence.message !== "string") {
+      throw new UsageError(
+        "INVALID_ARGUMENT",
+        "recordRejection: code must be an integer and message a string",
+        { details: { field: Number.isInteger(evidence.code) ? "message" : "code" } },
+      );
+    }
+    this.#usable();
+    const current = this.#ledger.get(evidence.promptId);
+    if (current?.state === "fenced" && current.sessionId === evidence.sessionId) {
+      this.#event(evidence.promptId, { type: "dispatched" });
+    }
+    return this.#evidence(evidence.promptId, { type: "rejected", evidence });
+  }
+
   /** The leader connection is gone: every receipt without consumption evidence becomes uncertain. */
   connectionLost(detail?: string): Receipt[] {
     this.#usable();
@@ -349,8 +374,8 @@ export class Journal {
   }
 
   /**
-   * Rewrite the journal with each completed or cancelled receipt reduced to one `compacted` line
-   * (its id stays known: still refused as a duplicate). Every open or uncertain receipt keeps all
+   * Rewrite the journal with each completed, cancelled or rejected receipt reduced to one
+   * `compacted` line (its id stays known: still refused as a duplicate). Every open or uncertain receipt keeps all
    * of its records byte for byte, and the highest epoch record is kept so epochs stay monotonic.
    * Crash-safe at every step: write temp, fsync, rename, fsync directory.
    */

@@ -121,8 +121,8 @@ export class Ledger {
 
   /**
    * The bytes of a compacted journal: the highest epoch record, one `compacted` line per finished
-   * receipt (old ones first), then every record of every open receipt (fenced, dispatched,
-   * consumed, cancel-submitted, uncertain) in original order.
+   * (completed, cancelled or rejected) receipt (old ones first), then every record of every open
+   * receipt (fenced, dispatched, consumed, cancel-submitted, uncertain) in original order.
    */
   compacted(at: number): {
     bytes: Buffer;
@@ -132,13 +132,13 @@ export class Ledger {
   } {
     const tombstones: CompactedRecord[] = [];
     for (const r of this.#receipts.values()) {
-      if (r.state === "completed" || r.state === "cancelled") {
+      if (r.state === "completed" || r.state === "cancelled" || r.state === "rejected") {
         tombstones.push({
           v: 1,
           t: "compacted",
           id: r.promptId,
           state: r.state,
-          at: r.result?.at ?? at,
+          at: r.result?.at ?? r.rejection?.at ?? at,
         });
       }
     }

@@ -5,7 +5,17 @@
  * - fenced | dispatched | consumed | cancel-submitted -> completed | cancelled: a final result;
  * - consumed -> cancel-submitted: we asked the leader to cancel (queue remove / session cancel);
  * - fenced | dispatched -> uncertain: the send failed, the connection or the controller died;
+ * - dispatched -> rejected: Grok answered our `session/prompt` with a JSON-RPC error before any
+ *   consumption evidence (it refused the prompt: unknown session, `leader_starting`, bad params).
+ *   Only from `dispatched`: an answer is proof the frame was written, so the journal marks a still
+ *   `fenced` receipt dispatched first (`Journal.recordRejection`). After consumption evidence the
+ *   same error is a failed turn, not a refusal: it completes the receipt with the stop reason
+ *   Grok's own `prompt_complete` gives it (`error`, or `rate_limit` for -32003;
+ *   `sampling/error.rs`, `prompt_complete_fields`), over the `rpc-response` channel;
  * - uncertain -> consumed | completed | cancelled: late evidence, journaled as `reconciled`.
+ *
+ * Terminal states: completed, cancelled, rejected. A rejected receipt is never resent (its prompt
+ * id stays known, as every fenced id does); a caller who wants to try again delivers a new prompt.
  *
  * (seed-adr-0224.md "Persist a delivery fence…"; grok-leader-protocol.md §6.) Consumption means the
  * leader *took* the prompt (queue membership or `runningPromptId`); it is not model awareness. Only a
@@ -25,6 +35,9 @@ import {
   type ResultChannel,
   type UncertainReason,
 } from "./record.js";
+import { decideRejection, type Rejection, type RejectionEvidence } from "./rejection.js";
+
+export type { Rejection, RejectionEvidence } from "./rejection.js";
 
 export type ReceiptState =
   | "fenced"
@@ -33,7 +46,9 @@ export type ReceiptState =
   | "completed"
   | "cancel-submitted"
   | "cancelled"
-  | "uncertain";
+  | "uncertain"
+  /** Grok refused the prompt with a JSON-RPC error before taking it (`Receipt.rejection`). */
+  | "rejected";
 
 export interface Consumption {
   readonly kind: ConsumptionKind;
@@ -74,6 +89,8 @@ export interface Receipt {
     readonly detail: string | null;
     readonly at: number;
   } | null;
+  /** Grok refused the prompt (state `rejected`): the wire error, durable. Null otherwise. */
+  readonly rejection: Rejection | null;
 }
 
 /** Evidence that the leader consumed a prompt (its id in `x.ai/queue/changed`). */
@@ -97,6 +114,7 @@ export type ReceiptEvent =
   | { readonly type: "dispatched" }
   | { readonly type: "consumed"; readonly evidence: ConsumptionEvidence }
   | { readonly type: "result"; readonly evidence: ResultEvidence }
+  | { readonly type: "rejected"; readonly evidence: RejectionEvidence }
   | { readonly type: "cancel-submitted"; readonly how: CancelHow }
   | { readonly type: "uncertain"; readonly reason: UncertainReason; readonly detail?: string };
 
@@ -104,7 +122,7 @@ export type ReceiptEvent =
 export type IgnoredOutcome =
   | "duplicate" // the receipt already shows this (e.g. the second of three result channels)
   | "stale" // the receipt is already past this (e.g. queue evidence after the result)
-  | "conflict" // a final result disagreeing with the recorded one (completed vs cancelled)
+  | "conflict" // disagrees with the recorded end (completed vs cancelled; anything after a refusal)
   | "session-mismatch"; // the evidence names another session: not ours, never applied
 
 export type Decision =
@@ -116,7 +134,11 @@ export type Decision =
   | { readonly kind: "ignore"; readonly outcome: IgnoredOutcome }
   | { readonly kind: "illegal"; readonly from: ReceiptState; readonly reason: string };
 
-export const TERMINAL_STATES: ReadonlySet<ReceiptState> = new Set(["completed", "cancelled"]);
+export const TERMINAL_STATES: ReadonlySet<ReceiptState> = new Set([
+  "completed",
+  "cancelled",
+  "rejected",
+]);
 
 /** Which record types may follow which state (the one transition table). */
 const ALLOWED: Readonly<Record<ReceiptRecord["t"], readonly ReceiptState[]>> = {
@@ -126,6 +148,7 @@ const ALLOWED: Readonly<Record<ReceiptRecord["t"], readonly ReceiptState[]>> = {
   completed: ["fenced", "dispatched", "consumed", "cancel-submitted"],
   cancelled: ["fenced", "dispatched", "consumed", "cancel-submitted"],
   "cancel-submitted": ["consumed"],
+  rejected: ["dispatched"],
   uncertain: ["fenced", "dispatched"],
   reconciled: ["uncertain"],
 };
@@ -139,7 +162,7 @@ export function isConsumed(r: Receipt): boolean {
   return r.consumption !== null || r.result !== null;
 }
 
-/** The model finished the turn: a final result (completed or cancelled) arrived. */
+/** The model finished the turn: a final result (completed or cancelled) arrived. A refusal is not. */
 export function isModelFinished(r: Receipt): boolean {
   return r.result !== null;
 }
@@ -160,6 +183,7 @@ export function receiptFromFence(f: FenceRecord): Receipt {
     result: null,
     cancelRequest: null,
     uncertainty: null,
+    rejection: null,
   };
 }
 
@@ -224,6 +248,23 @@ export function applyRecord(
           ...r,
           state: "cancelled",
           result: resultFrom(record.ch, "cancelled", record.detail, record.at, false),
+        },
+      };
+    case "rejected":
+      if (record.sid !== r.sessionId) {
+        return { ok: false, reason: "the refusal names another session than the fence" };
+      }
+      return {
+        ok: true,
+        receipt: {
+          ...r,
+          state: "rejected",
+          rejection: {
+            code: record.code,
+            message: record.msg,
+            detail: record.detail ?? null,
+            at: record.at,
+          },
         },
       };
     case "cancel-submitted":
@@ -296,7 +337,11 @@ export function decide(r: Receipt, event: ReceiptEvent, at: number): Decision {
           record: { v: 1, t: "reconciled", id, at, ev },
         };
       }
-      return { kind: "ignore", outcome: r.state === "consumed" ? "duplicate" : "stale" };
+      return {
+        kind: "ignore",
+        outcome:
+          r.state === "consumed" ? "duplicate" : r.state === "rejected" ? "conflict" : "stale",
+      };
     }
     case "result": {
       const e = event.evidence;
@@ -305,10 +350,8 @@ export function decide(r: Receipt, event: ReceiptEvent, at: number): Decision {
       const detail = clipDetail(e.detail);
       const extra = detail === undefined ? {} : { detail };
       if (isTerminal(r.state)) {
-        return {
-          kind: "ignore",
-          outcome: (r.state === "cancelled") === cancelled ? "duplicate" : "conflict",
-        };
+        const same = r.state !== "rejected" && (r.state === "cancelled") === cancelled;
+        return { kind: "ignore", outcome: same ? "duplicate" : "conflict" };
       }
       if (r.state === "uncertain") {
         const ev = { ch: e.channel, stop: e.stopReason, ...extra };
@@ -323,6 +366,8 @@ export function decide(r: Receipt, event: ReceiptEvent, at: number): Decision {
         : { v: 1, t: "completed", id, at, ch: e.channel, stop: e.stopReason, ...extra };
       return { kind: "record", outcome: "applied", record };
     }
+    case "rejected":
+      return decideRejection(r, event.evidence, at);
     case "cancel-submitted":
       if (r.state === "consumed") {
         return {
@@ -335,9 +380,12 @@ export function decide(r: Receipt, event: ReceiptEvent, at: number): Decision {
       return {
         kind: "illegal",
         from: r.state,
-        reason: isTerminal(r.state)
-          ? "the prompt already has a final result"
-          : "cancel only what the leader has consumed (queue entry or runningPromptId): no consumption evidence yet",
+        reason:
+          r.state === "rejected"
+            ? "Grok refused the prompt: there is nothing to cancel"
+            : isTerminal(r.state)
+              ? "the prompt already has a final result"
+              : "cancel only what the leader has consumed (queue entry or runningPromptId): no consumption evidence yet",
       };
     case "uncertain": {
       if (awaitingConsumption(r.state)) {
@@ -353,7 +401,10 @@ export function decide(r: Receipt, event: ReceiptEvent, at: number): Decision {
       return {
         kind: "illegal",
         from: r.state,
-        reason: "the leader already consumed the prompt: it is not uncertain",
+        reason:
+          r.state === "rejected"
+            ? "Grok refused the prompt: it is not uncertain"
+            : "the leader already consumed the prompt: it is not uncertain",
       };
     }
   }

@@ -33,7 +33,8 @@ export const ResultChannel = v.picklist(["rpc-response", "prompt-complete", "tur
 export type ResultChannel = v.InferOutput<typeof ResultChannel>;
 
 /** ACP stop reasons plus Grok's `rate_limit` / `error`; open-ended but bounded. */
-export const StopReason = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,31}$/));
+export const STOP_REASON_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
+export const StopReason = v.pipe(v.string(), v.regex(STOP_REASON_PATTERN));
 
 /** How we asked to cancel: `x.ai/queue/remove` for a queued prompt, `session/cancel` for ours running. */
 export const CancelHow = v.picklist(["queue-remove", "session-cancel"]);
@@ -116,6 +117,33 @@ export const CancelSubmittedRecord = v.strictObject({
   how: CancelHow,
 });
 
+/**
+ * A JSON-RPC error code as the wire carried it: any integer (JSON-RPC 2.0 §5.1). Every finite
+ * double prints in at most 24 characters, so the record stays bounded whatever the peer sent.
+ */
+export const RpcErrorCode = v.pipe(v.number(), v.integer());
+/** The wire error's `message`, clipped like a detail (see MAX_DETAIL_CHARS). */
+const rpcMessage = v.pipe(v.string(), v.maxLength(MAX_DETAIL_CHARS));
+
+/**
+ * Grok answered our `session/prompt` with a JSON-RPC error before any consumption evidence: it
+ * refused the prompt (grok-leader-protocol.md §6, "Errors come back as JSON-RPC errors"), e.g. the
+ * agent's -32602 `unknown session id` (`agent/mvp_agent/acp_agent.rs`, `prompt`) or the leader's
+ * -32002 `leader_starting` (`leader/server.rs`, `make_leader_starting_error`). `code` and `msg` are
+ * the error object's `code` and `message`, `detail` its `data` as text (clipped). `sid` is the
+ * session the refused frame named (it must be the fence's). Terminal: never resent.
+ */
+export const PromptRejectedRecord = v.strictObject({
+  v: version,
+  t: v.literal("rejected"),
+  id,
+  sid: id,
+  at: time,
+  code: RpcErrorCode,
+  msg: rpcMessage,
+  detail,
+});
+
 /** A final result with stop reason `cancelled`. */
 export const CancelledRecord = v.strictObject({
   v: version,
@@ -155,7 +183,7 @@ export const CompactedRecord = v.strictObject({
   v: version,
   t: v.literal("compacted"),
   id,
-  state: v.picklist(["completed", "cancelled"]),
+  state: v.picklist(["completed", "cancelled", "rejected"]),
   at: time,
 });
 
@@ -167,6 +195,7 @@ export const JournalRecordSchema = v.variant("t", [
   CompletedRecord,
   CancelSubmittedRecord,
   CancelledRecord,
+  PromptRejectedRecord,
   UncertainRecord,
   ReconciledRecord,
   CompactedRecord,
@@ -179,6 +208,7 @@ export type ConsumedRecord = v.InferOutput<typeof ConsumedRecord>;
 export type CompletedRecord = v.InferOutput<typeof CompletedRecord>;
 export type CancelSubmittedRecord = v.InferOutput<typeof CancelSubmittedRecord>;
 export type CancelledRecord = v.InferOutput<typeof CancelledRecord>;
+export type PromptRejectedRecord = v.InferOutput<typeof PromptRejectedRecord>;
 export type UncertainRecord = v.InferOutput<typeof UncertainRecord>;
 export type ReconciledRecord = v.InferOutput<typeof ReconciledRecord>;
 export type CompactedRecord = v.InferOutput<typeof CompactedRecord>;

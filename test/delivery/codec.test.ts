@@ -39,6 +39,18 @@ const samples: JournalRecord[] = [
   { v: 1, t: "reconciled", id: ID, at: 9, ev: { ch: "turn-completed", stop: "end_turn" } },
   { v: 1, t: "reconciled", id: ID, at: 10, ev: { kind: "running-prompt" } },
   { v: 1, t: "compacted", id: ID, state: "completed", at: 11 },
+  {
+    v: 1,
+    t: "rejected",
+    id: ID,
+    sid: SID,
+    at: 12,
+    code: -32602,
+    msg: "Invalid params",
+    detail: "unknown session id",
+  },
+  { v: 1, t: "rejected", id: ID, sid: SID, at: 13, code: -32002, msg: "leader_starting" },
+  { v: 1, t: "compacted", id: ID, state: "rejected", at: 14 },
 ];
 
 function journalOf(records: readonly JournalRecord[]): Buffer {
@@ -138,6 +150,15 @@ test("each kind of damage is named", () => {
   );
   assert.is(reason(framed(Buffer.from('{"v":1,"t":"dispatched","id":"../x","at":1}'))), "schema");
   assert.is(reason(framed(Buffer.from('{"v":1,"t":"nonsense","id":"x","at":1}'))), "schema");
+  // A refusal's code is an integer and its message bounded, as the wire's error object is.
+  const refused = (code: string, msg: string) =>
+    framed(
+      Buffer.from(`{"v":1,"t":"rejected","id":"x","sid":"s","at":1,"code":${code},"msg":${msg}}`),
+    );
+  assert.is(reason(refused("-32602", '"Invalid params"')), undefined);
+  assert.is(reason(refused("-32602.5", '"Invalid params"')), "schema");
+  assert.is(reason(refused('"-32602"', '"Invalid params"')), "schema");
+  assert.is(reason(refused("-32602", JSON.stringify("m".repeat(257)))), "schema");
   assert.is(
     reason(framed(Buffer.from('{"v":2,"t":"dispatched","id":"x","at":1}'))),
     "unsupported-version",
@@ -174,6 +195,20 @@ test("records are bounded: worst-case escapes fit, oversized records are refused
   const line = encodeRecord(worst);
   assert.ok(line.length <= MAX_LINE_BYTES);
   assert.equal(decodeLine(line, 0, line.length - 1), { ok: true, record: worst });
+  // The widest refusal: longest ids, the longest printed code, message and data all escapes.
+  const refusal: JournalRecord = {
+    v: 1,
+    t: "rejected",
+    id: "a".repeat(128),
+    sid: "b".repeat(128),
+    at: Number.MAX_SAFE_INTEGER,
+    code: -Number.MAX_VALUE,
+    msg: "\u0001".repeat(256),
+    detail: "\u0001".repeat(256),
+  };
+  const refusalLine = encodeRecord(refusal);
+  assert.ok(refusalLine.length <= MAX_LINE_BYTES, `${refusalLine.length} bytes`);
+  assert.equal(decodeLine(refusalLine, 0, refusalLine.length - 1), { ok: true, record: refusal });
   const wide: JournalRecord = {
     v: 1,
     t: "consumed",

@@ -31,7 +31,7 @@ function admitted(dir: string, extra: Partial<Parameters<typeof Journal.open>[0]
   return j;
 }
 
-function _bytesOf(dir: string): Map<string, string> {
+function bytesOf(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const name of readdirSync(dir))
     out.set(name, readFileSync(join(dir, name)).toString("base64"));
@@ -309,6 +309,124 @@ test("compaction keeps open and uncertain receipts byte for byte, the epoch, and
   assert.is(r.epoch, 2);
   assert.is(r.isKnownPromptId(done.promptId), true);
   r.close();
+});
+
+test("a refusal is terminal, fsynced before returning, survives reopening, is compacted, never resent", () => {
+  const dir = tempSeat();
+  const { io, calls } = spyIO();
+  const j = admitted(dir, { io });
+  const p = prompt();
+  j.fence(p);
+  j.markDispatched(p.promptId);
+  const refusal = {
+    promptId: p.promptId,
+    sessionId: p.sessionId,
+    code: -32602,
+    message: "Invalid params",
+    detail: "unknown session id",
+  };
+  const mark = calls.length;
+  const o = j.recordRejection(refusal);
+  // The lazy dispatched line and the refusal go out in one write, then one fsync.
+  assert.equal(
+    calls
+      .slice(mark)
+      .map((c) => c.op)
+      .filter((op) => op === "append" || op === "fsync"),
+    ["append", "fsync"],
+  );
+  assert.is(o.outcome, "applied");
+  assert.is(o.receipt?.state, "rejected");
+  assert.equal(o.receipt?.rejection, {
+    code: -32602,
+    message: "Invalid params",
+    detail: "unknown session id",
+    at: o.receipt?.rejection?.at ?? -1,
+  });
+  assert.is(j.recordRejection(refusal).outcome, "duplicate");
+  assert.is(
+    j.recordConsumption({ promptId: p.promptId, sessionId: p.sessionId, kind: "queue-entry" })
+      .outcome,
+    "conflict",
+  );
+  assert.equal(j.connectionLost("gone"), [], "a refused prompt is not uncertain");
+  assert.is(
+    code(() => j.recordCancelSubmitted(p.promptId, "session-cancel")),
+    "ILLEGAL_TRANSITION",
+  );
+  assert.is(
+    code(() => j.fence(p)),
+    "DUPLICATE_PROMPT_ID",
+  );
+  assert.is(
+    code(() => j.recordRejection({ ...refusal, code: 1.5 })),
+    "INVALID_ARGUMENT",
+  );
+  assert.is(j.recordRejection({ ...refusal, promptId: "not-ours" }).outcome, "unknown-prompt");
+  j.close();
+  // Reopened (a crash leaves the same bytes): still rejected with the wire error, not uncertain.
+  const r = Journal.open({ dir, guard: openGuard });
+  assert.equal(r.recovery.madeUncertain, []);
+  assert.equal(r.receipt(p.promptId)?.rejection?.code, -32602);
+  assert.is(r.receipt(p.promptId)?.state, "rejected");
+  r.close();
+  const before = bytesOf(dir);
+  Journal.open({ dir, guard: openGuard }).close();
+  assert.equal(bytesOf(dir), before, "recovery of a refused receipt changes no byte");
+  // Compacted like any finished receipt: one tombstone; its id stays known.
+  const c = admitted(dir);
+  const report = c.compact();
+  assert.is(report.droppedReceipts, 1);
+  assert.ok(
+    readFileSync(join(dir, JOURNAL_FILE), "utf8").includes(
+      `"t":"compacted","id":"${p.promptId}","state":"rejected"`,
+    ),
+  );
+  assert.is(c.recordRejection(refusal).outcome, "compacted");
+  c.close();
+  const k = Journal.open({ dir, guard: openGuard });
+  assert.is(k.isKnownPromptId(p.promptId), true);
+  assert.is(k.receipt(p.promptId), undefined);
+  k.close();
+});
+
+test("a refusal while the receipt is still fenced: the answer proves the write (dispatched, then rejected)", () => {
+  const dir = tempSeat();
+  const j = admitted(dir);
+  const p = prompt();
+  j.fence(p);
+  const o = j.recordRejection({
+    promptId: p.promptId,
+    sessionId: p.sessionId,
+    code: -32002,
+    message: "leader_starting",
+    detail: "Leader is still initializing (auth in progress). Retry shortly.",
+  });
+  assert.is(o.receipt?.state, "rejected");
+  assert.ok(o.receipt?.dispatchedAt !== null);
+  // The sender's own signal arriving later changes nothing.
+  assert.is(j.markDispatched(p.promptId).state, "rejected");
+  assert.is(
+    code(() => j.markUncertain(p.promptId, "send-failed")),
+    "ILLEGAL_TRANSITION",
+  );
+  j.close();
+  const lines = readFileSync(join(dir, JOURNAL_FILE), "utf8")
+    .split("\n")
+    .filter((l) => l.includes(p.promptId))
+    .map((l) => /"t":"([a-z-]+)"/.exec(l)?.[1]);
+  assert.equal(lines, ["fence", "dispatched", "rejected"]);
+  // A refusal for a prompt of another session is not ours to apply.
+  const q = prompt();
+  const k = admitted(dir);
+  k.fence(q);
+  k.markDispatched(q.promptId);
+  assert.is(
+    k.recordRejection({ promptId: q.promptId, sessionId: "other", code: -1, message: "x" }).outcome,
+    "session-mismatch",
+  );
+  assert.is(k.receipt(q.promptId)?.state, "dispatched");
+  k.close();
 });
 
 test.run();

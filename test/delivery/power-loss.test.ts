@@ -341,4 +341,99 @@ test("T2 nested: a power cut during recovery itself (quarantine, truncate, uncer
   );
 });
 
+/**
+ * Refusals under power loss: a prompt refused while dispatched, one refused while still fenced
+ * (dispatched and rejected in one write), a failed turn (the error after consumption), a
+ * compaction, and a refusal after it. At every crash point and in every state a cut may leave: a
+ * refusal acknowledged to the caller is still `rejected` (or its compacted tombstone), never
+ * uncertain; an unacknowledged one is `rejected` or `uncertain`, never fenced/dispatched or lost;
+ * the failed turn is `completed` with stop reason `error` once acknowledged; a second recovery
+ * changes no byte.
+ */
+test("T2 refusals: every crash state around rejected records recovers them durably, never resent", async () => {
+  const fs = new SimFS(DIR);
+  const j = Journal.open({ dir: DIR, guard, io: fs, now: clock(), pid: 4242 });
+  j.beginEpoch();
+  const ids = ["a", "b", "c", "d"].map((k) => `00000000-0000-4000-8000-00000000000${k}`);
+  const [A, B, C, D] = ids as [string, string, string, string];
+  const fenceOf = (id: string) => {
+    j.fence({ promptId: id, sessionId: SESSION_ID, leader: "l:1", pane: "p:1", text: `t ${id}` });
+    fs.note(`fenced:${id}`);
+  };
+  const refuse = (id: string, code: number) =>
+    j.recordRejection({ promptId: id, sessionId: SESSION_ID, code, message: "refused" });
+  fenceOf(A);
+  j.markDispatched(A);
+  refuse(A, -32602);
+  fs.note(`rejected:${A}`);
+  fenceOf(B);
+  refuse(B, -32002); // the answer came before the sender's own signal
+  fs.note(`rejected:${B}`);
+  fenceOf(C);
+  j.markDispatched(C);
+  j.recordConsumption({ promptId: C, sessionId: SESSION_ID, kind: "running-prompt" });
+  refuse(C, -32603);
+  fs.note(`failed:${C}`);
+  j.compact();
+  fenceOf(D);
+  j.markDispatched(D);
+  refuse(D, -32602);
+  fs.note(`rejected:${D}`);
+  j.close();
+
+  let states = 0;
+  for (const p of fs.points) {
+    const log = fs.log.slice(0, p.logLength);
+    const seen = new Set<string>();
+    for (const files of allStates(p)) {
+      const k = key(files);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      states++;
+      const where = `point ${p.index} (${p.op})`;
+      const fsA = new SimFS(DIR, files, false);
+      const a = Journal.open({ dir: DIR, guard, io: fsA, now: clock(), pid: 4242 });
+      for (const id of idsOf(log, "fenced"))
+        assert.ok(a.isKnownPromptId(id), `${where}: ${id} lost`);
+      for (const r of a.receipts()) {
+        assert.ok(
+          r.state !== "fenced" && r.state !== "dispatched",
+          `${where}: ${r.promptId} ${r.state}`,
+        );
+        if (r.state === "rejected") assert.ok(r.rejection !== null && r.result === null);
+        else assert.is(r.rejection, null);
+      }
+      for (const id of idsOf(log, "rejected")) {
+        const r = a.receipt(id);
+        if (r !== undefined) assert.is(r.rejection?.code, id === B ? -32002 : -32602, where);
+        assert.ok(
+          r === undefined || r.state === "rejected",
+          `${where}: acked refusal ${id} is ${r?.state}`,
+        );
+        if (r === undefined)
+          assert.ok(a.isKnownPromptId(id), `${where}: ${id} neither receipt nor tombstone`);
+      }
+      for (const id of idsOf(log, "failed")) {
+        const r = a.receipt(id);
+        if (r !== undefined) {
+          assert.is(r.state, "completed", `${where}: failed turn ${id}`);
+          assert.is(r.result?.stopReason, "error");
+        }
+      }
+      a.close();
+      const afterA = fsA.files();
+      const fsB = new SimFS(DIR, afterA, false);
+      const b = Journal.open({ dir: DIR, guard, io: fsB, now: clock(), pid: 4242 });
+      assert.equal(b.recovery.madeUncertain, [], `${where}: second recovery changed receipts`);
+      assert.equal(b.recovery.warnings, [], `${where}: second recovery warned`);
+      b.close();
+      assert.ok(filesEqual(afterA, fsB.files()), `${where}: second recovery changed bytes`);
+    }
+  }
+  assert.ok(states > 100, `only ${states} states`);
+  console.log(
+    `T2 refusals: ${fs.points.length} crash points, ${states} distinct crash states: every acknowledged refusal still rejected (code kept), none fenced/dispatched, 2nd recovery a no-op`,
+  );
+});
+
 test.run();

@@ -6,6 +6,7 @@ import {
   decide,
   isConsumed,
   isModelFinished,
+  isTerminal,
   type Receipt,
   type ReceiptEvent,
   type ReceiptState,
@@ -41,6 +42,16 @@ function build(records: readonly ReceiptRecord[]): Receipt {
 
 const d = (at: number): ReceiptRecord => ({ v: 1, t: "dispatched", id: ID, at });
 const c = (at: number): ReceiptRecord => ({ v: 1, t: "consumed", id: ID, at, kind: "queue-entry" });
+const rej = (at: number, sid = SID): ReceiptRecord => ({
+  v: 1,
+  t: "rejected",
+  id: ID,
+  sid,
+  at,
+  code: -32602,
+  msg: "Invalid params",
+  detail: "unknown session id",
+});
 
 const inState: Record<ReceiptState, Receipt> = {
   fenced: build([fence]),
@@ -69,6 +80,7 @@ const inState: Record<ReceiptState, Receipt> = {
     d(2),
     { v: 1, t: "uncertain", id: ID, at: 3, reason: "connection-lost" },
   ]),
+  rejected: build([fence, d(2), rej(3)]),
 };
 
 const events: Record<string, ReceiptEvent> = {
@@ -87,6 +99,17 @@ const events: Record<string, ReceiptEvent> = {
   },
   cancel: { type: "cancel-submitted", how: "queue-remove" },
   uncertain: { type: "uncertain", reason: "send-failed" },
+  // A JSON-RPC error answering our session/prompt (a refusal, or a failed turn after consumption).
+  rpc_error: {
+    type: "rejected",
+    evidence: {
+      promptId: ID,
+      sessionId: SID,
+      code: -32602,
+      message: "Invalid params",
+      detail: "unknown session id",
+    },
+  },
 };
 
 // "applied:x" / "reconciled:x" = journal a record, next state x; otherwise the ignore/illegal kind.
@@ -98,6 +121,7 @@ const table: Record<ReceiptState, Record<string, string>> = {
     cancelled: "applied:cancelled",
     cancel: "illegal",
     uncertain: "applied:uncertain",
+    rpc_error: "illegal",
   },
   dispatched: {
     dispatched: "duplicate",
@@ -106,6 +130,7 @@ const table: Record<ReceiptState, Record<string, string>> = {
     cancelled: "applied:cancelled",
     cancel: "illegal",
     uncertain: "applied:uncertain",
+    rpc_error: "applied:rejected",
   },
   consumed: {
     dispatched: "stale",
@@ -114,6 +139,7 @@ const table: Record<ReceiptState, Record<string, string>> = {
     cancelled: "applied:cancelled",
     cancel: "applied:cancel-submitted",
     uncertain: "illegal",
+    rpc_error: "applied:completed",
   },
   "cancel-submitted": {
     dispatched: "stale",
@@ -122,6 +148,7 @@ const table: Record<ReceiptState, Record<string, string>> = {
     cancelled: "applied:cancelled",
     cancel: "duplicate",
     uncertain: "illegal",
+    rpc_error: "applied:completed",
   },
   completed: {
     dispatched: "stale",
@@ -130,6 +157,7 @@ const table: Record<ReceiptState, Record<string, string>> = {
     cancelled: "conflict",
     cancel: "illegal",
     uncertain: "illegal",
+    rpc_error: "conflict",
   },
   cancelled: {
     dispatched: "stale",
@@ -138,6 +166,7 @@ const table: Record<ReceiptState, Record<string, string>> = {
     cancelled: "duplicate",
     cancel: "illegal",
     uncertain: "illegal",
+    rpc_error: "conflict",
   },
   uncertain: {
     dispatched: "stale",
@@ -146,12 +175,24 @@ const table: Record<ReceiptState, Record<string, string>> = {
     cancelled: "reconciled:cancelled",
     cancel: "illegal",
     uncertain: "duplicate",
+    rpc_error: "stale",
+  },
+  rejected: {
+    dispatched: "stale",
+    consumed: "conflict",
+    end_turn: "conflict",
+    cancelled: "conflict",
+    cancel: "illegal",
+    uncertain: "illegal",
+    rpc_error: "duplicate",
   },
 };
 
 test("the transition table: every state x every event", () => {
   let n = 0;
+  assert.equal(Object.keys(table).sort(), Object.keys(inState).sort(), "every state has a row");
   for (const [state, row] of Object.entries(table) as [ReceiptState, Record<string, string>][]) {
+    assert.equal(Object.keys(row).sort(), Object.keys(events).sort(), `${state}: every event`);
     for (const [name, expected] of Object.entries(row)) {
       const r = inState[state];
       const ev = events[name];
@@ -191,6 +232,11 @@ test("evidence naming another session is never applied", () => {
       kind: "ignore",
       outcome: "session-mismatch",
     });
+    const refusal = { promptId: ID, sessionId: "other-session", code: -32602, message: "x" };
+    assert.equal(decide(r, { type: "rejected", evidence: refusal }, 9), {
+      kind: "ignore",
+      outcome: "session-mismatch",
+    });
   }
 });
 
@@ -227,6 +273,14 @@ test("records that no controller writes in that order are rejected by applyRecor
     ["consumed", { v: 1, t: "reconciled", id: ID, at: 9, ev: { kind: "queue-entry" } }],
     ["dispatched", { v: 1, t: "cancel-submitted", id: ID, at: 9, how: "queue-remove" }],
     ["uncertain", { v: 1, t: "completed", id: ID, at: 9, ch: "rpc-response", stop: "end_turn" }],
+    // A refusal only answers a dispatched frame, before consumption, and names the fence's session.
+    ["fenced", rej(9)],
+    ["consumed", rej(9)],
+    ["uncertain", rej(9)],
+    ["rejected", rej(9)],
+    ["dispatched", rej(9, "0198c0de-0000-4000-8000-0000000000ff")],
+    ["rejected", d(9)],
+    ["rejected", { v: 1, t: "completed", id: ID, at: 9, ch: "rpc-response", stop: "end_turn" }],
   ];
   for (const [state, rec] of bad) {
     const got = applyRecord(state === "none" ? undefined : inState[state], rec);
@@ -250,9 +304,83 @@ test("property: any event sequence keeps decide and applyRecord consistent", () 
       }
       // Nothing but a final result ever marks the model finished.
       if (isModelFinished(r)) assert.ok(r.state === "completed" || r.state === "cancelled");
+      // A refusal is never consumption, never a result, and always says why.
+      if (r.state === "rejected") {
+        assert.is(isConsumed(r), false);
+        assert.is(r.result, null);
+        assert.is(r.rejection?.code, -32602);
+      } else assert.is(r.rejection, null);
     }),
     { numRuns: runs },
   );
+});
+
+test("a refusal is terminal and says why; after consumption the same error is a failed turn", () => {
+  const refused = inState.rejected;
+  assert.ok(isTerminal(refused.state));
+  assert.is(isConsumed(refused), false, "refused, not taken");
+  assert.is(isModelFinished(refused), false, "no turn ran");
+  assert.equal(refused.rejection, {
+    code: -32602,
+    message: "Invalid params",
+    detail: "unknown session id",
+    at: 3,
+  });
+  // After consumption: Grok's prompt_complete maps -32003 to rate_limit, anything else to error.
+  const failed = (code: number, stopReason?: string) => {
+    const evidence = { promptId: ID, sessionId: SID, code, message: "Rate limited" };
+    const got = decide(
+      inState.consumed,
+      {
+        type: "rejected",
+        evidence: stopReason === undefined ? evidence : { ...evidence, stopReason },
+      },
+      7,
+    );
+    if (got.kind !== "record") throw new Error(`expected a record, got ${got.kind}`);
+    const next = applyRecord(inState.consumed, got.record);
+    if (!next.ok) throw new Error(next.reason);
+    return next.receipt;
+  };
+  const rl = failed(-32003, "rate_limit");
+  assert.is(rl.state, "completed");
+  assert.is(rl.result?.stopReason, "rate_limit");
+  assert.is(rl.result?.channel, "rpc-response");
+  assert.is(rl.result?.detail, "session/prompt error -32003: Rate limited");
+  assert.is(rl.rejection, null);
+  assert.is(failed(-32603).result?.stopReason, "error", "default stop reason");
+  assert.is(failed(-32603, "Not A Token").result?.stopReason, "error", "unjournalable stop reason");
+  // The agent's prompt_complete(error) comes first; the JSON-RPC error after it is its duplicate.
+  const viaNotice = build([
+    fence,
+    d(2),
+    c(3),
+    { v: 1, t: "completed", id: ID, at: 4, ch: "prompt-complete", stop: "error" },
+  ]);
+  assert.equal(decide(viaNotice, events.rpc_error as ReceiptEvent, 5), {
+    kind: "ignore",
+    outcome: "duplicate",
+  });
+  // A long message and data are clipped so the record stays bounded.
+  const long = decide(
+    inState.dispatched,
+    {
+      type: "rejected",
+      evidence: {
+        promptId: ID,
+        sessionId: SID,
+        code: 1,
+        message: "m".repeat(999),
+        detail: "d".repeat(999),
+      },
+    },
+    6,
+  );
+  assert.ok(long.kind === "record" && long.record.t === "rejected");
+  if (long.kind === "record" && long.record.t === "rejected") {
+    assert.is(long.record.msg.length, 256);
+    assert.is(long.record.detail?.length, 256);
+  }
 });
 
 test("clipDetail bounds details without splitting a surrogate pair", () => {

@@ -121,19 +121,24 @@ test("the journal file must be private: symlink, mode, hard link", () => {
 test("recovery: fences without consumption evidence become uncertain, durably and only once", () => {
   const dir = tempSeat();
   const j = admitted(dir);
-  const [a, b, c] = [prompt(), prompt(), prompt()];
+  const [a, b, c, d] = [prompt(), prompt(), prompt(), prompt()];
   j.fence(a);
   j.fence(b);
   j.markDispatched(b.promptId);
   j.fence(c);
   j.markDispatched(c.promptId);
   j.recordConsumption({ promptId: c.promptId, sessionId: c.sessionId, kind: "running-prompt" });
+  j.fence(d);
+  j.markDispatched(d.promptId);
+  j.recordRejection({ promptId: d.promptId, sessionId: d.sessionId, code: -32602, message: "x" });
   j.close(); // as a crash would leave it (close writes nothing)
   const r1 = Journal.open({ dir, guard: openGuard });
   assert.equal(r1.recovery.madeUncertain, [a.promptId, b.promptId]);
   assert.is(r1.receipt(a.promptId)?.uncertainty?.reason, "recovered-fenced");
   assert.is(r1.receipt(b.promptId)?.uncertainty?.reason, "recovered-dispatched");
   assert.is(r1.receipt(c.promptId)?.state, "consumed");
+  assert.is(r1.receipt(d.promptId)?.state, "rejected", "a refusal is terminal: not made uncertain");
+  assert.is(r1.receipt(d.promptId)?.rejection?.code, -32602);
   r1.close();
   const snapshot = bytesOf(dir);
   const r2 = Journal.open({ dir, guard: openGuard });
@@ -143,6 +148,7 @@ test("recovery: fences without consumption evidence become uncertain, durably an
   assert.equal(bytesOf(dir), snapshot, "second recovery changed bytes");
   const r3 = admitted(dir);
   assert.is(r3.epoch, 2);
+  assert.is(r3.receipt(d.promptId)?.state, "rejected");
   r3.close();
 });
 
