@@ -7,6 +7,7 @@
 import { lstat } from "node:fs/promises";
 import { GrokSeatError } from "../errors.js";
 import type { ProcessFacts } from "../kernel/types.js";
+import { onlyAgentRetryable } from "../proof/agent.js";
 import type { CheckResult } from "../proof/check.js";
 import {
   bindPaneProof,
@@ -167,28 +168,10 @@ export async function bindPane(
   const deadline = Date.now() + (options.agentTimeoutMs ?? 0);
   for (;;) {
     const result = await bindOnce(client, kernel, options);
-    if (result.record !== null || !onlyAgentPending(result) || Date.now() >= deadline)
+    if (result.record !== null || !onlyAgentRetryable(result.checks) || Date.now() >= deadline)
       return result;
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** The only failures are a retryable agent verdict (`agent_absent`): worth another look. */
-function onlyAgentPending(result: PaneBindResult): boolean {
-  const failed = result.checks.filter((c) => !c.ok);
-  return (
-    failed.length > 0 &&
-    failed.every((c) => {
-      const r = c.received;
-      return (
-        c.check === "pane.agent" &&
-        typeof r === "object" &&
-        r !== null &&
-        !Array.isArray(r) &&
-        r.retryable === true
-      );
-    })
-  );
 }
 
 async function bindOnce(

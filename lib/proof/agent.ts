@@ -33,3 +33,25 @@ export function nativeSessionCheck(pane: PaneInfo, bound: string | null): CheckR
     return pass("pane.native_session", expected, seen.value);
   return fail("pane.native_session", bound, seen.value, "Herdr reports another native session");
 }
+
+/**
+ * True when the only failed checks are a retryable `pane.agent` verdict (Herdr has not identified
+ * the agent yet, e.g. `agent_absent` inside its detection delay): worth another look, not a
+ * refusal. Any other failed check, or none, is false.
+ */
+export function onlyAgentRetryable(checks: readonly CheckResult[]): boolean {
+  const failed = checks.filter((c) => !c.ok);
+  return (
+    failed.length > 0 &&
+    failed.every((c) => {
+      const r = c.received;
+      return (
+        c.check === "pane.agent" &&
+        typeof r === "object" &&
+        r !== null &&
+        !Array.isArray(r) &&
+        r.retryable === true
+      );
+    })
+  );
+}

@@ -20,7 +20,8 @@ import type { HerdrKernel } from "../herdr/kernel-port.js";
 import { observeBoundPane } from "../herdr/observe.js";
 import type { JsonValue } from "../json.js";
 import type { ProcessHandle } from "../kernel/types.js";
-import { type CheckResult, firstFailure } from "../proof/check.js";
+import { onlyAgentRetryable } from "../proof/agent.js";
+import { firstFailure } from "../proof/check.js";
 import { checkPaneProof, type PaneProofRecord, paneAgentVerdict } from "../proof/pane.js";
 import { outcome, type StepOutcome } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
@@ -102,23 +103,6 @@ export interface AgentInput {
   readonly pollMs?: number;
 }
 
-function onlyAgentAbsent(checks: readonly CheckResult[]): boolean {
-  const failed = checks.filter((c) => !c.ok);
-  return (
-    failed.length > 0 &&
-    failed.every((c) => {
-      const r = c.received;
-      return (
-        c.check === "pane.agent" &&
-        typeof r === "object" &&
-        r !== null &&
-        !Array.isArray(r) &&
-        r.retryable === true
-      );
-    })
-  );
-}
-
 export async function agentStep(input: AgentInput): Promise<StepOutcome<AgentVerdict>> {
   const deadline = performance.now() + input.timeoutMs;
   for (;;) {
@@ -135,7 +119,7 @@ export async function agentStep(input: AgentInput): Promise<StepOutcome<AgentVer
         facts,
       );
     }
-    if (failed !== undefined && (!onlyAgentAbsent(checks) || performance.now() >= deadline)) {
+    if (failed !== undefined && (!onlyAgentRetryable(checks) || performance.now() >= deadline)) {
       const code =
         failed.check === "pane.agent" || failed.check === "pane.native_session"
           ? "HERDR_AGENT_REFUSED"
