@@ -379,30 +379,32 @@ test("lock content: decimal u32 with optional whitespace, as trim().parse::<u32>
 // Against the grok simulator (a real TUI on a tmux pty, its detached leader): through the CLI,
 // `verify-proof socket <path> --leader --tui-pid <tui> --json`, as a user would run it.
 
+const LeaderJson = v.object({
+  registered: v.nullable(
+    v.object({ client_id: v.number(), leader_protocol_version: v.nullable(v.number()) }),
+  ),
+  leaderInfo: v.nullable(v.object({ pid: v.number(), socket_path: v.string() })),
+  peer: v.nullable(
+    v.object({
+      pid: v.number(),
+      uid: v.number(),
+      identity: v.nullable(v.object({ kind: v.string(), value: v.string() })),
+    }),
+  ),
+});
+
 const Report = v.object({
   ok: v.boolean(),
   facts: v.nullable(
     v.object({
       uid: v.number(),
       listeners: v.array(v.number()),
-      leader: v.optional(
-        v.object({
-          registered: v.nullable(
-            v.object({ client_id: v.number(), leader_protocol_version: v.nullable(v.number()) }),
-          ),
-          leaderInfo: v.nullable(v.object({ pid: v.number(), socket_path: v.string() })),
-          peer: v.nullable(
-            v.object({
-              pid: v.number(),
-              uid: v.number(),
-              identity: v.nullable(v.object({ kind: v.string(), value: v.string() })),
-            }),
-          ),
-        }),
-      ),
+      leader: v.optional(LeaderJson),
     }),
   ),
   checks: v.array(v.object({ check: v.string(), ok: v.boolean(), reason: v.nullable(v.string()) })),
+  /** The contract names the leader object at the top level too (it also stays in facts). */
+  leader: v.optional(LeaderJson),
 });
 
 function verify(
@@ -468,6 +470,7 @@ test("simulator: the leader a real TUI spawned passes the socket and leader proo
     assert.is(status, 0);
     const leader = report.facts?.leader;
     assert.is(leader?.leaderInfo?.pid, leaderPid);
+    assert.equal(report.leader, leader, "the top-level leader object is facts.leader");
     assert.is(leader?.registered?.leader_protocol_version, 1);
     // Independent oracles: the lock file, /proc/<pid>/stat's ppid, and the kernel identity.
     assert.is(readLockPid(tui.paths.lockPath), leaderPid);
