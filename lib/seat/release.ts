@@ -47,6 +47,25 @@ export function leaderNow(handle: ProcessHandle, socketPath: string): LeaderNow 
   return { kind: "proven" };
 }
 
+/**
+ * Has the TUI exited, or begun to? The handle (pidfd readable) reports the exit only once the
+ * whole thread group is gone (the kernel's pidfd_poll waits for an empty thread group), while
+ * the main thread may already be a zombie, the pane closed and Herdr's `pane_exited` sent: a
+ * release in that gap would decide TUI_ALIVE and leave the leader running for good. This only
+ * says whether release should wait (bounded) for the exit watch; the stop still needs the
+ * watch's kernel verdict. A zombie under the pid is our TUI: while its pidfd is not readable the
+ * process was not reaped, so its pid cannot have been reused.
+ */
+export function tuiExitUnderway(handle: ProcessHandle): boolean {
+  if (!handle.isAlive()) return true;
+  try {
+    processFacts(handle.pid);
+    return false;
+  } catch (err) {
+    return err instanceof GrokSeatError && err.code === "ZOMBIE";
+  }
+}
+
 /** SIGTERM through the handle, then wait (bounded) for the kernel to report the exit. */
 export async function stopLeader(handle: ProcessHandle, timeoutMs: number): Promise<boolean> {
   handle.signal("SIGTERM");

@@ -16,7 +16,7 @@ import type { LeaderConnection } from "../leader/connection.js";
 import type { RegisteredSeat, SeatRegistry } from "./bridge.js";
 import { type SeatRecord, writeSeatRecord } from "./record.js";
 import { SeatRefusal } from "./refusal.js";
-import { leaderNow, removeStaleLeaderFiles, stopLeader } from "./release.js";
+import { leaderNow, removeStaleLeaderFiles, stopLeader, tuiExitUnderway } from "./release.js";
 import { decideLeaderStop, type ReleaseReason } from "./release-policy.js";
 
 export interface SeatParts {
@@ -214,7 +214,7 @@ export class Seat implements RegisteredSeat {
     if (exit === null) {
       let tuiGone = false;
       try {
-        tuiGone = !p.tui.isAlive();
+        tuiGone = tuiExitUnderway(p.tui);
       } catch {
         tuiGone = false;
       }
