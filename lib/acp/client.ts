@@ -42,14 +42,32 @@ import type { AcpPipe, CloseReason } from "./transport.js";
 
 export type { AcpSeatEvent, AcpSeatOptions };
 
-/** A prompt on its way: its receipt after dispatch, and the two promises named apart. */
+/**
+ * A prompt on its way: its receipt after dispatch, and the two promises named apart.
+ *
+ * When Grok refuses the prompt (a JSON-RPC error answering `session/prompt` before it took it:
+ * -32602 `unknown session id`, the leader's -32002 `leader_starting`, ...) the receipt becomes
+ * `rejected`, durably, with `rejection: {code, message, detail}`, and is never resent. It ends
+ * the way a cancelled prompt does: `completed` resolves with that terminal receipt (check
+ * `receipt.state`), and `consumed` rejects with PROMPT_REJECTED (details carry the receipt).
+ */
 export interface Delivery {
   readonly promptId: string;
-  /** The receipt once the frame was written (`dispatched`). */
+  /**
+   * The receipt once the frame was written: `dispatched`, or already `rejected` when Grok's
+   * refusal arrived before this call returned.
+   */
   readonly receipt: Receipt;
-  /** Grok took the prompt (queue row or running). Not model awareness. */
+  /**
+   * Grok took the prompt (queue row or running). Not model awareness. Rejects with
+   * PROMPT_REJECTED when Grok refused it, DELIVERY_UNCERTAIN when the connection ended first.
+   */
   readonly consumed: Promise<Receipt>;
-  /** A final result echoing our session and prompt id arrived (completed or cancelled). */
+  /**
+   * The prompt's end: a final result echoing our session and prompt id (state `completed` —
+   * stop reason `error`/`rate_limit` for a failed turn — or `cancelled`), or Grok's refusal
+   * (state `rejected`).
+   */
   readonly completed: Promise<Receipt>;
 }
 
@@ -151,7 +169,8 @@ export class AcpSeat {
    * Deliver `text` as one prompt. The prompt id is the caller's (a UUID, not reserved, never used
    * before) or a fresh UUIDv4. The fence is fsynced before the frame leaves; resolves once the
    * frame was written. A send that may have failed leaves the receipt `uncertain` (never resent)
-   * and rejects with DELIVERY_UNCERTAIN.
+   * and rejects with DELIVERY_UNCERTAIN. A prompt Grok refuses is not an error of this call: the
+   * delivery's `completed` resolves with the `rejected` receipt (see `Delivery`).
    */
   async deliver(text: string, options: { promptId?: string } = {}): Promise<Delivery> {
     const s = this.#s;

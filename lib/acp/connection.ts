@@ -12,7 +12,11 @@ import { GrokSeatError, UsageError, WireError } from "../errors.js";
 import { type CatalogReadiness, catalogReadiness, McpListResultSchema } from "../grok/catalog.js";
 import { echoConfirms, type ModelEcho, type ModelSelection } from "../grok/models.js";
 import { type DeliveryEvent, DeliveryTracker } from "./deliveries.js";
-import { evidenceFromEvent, evidenceFromPromptResponse } from "./evidence.js";
+import {
+  evidenceFromEvent,
+  evidenceFromPromptError,
+  evidenceFromPromptResponse,
+} from "./evidence.js";
 import type { GrokEvent } from "./grok-extensions.js";
 import { type OwnerAction, trackOwnerActions } from "./owner-actions.js";
 import type { AttachFacts, InitializeFacts } from "./session.js";
@@ -48,7 +52,19 @@ export type AcpSeatEvent =
   | DeliveryEvent
   | { readonly type: "dispatched"; readonly receipt: Receipt }
   | { readonly type: "cancel-submitted"; readonly receipt: Receipt }
-  | { readonly type: "rejected"; readonly promptId: string; readonly error: WireError }
+  /**
+   * Grok answered our `session/prompt` with a JSON-RPC error. `receipt` (the journal's, after the
+   * error) says what it was: state `rejected` for a refusal before consumption (durable, terminal,
+   * never resent), `completed` with stop reason `error`/`rate_limit` for a turn that failed after
+   * consumption. If the journal could not record it, a `journal-failed` event came first and the
+   * receipt is the one before the error.
+   */
+  | {
+      readonly type: "rejected";
+      readonly promptId: string;
+      readonly error: WireError;
+      readonly receipt: Receipt;
+    }
   | { readonly type: "owner-action-pending"; readonly action: OwnerAction }
   | { readonly type: "owner-action-resolved"; readonly action: OwnerAction }
   | { readonly type: "model-changed"; readonly echo: ModelEcho }
@@ -176,11 +192,23 @@ export class AcpConnection {
         if (e !== null) this.tracker.apply(e);
       },
       (err: unknown) => {
-        // Never written (closed before the write) or written and refused by the agent.
-        this.#written.get(promptId)?.reject(err);
+        if (!(err instanceof acp.RequestError)) {
+          // Never written (closed before the write), or the connection ended before an answer.
+          this.#written.get(promptId)?.reject(err);
+          return;
+        }
+        // Grok answered with a JSON-RPC error. An answer proves the frame was written, even if
+        // the write signal is still on its way: the send did not fail, nothing is uncertain.
+        this.#written.get(promptId)?.resolve();
+        const evidence = evidenceFromPromptError(
+          { code: err.code, message: err.message, data: err.data },
+          this.opts.sessionId,
+          promptId,
+        );
+        const receipt = this.tracker.rejected(evidence) ?? this.tracker.receipt(promptId);
         const wire = wireError(err, "session/prompt");
-        if (wire instanceof WireError && !this.#closed) {
-          this.emit({ type: "rejected", promptId, error: wire });
+        if (wire instanceof WireError && receipt !== undefined && !this.#closed) {
+          this.emit({ type: "rejected", promptId, error: wire, receipt });
         }
       },
     );

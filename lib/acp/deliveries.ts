@@ -10,10 +10,22 @@
  * final result echoing our session and prompt id arrived (stop reason `cancelled` included).
  * A connection lost first rejects them (DELIVERY_UNCERTAIN before consumption, CONNECTION_CLOSED
  * after); the receipt itself stays in the journal for reconciliation.
+ *
+ * A prompt Grok refused (a JSON-RPC error answering our `session/prompt` before consumption
+ * evidence; receipt state `rejected`) ends like a cancelled one: `completed` *resolves* with the
+ * terminal receipt (`state: "rejected"`, `rejection: {code, message, detail}`), so a caller
+ * awaiting the end branches on `receipt.state` for every ending alike; `consumed` *rejects* with
+ * PROMPT_REJECTED (details: promptId, code, message, detail, receipt): Grok never took it.
  */
 
 import type { Journal } from "../delivery/journal.js";
-import { isConsumed, isTerminal, type Receipt, type ResultEvidence } from "../delivery/receipt.js";
+import {
+  isConsumed,
+  isTerminal,
+  type Receipt,
+  type RejectionEvidence,
+  type ResultEvidence,
+} from "../delivery/receipt.js";
 import { GrokSeatError } from "../errors.js";
 import type { Evidence, QueueRow } from "./evidence.js";
 
@@ -138,6 +150,29 @@ export class DeliveryTracker {
     this.#settle(r);
   }
 
+  /**
+   * Grok answered one of our `session/prompt` requests with a JSON-RPC error: journaled as a
+   * refusal (`rejected`) before consumption, as a failed turn (`completed`, emitted) after it.
+   * Returns the receipt afterwards, or null when the prompt is not ours or the journal failed.
+   */
+  rejected(evidence: RejectionEvidence): Receipt | null {
+    if (!this.isOurs(evidence.promptId)) return null;
+    let outcome: ReturnType<Journal["recordRejection"]>;
+    try {
+      outcome = this.#journal.recordRejection(evidence);
+    } catch (error) {
+      this.#emit({ type: "journal-failed", error });
+      return null;
+    }
+    const r = outcome.receipt;
+    if (r === null) return null;
+    if (outcome.outcome === "applied" && r.state === "completed") {
+      this.#emit({ type: "completed", receipt: r, reconciled: false });
+    }
+    this.#settle(r);
+    return r;
+  }
+
   /** The connection ended: receipts without consumption evidence become uncertain. */
   connectionLost(detail: string): void {
     let made: Receipt[] = [];
@@ -161,6 +196,25 @@ export class DeliveryTracker {
   }
 
   #settle(r: Receipt): void {
+    const refusal = r.rejection;
+    if (r.state === "rejected" && refusal !== null) {
+      this.#consumed.get(r.promptId)?.reject(
+        new GrokSeatError(
+          "PROMPT_REJECTED",
+          `Grok refused prompt ${r.promptId}: ${refusal.code} ${refusal.message}`,
+          {
+            details: {
+              promptId: r.promptId,
+              code: refusal.code,
+              message: refusal.message,
+              detail: refusal.detail,
+              receipt: r,
+            },
+          },
+        ),
+      );
+      this.#consumed.delete(r.promptId);
+    }
     if (isConsumed(r)) {
       this.#consumed.get(r.promptId)?.resolve(r);
       this.#consumed.delete(r.promptId);

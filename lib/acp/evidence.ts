@@ -18,9 +18,15 @@
  *   missing either echo is not evidence.
  * - stop reasons are kept verbatim when they are a snake_case token (ACP `StopReason` plus Grok's
  *   `error`/`rate_limit`); anything else is not evidence (it could not be journaled faithfully).
+ * - a JSON-RPC error answering our `session/prompt` (correlated by the request id, so ours):
+ *   a refusal before consumption, a failed turn after it (`lib/delivery/rejection.ts` decides).
  */
 import * as v from "valibot";
-import type { ConsumptionEvidence, ResultEvidence } from "../delivery/receipt.js";
+import type {
+  ConsumptionEvidence,
+  RejectionEvidence,
+  ResultEvidence,
+} from "../delivery/receipt.js";
 import { type GrokEvent, SessionEnvelopeSchema } from "./grok-extensions.js";
 
 /** The journal's stop-reason form (`lib/delivery/record.ts`, `StopReason`). */
@@ -189,4 +195,55 @@ export function evidenceFromRecord(line: unknown, sessionId: string): Evidence |
     };
   }
   return null;
+}
+
+/** Grok's rate-limit error code (`sampling/error.rs`, `RATE_LIMITED_ERROR_CODE`). */
+export const RATE_LIMITED_ERROR_CODE = -32003;
+
+/** The JSON-RPC error object as the SDK hands it over (`RequestError`). */
+export interface RpcErrorAnswer {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/**
+ * `data` as text: a string as is; an object's string `message` (what Grok's
+ * `error_message_from_data` shows, `sampling/error.rs`); anything else as JSON. Null when absent.
+ */
+function dataText(data: unknown): string | null {
+  if (data === undefined || data === null) return null;
+  if (typeof data === "string") return data;
+  if (typeof data === "object" && !Array.isArray(data)) {
+    const message: unknown = Reflect.get(data, "message");
+    if (typeof message === "string") return message;
+  }
+  try {
+    // Bounded before it is journaled (clipDetail); a peer's deep nesting must not throw here.
+    return JSON.stringify(data)?.slice(0, 1024) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The evidence of a JSON-RPC error answering our `session/prompt` (grok-leader-protocol.md §6:
+ * "Errors come back as JSON-RPC errors"). The stop reason it would mean for a turn already
+ * running is the one Grok's `prompt_complete` gives the same error (`prompt_complete_fields`:
+ * `rate_limit` for -32003, else `error`).
+ */
+export function evidenceFromPromptError(
+  error: RpcErrorAnswer,
+  sessionId: string,
+  promptId: string,
+): RejectionEvidence {
+  const detail = dataText(error.data);
+  return {
+    promptId,
+    sessionId,
+    code: error.code,
+    message: error.message,
+    ...(detail === null ? {} : { detail }),
+    stopReason: error.code === RATE_LIMITED_ERROR_CODE ? "rate_limit" : "error",
+  };
 }

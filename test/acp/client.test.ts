@@ -3,104 +3,22 @@
  * refusals, receipts and cancellation rules. The same behaviours run end to end against the
  * `grok` simulator in seat-sim.test.ts.
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { AcpSeat, type AcpSeatEvent } from "../../lib/acp/client.js";
-import type { RpcMessage } from "../../lib/acp/json-rpc.js";
-import { admitController, type Controller } from "../../lib/delivery/index.js";
 import { GrokSeatError } from "../../lib/errors.js";
 import { newPromptId } from "../../lib/grok/prompt-id.js";
-import { FakeAgent, MemoryPipe, until, within } from "./helpers.js";
-
-const S = "0198b0c2-1111-7222-8333-444455556666";
-const CWD = "/home/owner/project";
-
-interface World {
-  pipe: MemoryPipe;
-  agent: FakeAgent;
-  controller: Controller;
-  dir: string;
-  events: AcpSeatEvent[];
-}
-
-const dirs: string[] = [];
-function seatDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "acp-client-"));
-  chmodSync(dir, 0o700);
-  dirs.push(dir);
-  return dir;
-}
-
-function world(dir = seatDir(), setup: (a: FakeAgent) => void = () => {}): World {
-  const pipe = new MemoryPipe();
-  const agent = new FakeAgent(pipe);
-  agent
-    .on("initialize", () => ({
-      protocolVersion: 1,
-      agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {}, close: {} } },
-      _meta: { agentVersion: "1.0.48", currentWorkingDirectory: CWD },
-    }))
-    .on("_x.ai/session/info", () => ({ result: { sessionId: S, cwd: CWD, turns: 0 } }))
-    .on("_x.ai/mcp/list", () => ({
-      result: {
-        servers: [
-          {
-            name: "docs",
-            source: "local",
-            type: "http",
-            url: "https://docs.example/mcp",
-            session: { enabled: true },
-          },
-        ],
-      },
-    }))
-    .on("session/resume", () => ({
-      models: {
-        currentModelId: "grok-build",
-        availableModels: [
-          {
-            modelId: "grok-build",
-            name: "Grok Build",
-            _meta: { supportsReasoningEffort: true, reasoningEfforts: ["low", "high"] },
-          },
-          { modelId: "grok-fast", name: "Grok Fast" },
-        ],
-      },
-      _meta: { sessionId: S, "x.ai/sessionConfig": { options: [] } },
-    }));
-  setup(agent);
-  return { pipe, agent, controller: admitController({ seatDir: dir }), dir, events: [] };
-}
-
-async function attach(w: World): Promise<AcpSeat> {
-  const seat = await AcpSeat.attach(w.pipe, {
-    sessionId: S,
-    cwd: CWD,
-    journal: w.controller.journal,
-    leaderIdentity: "pidfd:4242",
-    paneIdentity: "herdr:p1",
-    requestTimeoutMs: 2_000,
-  });
-  seat.on((e) => w.events.push(e));
-  return seat;
-}
-
-async function refusal(p: Promise<unknown>): Promise<string | null> {
-  try {
-    await p;
-    return null;
-  } catch (err) {
-    return err instanceof GrokSeatError ? err.code : `OTHER ${String(err)}`;
-  }
-}
-
-const requests = (w: World): string[] =>
-  w.agent.received.flatMap((m) => (m.kind === "request" ? [m.method] : []));
-const sentTo = (w: World, method: string): RpcMessage[] =>
-  w.agent.received.filter((m) => m.kind !== "response" && m.method === method);
+import { until, within } from "./helpers.js";
+import {
+  attach,
+  CWD,
+  refusal,
+  removeSeatDirs,
+  requests,
+  S,
+  seatDir,
+  sentTo,
+  world,
+} from "./memory-seat.js";
 
 test("attach: initialize (grok-pager), residency probe, catalog, then resume with []", async () => {
   const w = world();
@@ -424,8 +342,6 @@ test("session/new is never sent", async () => {
   w.controller.release();
 });
 
-test.after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+test.after(removeSeatDirs);
 
 test.run();

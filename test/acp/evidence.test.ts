@@ -2,6 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import {
   evidenceFromEvent,
+  evidenceFromPromptError,
   evidenceFromPromptResponse,
   evidenceFromRecord,
 } from "../../lib/acp/evidence.js";
@@ -182,6 +183,46 @@ test("durable record lines: turn_completed is a result, a persisted update with 
     null,
   );
   assert.is(evidenceFromRecord("garbage", S), null);
+});
+
+test("a JSON-RPC error to our session/prompt: code, message, data as text, Grok's stop reason", () => {
+  assert.equal(
+    evidenceFromPromptError(
+      { code: -32602, message: "Invalid params", data: "unknown session id" },
+      S,
+      P,
+    ),
+    {
+      promptId: P,
+      sessionId: S,
+      code: -32602,
+      message: "Invalid params",
+      detail: "unknown session id",
+      stopReason: "error",
+    },
+  );
+  // -32003 is Grok's rate limit (sampling/error.rs): prompt_complete says rate_limit for it.
+  assert.is(
+    evidenceFromPromptError({ code: -32003, message: "Rate limited" }, S, P).stopReason,
+    "rate_limit",
+  );
+  assert.is(evidenceFromPromptError({ code: -32003, message: "x" }, S, P).detail, undefined);
+  // An object's `message` is what error_message_from_data shows; other data as bounded JSON.
+  const usage = { message: "model not found", "x.ai/promptUsage": { tokens: 3 } };
+  assert.is(
+    evidenceFromPromptError({ code: -32603, message: "m", data: usage }, S, P).detail,
+    "model not found",
+  );
+  assert.is(evidenceFromPromptError({ code: 1, message: "m", data: [1, 2] }, S, P).detail, "[1,2]");
+  const big = evidenceFromPromptError(
+    { code: 1, message: "m", data: { x: "y".repeat(5000) } },
+    S,
+    P,
+  );
+  assert.ok((big.detail?.length ?? 0) <= 1024);
+  let deep: unknown = 0;
+  for (let i = 0; i < 200_000; i++) deep = [deep];
+  assert.is(evidenceFromPromptError({ code: 1, message: "m", data: deep }, S, P).detail, undefined);
 });
 
 test.run();
