@@ -375,8 +375,9 @@ export class Journal {
 
   /**
    * Rewrite the journal with each completed, cancelled or rejected receipt reduced to one
-   * `compacted` line (its id stays known: still refused as a duplicate). Every open or uncertain receipt keeps all
-   * of its records byte for byte, and the highest epoch record is kept so epochs stay monotonic.
+   * `compacted` line (its id stays known: still refused as a duplicate). Every open or uncertain
+   * receipt keeps all of its records byte for byte, and the highest epoch record is kept so epochs
+   * stay monotonic.
    * Crash-safe at every step: write temp, fsync, rename, fsync directory.
    */
   compact(): CompactionReport {

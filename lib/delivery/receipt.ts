@@ -162,7 +162,7 @@ export function isConsumed(r: Receipt): boolean {
   return r.consumption !== null || r.result !== null;
 }
 
-/** The model finished the turn: a final result (completed or cancelled) arrived. A refusal is not. */
+/** The model finished the turn: a final result (completed or cancelled). A refusal is not. */
 export function isModelFinished(r: Receipt): boolean {
   return r.result !== null;
 }
