@@ -1,14 +1,18 @@
 /**
  * Load: 10 seats in one process, the full setup for each (Herdr simulator pane, grok simulator
- * TUI, the leader that TUI spawns, hire() with every proof), all delivering prompts at once.
+ * TUI, the leader that TUI spawns, hire() with every proof; all ten hired at once), then rounds
+ * in which every seat delivers its prompts back to back, all seats at the same time.
  * - no cross-talk: each leader's own frame log (GROK_SIM_LOG per seat) holds exactly its own
- *   seat's prompt ids, each once;
+ *   seat's prompt ids, each once, and nothing else of ours;
  * - no lost receipts: every receipt reaches `completed` with a result echoing its own session
  *   and prompt id;
- * - memory bounded: this process's RSS after the deliveries stays within a stated cap of the RSS
- *   after hiring (the journals, receipts and taps of 10 seats).
+ * - memory bounded: this process's RSS and its heap after a full GC, after hiring and after each
+ *   round; the stated caps hold for the growth from after hiring to after the last round (the
+ *   journals keep one receipt per prompt until compaction: about 1.3 KiB each).
  */
 import { join } from "node:path";
+import v8 from "node:v8";
+import { runInNewContext } from "node:vm";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Receipt } from "../../lib/delivery/receipt.js";
@@ -21,15 +25,39 @@ import { killRunProcesses, newPromptId, prng, promptFrames, within } from "./fix
 
 const startedAt = Date.now();
 const SEATS = 10;
+const ROUNDS = scaled(2, 5);
 const PROMPTS = scaled(5, 100);
 const RSS_CAP_MIB = 64;
+const HEAP_CAP_MIB = 16;
 const seed = Number(process.env.GROK_SEAT_SEED ?? Date.now() % 2 ** 31);
 const MiB = 1024 * 1024;
+
+// A full collection before each measurement, so the numbers are what is retained.
+v8.setFlagsFromString("--expose-gc");
+const gc: unknown = runInNewContext("gc");
+
+function settledMemory(): { rss: number; heap: number } {
+  if (typeof gc === "function") {
+    gc();
+    gc();
+  }
+  const m = process.memoryUsage();
+  return { rss: m.rss, heap: m.heapUsed };
+}
 
 interface Hired {
   readonly seat: Seat;
   readonly logPath: string;
   readonly ids: string[];
+}
+
+function hireOne(stack: Stack, logPath: string): Promise<Seat> {
+  return hireSeat(
+    stack.options({
+      env: { GROK_SIM_LOG: logPath },
+      timeouts: { leaderMs: 60_000, activeSessionMs: 60_000, agentMs: 60_000, requestMs: 60_000 },
+    }),
+  );
 }
 
 test("10 seats deliver at once: no cross-talk, no lost receipt, memory bounded", async () => {
@@ -38,19 +66,26 @@ test("10 seats deliver at once: no cross-talk, no lost receipt, memory bounded",
   const hired: Hired[] = [];
   const counts = {
     seats: SEATS,
-    promptsPerSeat: PROMPTS,
+    rounds: ROUNDS,
+    promptsPerSeatPerRound: PROMPTS,
     prompts: 0,
     completed: 0,
     crossTalk: 0,
     duplicateFrames: 0,
     missingFrames: 0,
     lostReceipts: 0,
-    rssBeforeMiB: 0,
-    rssAfterMiB: 0,
+    rssAfterHireMiB: 0,
+    rssAfterLastRoundMiB: 0,
     rssGrowthMiB: 0,
     rssCapMiB: RSS_CAP_MIB,
+    heapAfterHireMiB: 0,
+    heapAfterLastRoundMiB: 0,
+    heapGrowthMiB: 0,
+    heapCapMiB: HEAP_CAP_MIB,
+    gcExposed: typeof gc === "function" ? 1 : 0,
     hireRetries: 0,
   };
+  const perRound: string[] = [];
   let held = false;
   try {
     stack = await startStack();
@@ -65,38 +100,39 @@ test("10 seats deliver at once: no cross-talk, no lost receipt, memory bounded",
         }),
       )),
     );
-    const rssBefore = process.memoryUsage().rss;
-    // Every seat delivers its prompts back to back, all seats at once; they queue in each session.
-    const deliveries = await Promise.all(
-      hired.map(async (h, n) => {
-        const out = [];
-        for (let i = 0; i < PROMPTS; i++) {
-          const id = newPromptId();
-          h.ids.push(id);
-          out.push(
-            await h.seat.deliver(`seat ${n} prompt ${i}: ${rng.words(rng.int(1, 20))}`, {
-              promptId: id,
-            }),
-          );
-        }
-        return out;
-      }),
-    );
-    const all = deliveries.flat();
-    counts.prompts = all.length;
-    const results = await Promise.all(all.map((d) => within(d.completed, 120_000)));
-    for (const [i, r] of results.entries()) {
-      const d = all[i];
-      if (r === "timeout" || r.state !== "completed" || r.promptId !== d?.promptId) {
-        counts.lostReceipts += 1;
-        continue;
+    const before = settledMemory();
+    let after = before;
+    for (let round = 0; round < ROUNDS; round++) {
+      // Every seat delivers its prompts back to back, all seats at once; they queue per session.
+      const deliveries = await Promise.all(
+        hired.map(async (h, n) => {
+          const out = [];
+          for (let i = 0; i < PROMPTS; i++) {
+            const id = newPromptId();
+            h.ids.push(id);
+            const text = `seat ${n} round ${round} prompt ${i}: ${rng.words(rng.int(1, 20))}`;
+            out.push(await h.seat.deliver(text, { promptId: id }));
+          }
+          return out;
+        }),
+      );
+      const all = deliveries.flat();
+      counts.prompts += all.length;
+      const results = await Promise.all(all.map((d) => within(d.completed, 120_000)));
+      for (const [i, r] of results.entries()) {
+        if (r === "timeout" || r.state !== "completed" || r.promptId !== all[i]?.promptId) {
+          counts.lostReceipts += 1;
+        } else counts.completed += 1;
       }
-      counts.completed += 1;
+      after = settledMemory();
+      perRound.push(`${Math.round(after.rss / MiB)}/${Math.round(after.heap / MiB)}`);
     }
-    const rssAfter = process.memoryUsage().rss;
-    counts.rssBeforeMiB = Math.round(rssBefore / MiB);
-    counts.rssAfterMiB = Math.round(rssAfter / MiB);
-    counts.rssGrowthMiB = Math.round((rssAfter - rssBefore) / MiB);
+    counts.rssAfterHireMiB = Math.round(before.rss / MiB);
+    counts.rssAfterLastRoundMiB = Math.round(after.rss / MiB);
+    counts.rssGrowthMiB = Math.round((10 * (after.rss - before.rss)) / MiB) / 10;
+    counts.heapAfterHireMiB = Math.round(before.heap / MiB);
+    counts.heapAfterLastRoundMiB = Math.round(after.heap / MiB);
+    counts.heapGrowthMiB = Math.round((10 * (after.heap - before.heap)) / MiB) / 10;
     for (const h of hired) {
       const frames = promptFrames(h.logPath);
       const own = new Set(h.ids);
@@ -117,10 +153,14 @@ test("10 seats deliver at once: no cross-talk, no lost receipt, memory bounded",
     assert.is(counts.missingFrames, 0);
     assert.is(counts.duplicateFrames, 0);
     assert.is(counts.lostReceipts, 0, "every receipt completed");
-    assert.is(counts.completed, SEATS * PROMPTS);
+    assert.is(counts.completed, SEATS * PROMPTS * ROUNDS);
     assert.ok(
-      rssAfter - rssBefore <= RSS_CAP_MIB * MiB,
+      after.rss - before.rss <= RSS_CAP_MIB * MiB,
       `RSS grew ${counts.rssGrowthMiB} MiB (cap ${RSS_CAP_MIB} MiB)`,
+    );
+    assert.ok(
+      after.heap - before.heap <= HEAP_CAP_MIB * MiB,
+      `the heap after GC grew ${counts.heapGrowthMiB} MiB (cap ${HEAP_CAP_MIB} MiB)`,
     );
     held = true;
   } catch (err) {
@@ -140,32 +180,27 @@ test("10 seats deliver at once: no cross-talk, no lost receipt, memory bounded",
         title: "10 seats at once",
         claim:
           `${SEATS} seats in one process (each a real Herdr-simulator pane, grok-simulator TUI ` +
-          `and leader, full hire), ${PROMPTS} prompts each delivered concurrently: ` +
-          `${counts.crossTalk} prompts at another seat's leader, ${counts.completed}/` +
-          `${counts.prompts} receipts completed (${counts.lostReceipts} lost), ` +
-          `${counts.duplicateFrames} duplicate frames; RSS ${counts.rssBeforeMiB} → ` +
-          `${counts.rssAfterMiB} MiB (+${counts.rssGrowthMiB} MiB, cap +${RSS_CAP_MIB} MiB).`,
+          `and leader, all hired at once), ${ROUNDS} rounds of ${PROMPTS} prompts per seat ` +
+          `delivered concurrently: ${counts.crossTalk} prompts at another seat's leader, ` +
+          `${counts.completed}/${counts.prompts} receipts completed (${counts.lostReceipts} ` +
+          `lost), ${counts.duplicateFrames} duplicate frames; after GC, RSS ` +
+          `${counts.rssAfterHireMiB} → ${counts.rssAfterLastRoundMiB} MiB (+${counts.rssGrowthMiB}, ` +
+          `cap +${RSS_CAP_MIB}) and heap ${counts.heapAfterHireMiB} → ` +
+          `${counts.heapAfterLastRoundMiB} MiB (+${counts.heapGrowthMiB}, cap +${HEAP_CAP_MIB}); ` +
+          `per round RSS/heap MiB: ${perRound.join(", ")}.`,
         counts,
         held,
         seeds: [seed],
         method:
-          "hire() ×10 against one Herdr simulator, Seat.deliver() from all seats at once, " +
-          "per-leader frame logs (GROK_SIM_LOG) as the oracle of where each prompt went, " +
-          "process.memoryUsage().rss before and after the deliveries; a hire refused by the " +
-          "Herdr simulator's launcher race is retried (counted: hireRetries)",
+          "hire() ×10 at once against one Herdr simulator, Seat.deliver() from all seats at " +
+          "once, per-leader frame logs (GROK_SIM_LOG) as the oracle of where each prompt went, " +
+          "process.memoryUsage() after a full GC (v8 --expose-gc) after hiring and after each " +
+          "round; a hire refused by the Herdr simulator's launcher race is retried (counted: " +
+          "hireRetries)",
       },
       startedAt,
     );
   }
 });
-
-function hireOne(stack: Stack, logPath: string): Promise<Seat> {
-  return hireSeat(
-    stack.options({
-      env: { GROK_SIM_LOG: logPath },
-      timeouts: { leaderMs: 60_000, activeSessionMs: 60_000, agentMs: 60_000, requestMs: 60_000 },
-    }),
-  );
-}
 
 test.run();

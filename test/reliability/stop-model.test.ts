@@ -4,7 +4,8 @@
  *
  * 1. Stand-in lifecycles (fixtures/stop-lifecycles.ts, inside a pid namespace when the kernel
  *    allows it): real processes — a TUI that can exit or exec another program, a leader, an
- *    imposter and a pid squatter given the very pid of the process they replace — each logging
+ *    imposter and a pid squatter given the very pid of the process they replace, a TUI whose
+ *    main thread exits while another thread lingers (exit under way) — each logging
  *    every signal it receives; a controller built from the library's own release pieces
  *    (fixtures/stop-world.ts), restarted from its record at random. The model predicts each
  *    decision and its reasons; the signal logs must show SIGTERM only to leaders whose stop the
@@ -54,6 +55,12 @@ let standin: v.InferOutput<typeof ResultSchema> | null = null;
 let realHeld = false;
 let realScripted = 0;
 const failures: string[] = [];
+
+function describe(err: unknown): string {
+  return err instanceof GrokSeatError
+    ? `${err.code}: ${err.message} ${JSON.stringify(err.details)}`
+    : String(err);
+}
 
 function python(): string | null {
   for (const p of ["/usr/bin/python3", "python3"]) {
@@ -148,11 +155,12 @@ test("real hire/release lifecycles through the simulators", async () => {
     }
     realHeld = true;
   } catch (err) {
-    failures.push(`real: ${String(err)}`);
-    // uvu formats `details` as a string: a GrokSeatError's details object would hide the failure.
-    if (err instanceof GrokSeatError) {
-      throw new Error(`${err.code}: ${err.message} ${JSON.stringify(err.details)}`);
-    }
+    // fast-check keeps the failing command's error as `cause`; uvu would not print it, and it
+    // formats `details` as a string (a GrokSeatError's details object would hide the failure).
+    const cause =
+      err instanceof Error && err.cause !== undefined ? ` cause: ${describe(err.cause)}` : "";
+    failures.push(`real: ${describe(err)}${cause}`);
+    if (cause !== "" || err instanceof GrokSeatError) throw new Error(`${describe(err)}${cause}`);
     throw err;
   } finally {
     await stack?.cleanup();
@@ -184,7 +192,9 @@ test("claim T6-stop-only-proven", () => {
         "(launched ∧ handle valid ∧ TUI exit observed through the pidfd) — " +
         `${stops} stops, 0 stops otherwise; refusals by reason {${byReason}}; ` +
         `${c.signalsToUnproven ?? 0} signals to processes we did not prove ` +
-        `(${c.imposterSamePid ?? 0} imposters and ${c.tuiPidReuseSamePid ?? 0} squatters had the very pid of the process they replaced).`,
+        `(${c.imposterSamePid ?? 0} imposters and ${c.tuiPidReuseSamePid ?? 0} squatters had the ` +
+        `very pid of the process they replaced; ${c.tuiExitsLingering ?? 0} TUI exits were caught ` +
+        "under way, main thread gone and pidfd not yet readable, and waited for).",
       counts: {
         lifecycles,
         commands,
@@ -197,6 +207,7 @@ test("claim T6-stop-only-proven", () => {
         imposters: (c.imposters ?? 0) + (realCounts.imposters ?? 0),
         imposterSamePid: c.imposterSamePid ?? 0,
         tuiExecs: c.tuiExecs ?? 0,
+        tuiExitsLingering: c.tuiExitsLingering ?? 0,
         tuiPidReuseSamePid: c.tuiPidReuseSamePid ?? 0,
         restarts: (c.restarts ?? 0) + (realCounts.restarts ?? 0),
         replacements: realCounts.replacements ?? 0,
