@@ -21,6 +21,8 @@ export {
   Journal,
   type Receipt,
   type ReceiptState,
+  type Rejection,
+  TERMINAL_STATES,
 } from "./delivery/index.js";
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 export { GrokSeatError, isErrorCode, UsageError, WireError, type WirePeer } from "./errors.js";
