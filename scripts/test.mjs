@@ -6,8 +6,13 @@
 //
 // Usage: node scripts/test.mjs [filter ...] [--jobs N] [--timeout SECONDS]
 //   filter: a substring of the test file path (e.g. "test/kernel" or "frame-codec").
+//
+// A test file that can only run on some platforms says so on its first line:
+//   // @platform linux: <why>
+// On any other platform the runner does not start it, prints "SKIP <file> (<platform>): <why>"
+// and counts it as skipped — the reason is always printed, never silent.
 import { spawn } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,6 +44,14 @@ function discover(dir) {
     else if (name.endsWith(".test.ts")) out.push(p);
   }
   return out.sort();
+}
+
+/** The platforms a file declares on its first line, with the reason; null when it runs anywhere. */
+function platformRequirement(file) {
+  const first = readFileSync(join(root, file), "utf8").split("\n", 1)[0] ?? "";
+  const m = /^\/\/\s*@platform\s+([a-z,\s]+?)\s*:\s*(.+)$/.exec(first);
+  if (!m) return null;
+  return { platforms: m[1].split(",").map((x) => x.trim()), reason: m[2].trim() };
 }
 
 function escapeRegExp(s) {
@@ -93,7 +106,16 @@ function runFile(file, timeoutS) {
 async function main() {
   const { filters, jobs, timeoutS } = parseArgs(process.argv.slice(2));
   const all = discover(join(root, "test")).map((f) => relative(root, f));
-  const files = filters.length ? all.filter((f) => filters.some((x) => f.includes(x))) : all;
+  const selected = filters.length ? all.filter((f) => filters.some((x) => f.includes(x))) : all;
+  const files = [];
+  let skippedFiles = 0;
+  for (const file of selected) {
+    const req = platformRequirement(file);
+    if (req && !req.platforms.includes(process.platform)) {
+      skippedFiles++;
+      process.stdout.write(`SKIP ${file} (${process.platform}): ${req.reason}\n`);
+    } else files.push(file);
+  }
   const results = [];
   let next = 0;
   async function worker() {
@@ -120,9 +142,12 @@ async function main() {
   const broken = results.filter((r) => r.problem || r.total !== r.passed).map((r) => r.file);
   if (broken.length) process.stdout.write(`\nfailing files:\n  ${broken.join("\n  ")}\n`);
   if (passed + failed === 0) process.stdout.write("\ntest: no test ran\n");
-  process.stdout.write(
-    `\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`,
-  );
+  // The last line is exactly "N passed, N failed" (what CI reads); skips are said just before it.
+  if (skipped) process.stdout.write(`\n${skipped} tests skipped (each printed its reason)`);
+  if (skippedFiles) {
+    process.stdout.write(`\n${skippedFiles} files skipped on ${process.platform} (reasons above)`);
+  }
+  process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
   process.exitCode = failed > 0 || passed + failed === 0 ? 1 : 0;
 }
 

@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * Grok's JSON-RPC errors to our `session/prompt`, end to end against the `grok` simulator (a real
  * TUI in a tmux pane, its leader, our one leader connection, a real journal):

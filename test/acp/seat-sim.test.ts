@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * AcpSeat end to end against the `grok` simulator: a real TUI in a tmux pane, its detached
  * leader, our one leader connection, a real journal. The simulator's frame log is the oracle for

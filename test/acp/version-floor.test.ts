@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * The version floor end to end: `grok --version`, the leader's `registered` metadata and the
  * agent's `initialize._meta.agentVersion` (the ACP layer's part) must agree (lib/grok/version.ts,

@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * `verify-proof pane` against the Herdr simulator: exit 0 for a proven pane, 1 for an unknown or
  * tampered pane, 2 for usage errors; `--json` carries the descriptor, pane, process facts, the

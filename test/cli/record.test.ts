@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * `verify-proof record <seat-record.json>` spawned as the real CLI, against a live seat hired on
  * the simulators and against the same record after the owner quit the TUI and release stopped

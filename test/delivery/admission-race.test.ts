@@ -1,3 +1,4 @@
+// @platform linux: reads /proc as its independent oracle
 /**
  * T8 (reliability-plan.md §6): K = 32 controller processes race for one seat, round after round,
  * released together by a FIFO barrier; in some rounds the winner is killed -9 a random moment

@@ -1,3 +1,4 @@
+// @platform linux: reads /proc as its independent oracle
 import {
   chmodSync,
   readFileSync,

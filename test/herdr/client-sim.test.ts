@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * The client against the Herdr simulator's connection faults and its real error bodies: every
  * failure is a typed error with a stable code, and nothing hangs.

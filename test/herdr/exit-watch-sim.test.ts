@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * Exit observation end to end: a whole launch + proof + exit against the Herdr simulator. The
  * exit is established by the kernel handle on the bound identity and corroborated by the

@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * The pane proof end to end against the Herdr simulator: panes are real tmux terminals, the pane
  * process is the argv command, and the kernel (`ps`, pidfs identity) is the oracle. Every

@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * The leader connection against the grok simulator's leader (a separate `grok agent leader`
  * process speaking the real frames): ready and not-ready registration, a legacy leader, control,

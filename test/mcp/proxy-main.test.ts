@@ -1,3 +1,4 @@
+// @platform linux: reads /proc as its independent oracle
 /**
  * The regression guard across real processes (seed ADR 0224, "root-schema regression"): the
  * official SDK client's listTools() fails on the raw operator bank and succeeds through the

@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * The leader proof: pure checks from recorded facts (every tampering fails by its own name), then
  * the whole flow (connect, register, get_leader_info, kernel facts) against a real leader process.

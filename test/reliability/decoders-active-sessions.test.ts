@@ -1,3 +1,4 @@
+// @platform linux: reads /proc as its independent oracle
 /**
  * T7, `active_sessions.json` (grok-leader-protocol.md §8; `lib/grok/active-sessions.ts`): the pure
  * parser on random, mutated, truncated and edge-case bytes (a status value, never a throw), and the

@@ -1,3 +1,4 @@
+// @platform linux: reads /proc as its independent oracle
 /**
  * T7, seat records (`lib/seat/record.ts`): `readSeatRecord` on real files holding random bytes,
  * mutated and truncated records, duplicated keys and the JSON edge cases of reliability-plan.md §4,

@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * T4, the socket refusal matrix (reliability-plan.md §1, §6 T4): root builds each hostile or
  * unprovable socket setup, and a prober running as uid 65534 (`setpriv --reuid=65534

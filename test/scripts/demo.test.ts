@@ -1,3 +1,4 @@
+// @platform linux: reads /proc as its independent oracle
 /**
  * `npm run demo` end to end (the script itself, as CI runs it): exit 0, every hire step proven
  * and printed, the receipt reaches `completed`, the leader is stopped after the TUI's exit, and

@@ -1,3 +1,4 @@
+// @platform linux: runs the live-verification script against both simulators (the Herdr one reads /proc)
 /**
  * `scripts/verify-grok-seat.ts --sim`: the live verification script, unchanged, against the
  * simulators. It must pass every result, record no instrument failure, keep its evidence private

@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * Worker admission and the resume policy on a live seat. The bridge admits a worker only to a
  * seat this controller hired, with the original pane proof; a saved record — in this process's

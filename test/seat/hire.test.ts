@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * The whole seat against the simulators, with real processes: hire (every step proven and
  * reported, in order), deliver through the fence until the receipt is `completed`, the owner

@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * The proven leader is replaced at the same socket path: the seat never follows. Two ways:
  * (a) the leader dies while the TUI lives and the TUI, as real Grok does, spawns a new leader at

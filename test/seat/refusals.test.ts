@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * Every hire refusal path ends in its named refusal with nothing delivered: the grok simulator's
  * frame log (GROK_SIM_LOG) shows no `session/prompt` from us and the agent accepted no prompt,

@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * Resume end to end against the Herdr and grok simulators (seed ADR 0224: "resume requires the
  * original profile, UUID and conversation plus a confirmed prior exit"; issue 8, seat policy).

@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * ACP over the leader (grok-leader-protocol.md §4, §7, §9, §12; fixtures 8, 9, 11, 12, 16, 20):
  * request-id namespacing as the agent sees it (GROK_SIM_LOG records every line the agent read),

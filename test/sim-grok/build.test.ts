@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * test/sim/build.ts: the simulator is a real executable (a Node single-executable app, not
  * `node script.js`), rebuilt only when its inputs change, and safe to request from several

@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * The `grok` command line as bin/main.rs dispatches it (grok-leader-protocol.md §1, §9):
  * version text and channel label from $GROK_HOME/version.json, `version --json`, the refused

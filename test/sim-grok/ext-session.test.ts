@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * The read-only session extensions over a raw socket: `x.ai/session/updates`
  * (extensions/session_updates.rs: stored envelopes verbatim, paging, tail, turnIndex, stream

@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * Fault switches (test/sim/grok/README.md) and leader death (grok-leader-protocol.md §1, §13;
  * fixture 19): a crash mid-prompt leaves stale socket and lock files and the TUI respawns a

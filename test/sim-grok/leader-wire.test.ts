@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * The leader's IPC wire, byte for byte, against the fixture list of grok-leader-protocol.md
  * (items 1-7, 10, 17): framing, registration paths and errors, keepalive, control, relaunch.

@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * Attaching to a session and leaving it (grok-leader-protocol.md §4, §7; fixtures 13 and 18):
  * persistence under $GROK_HOME/sessions, replay unicast to the loader with isReplay and

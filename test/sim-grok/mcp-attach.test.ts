@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * MCP servers across session/new, session/resume and session/load of a resident session
  * (agent_ops.rs resolve_mcp_servers → managed_mcp.rs merge_managed_mcp_servers_with_policy →

@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * Prompts, queue, cancel and session settings (grok-leader-protocol.md §6, §10, §11; fixtures 14
  * and 15): the caller's promptId in every channel, the server-authoritative queue, cancel of the

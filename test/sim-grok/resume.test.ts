@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * `grok --resume <id>` as the real TUI starts it (pager `app/session_startup.rs`
  * `session_startup_intent_from_flags` / `materialize_startup_for_cwd`, `dispatch/session/load.rs`,

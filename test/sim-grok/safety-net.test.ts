@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * The helpers' safety net (test/helpers/grok-sim.ts): a test process that starts a TUI (tmux
  * server + TUI + the leader it spawns, never "seen" by the test) and a bare leader, then dies

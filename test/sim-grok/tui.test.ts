@@ -1,3 +1,4 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * The simulated TUI on a real pty (a private tmux server) and the leader it spawns, checked
  * against the kernel (grok-leader-protocol.md §1, §8, §13; fixture 21): the leader is a direct

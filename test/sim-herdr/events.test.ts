@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 // events.subscribe / events.wait over raw sockets: pane_exited when the argv exits (after the
 // release of an identified agent, before layout_updated when the tab survives, never
 // pane_closed), replay from sequence 0 out of the 512-event ring, the stream ending when the

@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 // The socket's framing and connection model (src/api/server.rs handle_connection,
 // read_initial_request_line_with_limits), over raw sockets.
 import { statSync } from "node:fs";

@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 // workspace.create, tab.create and layout.apply on real terminals: the argv is the pane's own
 // process (shell_pid is what `ps` shows for the command, its tty is the tmux pane's), the
 // environment and cwd are Herdr's, validation errors carry Herdr's codes.

@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 // Agent reports against live panes: the reserved `herdr:grok` source stores only the session id,
 // custom sources never yield agent_session, every report answers `ok`; process detection names
 // grok after the configured delay, so the window with only the nested agent is real; and the
