@@ -5,7 +5,12 @@
  */
 export class GrokSeatError extends Error {
   readonly code: string;
-  readonly details: Readonly<Record<string, unknown>>;
+  /**
+   * Structured facts about the failure (pid, syscall, path, …), from the constructor's `details`.
+   * Not named `details` on the instance: test runners (uvu) treat an error's `details` as a
+   * preformatted diff string and crash on an object, hiding the real failure.
+   */
+  readonly context: Readonly<Record<string, unknown>>;
 
   constructor(
     code: string,
@@ -15,12 +20,12 @@ export class GrokSeatError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
-    this.details = Object.freeze({ ...(options.details ?? {}) });
+    this.context = Object.freeze({ ...(options.details ?? {}) });
   }
 
   /** A plain object for `--json` output and logs. */
   toJSON(): { code: string; message: string; details: Record<string, unknown> } {
-    return { code: this.code, message: this.message, details: { ...this.details } };
+    return { code: this.code, message: this.message, details: { ...this.context } };
   }
 }
 

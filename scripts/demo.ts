@@ -192,7 +192,7 @@ try {
   exitCode = 1;
   if (err instanceof SeatRefusal) {
     for (const l of refusalLines(err, c)) out(`  ${l}`);
-    const d = err.details;
+    const d = err.context;
     leftovers.push(
       typeof d.tuiPid === "number" ? d.tuiPid : null,
       typeof d.leaderPid === "number" ? d.leaderPid : null,

@@ -477,7 +477,7 @@ export class Journal {
     const f = this.#failure;
     if (f !== null) {
       throw new DeliveryError(f.code, `journal ${this.path} is fail-stopped: ${f.message}`, {
-        details: { ...f.details, failStopped: true },
+        details: { ...f.context, failStopped: true },
         cause: f,
       });
     }

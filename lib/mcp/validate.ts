@@ -50,7 +50,7 @@ export class Refused {
     this.details = { tool, errors };
   }
 
-  /** The typed error: `code`, `message`, `details: {tool, errors}`. */
+  /** The typed error: `code`, `message`, `context: {tool, errors}`. */
   get error(): GrokSeatError {
     this.#error ??= new GrokSeatError(this.code, this.message, { details: { ...this.details } });
     return this.#error;

@@ -179,7 +179,7 @@ export async function modelStep(
       code: err.code,
       check: "model.selection",
       reason: err.message,
-      details: { ...err.details },
+      details: { ...err.context },
       cause: err,
     });
   }

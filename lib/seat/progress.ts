@@ -101,7 +101,7 @@ export class StepRunner {
         step,
         code: err.code,
         reason: err.message,
-        details: { ...err.details },
+        details: { ...err.context },
         cause: err,
       });
     } else return err;

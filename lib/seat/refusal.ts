@@ -114,7 +114,7 @@ export class SeatRefusal extends GrokSeatError {
       reason: this.reason,
       check: this.check,
       ownerNextStep: this.ownerNextStep,
-      details: { ...this.details, ...extra },
+      details: { ...this.context, ...extra },
       ...(this.cause === undefined ? {} : { cause: this.cause }),
     });
     if (this.stack !== undefined) copy.stack = this.stack;
@@ -136,7 +136,7 @@ export class SeatRefusal extends GrokSeatError {
       code: this.code,
       reason: this.reason,
       ownerNextStep: this.ownerNextStep,
-      details: { ...this.details },
+      details: { ...this.context },
     };
   }
 }

@@ -83,8 +83,8 @@ test("attach refuses an enabled direct Linear endpoint before attaching", async 
   assert.ok(caught instanceof GrokSeatError);
   if (caught instanceof GrokSeatError) {
     assert.is(caught.code, "LINEAR_DIRECT_ENABLED");
-    assert.equal(caught.details.offending, ["linear"]);
-    assert.match(String(caught.details.ownerStep), /start a fresh seat/);
+    assert.equal(caught.context.offending, ["linear"]);
+    assert.match(String(caught.context.ownerStep), /start a fresh seat/);
   }
   assert.not.ok(requests(w).includes("session/resume"));
   w.controller.release();

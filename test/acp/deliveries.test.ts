@@ -64,9 +64,9 @@ test("unknown session id: rejected with the wire error, completed resolves, cons
   assert.is(done.consumption, null);
   const err = await rejection(d.consumed);
   assert.is(err.code, "PROMPT_REJECTED");
-  assert.is(err.details.code, -32602);
-  assert.is(err.details.detail, "unknown session id");
-  assert.equal(err.details.receipt, done);
+  assert.is(err.context.code, -32602);
+  assert.is(err.context.detail, "unknown session id");
+  assert.equal(err.context.receipt, done);
   // The event keeps its name and now carries the receipt.
   const [ev] = await until(() => {
     const r = ofType(w.events, "rejected");

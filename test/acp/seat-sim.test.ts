@@ -338,7 +338,7 @@ test("an enabled direct mcp.linear.app endpoint refuses readiness before attachi
       caught = e;
     });
     assert.is(caught instanceof Error && "code" in caught && caught.code, "LINEAR_DIRECT_ENABLED");
-    const details = caught instanceof Error && "details" in caught ? caught.details : null;
+    const details = caught instanceof Error && "context" in caught ? caught.context : null;
     assert.equal(
       details !== null &&
         typeof details === "object" &&

@@ -122,7 +122,7 @@ test("a controller whose lock file was unlinked or replaced cannot append (ADMIS
     codeOf(() => a.journal.fence(prompt())),
     "ADMISSION_LOST",
   );
-  assert.is(a.journal.failure?.details.reason, "lock-file-unlinked");
+  assert.is(a.journal.failure?.context.reason, "lock-file-unlinked");
   assert.is(a.lock.held, false);
   // Another controller can now lock a fresh inode under the same name: exactly why A had to stop.
   const b = admitController({ seatDir: seat });
@@ -143,7 +143,7 @@ test("a controller whose lock file was unlinked or replaced cannot append (ADMIS
     codeOf(() => c.journal.fence(prompt())),
     "ADMISSION_LOST",
   );
-  assert.is(c.journal.failure?.details.reason, "lock-file-replaced");
+  assert.is(c.journal.failure?.context.reason, "lock-file-replaced");
   c.release();
 });
 

@@ -177,7 +177,7 @@ test("fail-stop: an fsync error is JOURNAL_IO, sticky, and never retried", () =>
     "JOURNAL_IO",
   );
   assert.is(j.failure?.code, "JOURNAL_IO");
-  assert.is(j.failure?.details.errno, "EIO");
+  assert.is(j.failure?.context.errno, "EIO");
   const after = calls.length;
   for (const f of [
     () => j.fence(prompt()),
@@ -194,7 +194,7 @@ test("fail-stop: an fsync error is JOURNAL_IO, sticky, and never retried", () =>
       return null;
     })();
     assert.ok(err instanceof DeliveryError && err.code === "JOURNAL_IO");
-    if (err instanceof DeliveryError) assert.is(err.details.failStopped, true);
+    if (err instanceof DeliveryError) assert.is(err.context.failStopped, true);
   }
   assert.is(calls.length, after, "a fail-stopped journal made no further I/O");
   j.close();
@@ -213,7 +213,7 @@ test("fail-stop: ENOSPC on write, and a failed guard, are sticky too", () => {
     code(() => j.fence(prompt())),
     "JOURNAL_IO",
   );
-  assert.is(j.failure?.details.errno, "ENOSPC");
+  assert.is(j.failure?.context.errno, "ENOSPC");
   j.close();
 
   let held = true;
@@ -248,7 +248,7 @@ test("a journal replaced or grown by someone else is ADMISSION_LOST", () => {
     code(() => j.fence(prompt())),
     "ADMISSION_LOST",
   );
-  assert.is(j.failure?.details.reason, "journal-replaced");
+  assert.is(j.failure?.context.reason, "journal-replaced");
   j.close();
   const b = tempSeat();
   const k = admitted(b);
@@ -260,7 +260,7 @@ test("a journal replaced or grown by someone else is ADMISSION_LOST", () => {
     code(() => k.fence(prompt())),
     "ADMISSION_LOST",
   );
-  assert.is(k.failure?.details.reason, "journal-changed-size");
+  assert.is(k.failure?.context.reason, "journal-changed-size");
   k.close();
 });
 

@@ -88,7 +88,7 @@ test("the seat directory must be private: missing, symlink, group/other bits, fo
     Journal.open({ dir: wide, guard: openGuard });
   } catch (err) {
     assert.ok(err instanceof DeliveryError);
-    assert.is(err.details.reason, "mode");
+    assert.is(err.context.reason, "mode");
   }
   assert.is(open(real), "no error");
 });

@@ -170,7 +170,7 @@ test("no socket: HERDR_CONNECT_FAILED", async () => {
   const client = new HerdrClient({ socketPath: "/nonexistent/gs/herdr.sock" });
   const r = await codeOf(client.request("ping", {}));
   assert.is(r.code, "HERDR_CONNECT_FAILED");
-  assert.is((r.err as GrokSeatError).details.errno, "ENOENT");
+  assert.is((r.err as GrokSeatError).context.errno, "ENOENT");
 });
 
 test("injection methods cannot be sent, even behind a cast; nothing is connected", async () => {

@@ -61,7 +61,7 @@ linuxTest("a failed load names every path it tried (ADDON_LOAD_FAILED)", () => {
       `
       const k = await import(${kernelIndex});
       try { k.kernelInfo(); console.log("null"); }
-      catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message, tried: e.details.tried })); }
+      catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message, tried: e.context.tried })); }
     `,
       { GROK_SEAT_PREBUILD: empty },
     ),

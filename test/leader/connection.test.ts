@@ -97,7 +97,7 @@ test("not-ready path: a shutdown before ready is CONNECTION_CLOSED", async () =>
   f.shutdown("manual");
   const err = await pending;
   assert.is(err.code, "CONNECTION_CLOSED");
-  assert.is(err.details.reason, "leader_shutdown");
+  assert.is(err.context.reason, "leader_shutdown");
 });
 
 test("legacy registered: ready by default, control refused locally", async () => {

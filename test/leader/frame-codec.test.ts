@@ -193,7 +193,7 @@ test("an oversized announced length is refused from the header alone, before all
     }
     assert.ok(err instanceof GrokSeatError);
     assert.is(err.code, "FRAME_TOO_LARGE");
-    assert.equal(err.details, { announced: cap + 1, maxFrameBytes: cap });
+    assert.equal(err.context, { announced: cap + 1, maxFrameBytes: cap });
   }
   // Split header: the refusal comes with the fourth byte.
   const d = new FrameDecoder({ maxFrameBytes: 10 });

@@ -150,7 +150,7 @@ test("unknown message types are a typed error, not a crash", () => {
     parseServerMessage({ type: "welcome" });
   } catch (err) {
     assert.ok(err instanceof GrokSeatError);
-    assert.equal(err.details, { side: "server", type: "welcome" });
+    assert.equal(err.context, { side: "server", type: "welcome" });
   }
 });
 

@@ -26,9 +26,9 @@ test("every call case: valid ones pass, invalid ones are refused with a typed, l
     assert.is(verdict.ok, c.valid, `${c.tool}: ${c.note}`);
     if (!verdict.ok) {
       assert.is(verdict.error.code, "MCP_INVALID_ARGUMENTS", c.note);
-      assert.is(verdict.error.details.tool, c.tool);
+      assert.is(verdict.error.context.tool, c.tool);
       assert.ok(verdict.error.message.includes(JSON.stringify(c.tool)), c.note);
-      const errors = detailErrors(verdict.error.details);
+      const errors = detailErrors(verdict.error.context);
       assert.ok(errors.length > 0, c.note);
       for (const e of errors)
         assert.ok(typeof e === "object" && e !== null && "instancePath" in e && "schemaPath" in e);
@@ -44,7 +44,7 @@ test("a union mismatch names every failing alternative and the instance path", (
   assert.ok(v.error.message.includes("no anyOf alternative matched"));
   assert.ok(v.error.message.includes("[0] /path: expected string, got number"));
   assert.ok(v.error.message.includes('[1] missing required property "url"'));
-  const paths = detailErrors(v.error.details).map((e) =>
+  const paths = detailErrors(v.error.context).map((e) =>
     typeof e === "object" && e !== null && "schemaPath" in e ? e.schemaPath : undefined,
   );
   assert.equal(paths, [
@@ -179,7 +179,7 @@ test("a call with many errors still gets a short message; details keep them all"
   if (!r.ok) {
     assert.ok(r.error.message.length < 700, String(r.error.message.length));
     assert.ok(r.error.message.includes("errors in details"));
-    assert.is(detailErrors(r.error.details).length, 200);
+    assert.is(detailErrors(r.error.context).length, 200);
   }
 });
 

@@ -113,7 +113,7 @@ guarded(
       const reason = await c.closed;
       assert.is(closedWith(reason), "PARTIAL_FRAME_TIMEOUT", hexPreview(prefix));
       if (reason.kind === "protocol_error") {
-        assert.is(reason.error.details.pendingBytes, prefix.length, "what was held is what came");
+        assert.is(reason.error.context.pendingBytes, prefix.length, "what was held is what came");
         tally.thrown(reason.error);
       }
       // We said goodbye as client.rs does: a `disconnect` frame, then EOF.

@@ -41,7 +41,7 @@ test("version below the floor: refused in preflight, before any pane or file exi
     assert.is(r.step, "preflight");
     assert.is(r.code, "VERSION_BELOW_FLOOR");
     assert.is(r.check, "version.floor");
-    assert.is(r.details.paneId, null);
+    assert.is(r.context.paneId, null);
     assert.equal(readdirSync(stack.runtimeBase), [], "no runtime directory was left");
     assert.is(stack.framesFromUs().length, 0, "no connection to any leader");
     const refused = stack.events.filter((e) => e.type === "refused");
@@ -65,7 +65,7 @@ test("the leader reports a wrong pid: LEADER_UNPROVEN before any ACP message", a
     assert.ok(pidAlive(process.pid));
     // What a refused hire leaves: the owner's pane and TUI (never stopped by the library), its
     // runtime dir (the leader's socket lives there); our connection and admission lock are gone.
-    const { tuiPid, paneId, runtimeDir } = r.details;
+    const { tuiPid, paneId, runtimeDir } = r.context;
     assert.ok(typeof tuiPid === "number" && pidAlive(tuiPid), "the TUI still runs");
     assert.ok(typeof paneId === "string");
     const client = new HerdrClient({ socketPath: stack.herdr.socketPath });
@@ -110,7 +110,7 @@ test("Herdr names a contradictory agent (G5): HERDR_AGENT_REFUSED at the pane pr
     assert.is(r.step, "pane_proof");
     assert.is(r.code, "HERDR_AGENT_REFUSED");
     assert.is(r.check, "pane.agent");
-    const received = r.details.received;
+    const received = r.context.received;
     assert.ok(typeof received === "object" && received !== null && "reason" in received);
     assert.is(received.reason, "agent_contradiction");
     assert.is(stack.framesFromUs().length, 0, "never connected to the leader");
@@ -144,7 +144,7 @@ test("an unknown model: MODEL_UNKNOWN with the offered models, nothing sent for 
     const r = await refusalOf(hire(stack.options({ model: { modelId: "grok-nonexistent" } })));
     assert.is(r.step, "model");
     assert.is(r.code, "MODEL_UNKNOWN");
-    const available = r.details.available;
+    const available = r.context.available;
     assert.ok(Array.isArray(available) && available.includes("grok-build"), String(available));
     assert.not.ok(ourAcpMethods(stack).includes("session/set_model"), "no fallback model was set");
     await nothingDelivered(stack);

@@ -32,7 +32,7 @@ export const recordCommand: Command = {
       loaded = readSeatRecord(path);
     } catch (err) {
       if (err instanceof GrokSeatError) {
-        throw new UsageError(err.code, err.message, { details: { ...err.details }, cause: err });
+        throw new UsageError(err.code, err.message, { details: { ...err.context }, cause: err });
       }
       throw err;
     }
