@@ -316,13 +316,20 @@ export class HerdrSim implements StateView {
     return terminal;
   }
 
-  /** The launcher's shell and `env` carry tmux's TMUX_PANE; the final exec does not. */
+  /**
+   * Real Herdr execs the argv straight from its PTY child; our launcher shell and `env` come
+   * first. The launcher's processes carry tmux's TMUX_PANE and not HERDR_PANE_ID; the final
+   * exec carries HERDR_PANE_ID (composeEnv) and not TMUX_PANE. Both are required, because
+   * mid-exec `/proc/<pid>/environ` can read empty for an instant, which alone looked like "done"
+   * and let a pane proof see the launcher's /bin/sh under load.
+   */
   private async waitForExec(pid: number, tmuxPaneId: string): Promise<void> {
     const deadline = Date.now() + 3000;
     while (Date.now() < deadline) {
       const stat = readStat(pid);
       if (stat === null || stat.state === "Z") return;
-      if (readEnvVar(pid, "TMUX_PANE") !== tmuxPaneId) return;
+      if (readEnvVar(pid, "TMUX_PANE") !== tmuxPaneId && readEnvVar(pid, "HERDR_PANE_ID") !== null)
+        return;
       await new Promise((r) => setTimeout(r, 2));
     }
   }
