@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * T9 — fault shapes (reliability-plan.md §6 T9), each × seeds, against the real seat (hire,
  * deliver, release) and the simulators' fault switches:
@@ -110,7 +111,7 @@ function isReconciled(r: Receipt | undefined): boolean {
 
 function describe(err: unknown): string {
   if (err instanceof GrokSeatError) {
-    return `${err.code}: ${err.message} ${JSON.stringify(err.details ?? null)}${
+    return `${err.code}: ${err.message} ${JSON.stringify(err.context ?? null)}${
       err.cause === undefined ? "" : ` (cause: ${String(err.cause)})`
     }`;
   }

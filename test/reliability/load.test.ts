@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * Load: 10 seats in one process, the full setup for each (Herdr simulator pane, grok simulator
  * TUI, the leader that TUI spawns, hire() with every proof; all ten hired at once), then rounds
@@ -166,7 +167,7 @@ test("10 seats deliver at once: no cross-talk, no lost receipt, memory bounded",
   } catch (err) {
     // uvu formats `details` as a string: a GrokSeatError's details object would hide the failure.
     if (err instanceof GrokSeatError) {
-      throw new Error(`${err.code}: ${err.message} ${JSON.stringify(err.details)}`);
+      throw new Error(`${err.code}: ${err.message} ${JSON.stringify(err.context)}`);
     }
     throw err;
   } finally {

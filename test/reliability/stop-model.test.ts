@@ -1,3 +1,4 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
  * T6 — stop only what we proved (reliability-plan.md §6 T6; seed ADR 0224: "only an observed
  * original TUI exit permits stopping its own proven leader"). Model-based, fast-check `commands`:
@@ -58,7 +59,7 @@ const failures: string[] = [];
 
 function describe(err: unknown): string {
   return err instanceof GrokSeatError
-    ? `${err.code}: ${err.message} ${JSON.stringify(err.details)}`
+    ? `${err.code}: ${err.message} ${JSON.stringify(err.context)}`
     : String(err);
 }
 
