@@ -9,7 +9,7 @@
  * Each row names the figure(s) it reads; a figure missing from the run shows as "not measured".
  * Targets are the issues' own budgets; "met" / "missed" is computed from the measured value.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as v from "valibot";
@@ -46,11 +46,11 @@ interface Row {
 }
 
 const atMost = (n: number, unit: string) => ({
-  text: `≤ ${n} ${unit}`,
+  text: `≤ ${n.toLocaleString("en-US")}${unit === "%" || unit === "x" ? "" : " "}${unit}`,
   met: (x: number) => x <= n,
 });
 const atLeast = (n: number, unit: string) => ({
-  text: `≥ ${n}${unit}`,
+  text: `≥ ${n.toLocaleString("en-US")}${unit}`,
   met: (x: number) => x >= n,
 });
 
@@ -236,7 +236,7 @@ function find(run: Run, name: string): Figure | undefined {
 function show(f: Figure | undefined): string {
   if (f === undefined) return "not measured";
   const x = f.value;
-  const digits = Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2;
+  const digits = Number.isInteger(x) || Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2;
   const n = x.toLocaleString("en-US", {
     minimumFractionDigits: digits,
     maximumFractionDigits: digits,
@@ -297,6 +297,7 @@ function main(): number {
     }
     return 0;
   }
+  mkdirSync(dirname(benchJson), { recursive: true });
   writeFileSync(benchJson, `${JSON.stringify(run, null, 2)}\n`);
   if (next !== readme) writeFileSync(readmePath, next);
   process.stdout.write(`figures: README section and docs/bench.json written from ${source}\n`);
