@@ -11,6 +11,7 @@ import {
 } from "../../lib/delivery/codec.js";
 import type { JournalRecord } from "../../lib/delivery/record.js";
 import { isErrorCode } from "../../lib/errors.js";
+import { soakScaled } from "./claim-run.js";
 
 const ID = "5f0c0000-0000-4000-8000-000000000001";
 const SID = "0198c0de-0000-4000-8000-000000000001";
@@ -226,7 +227,7 @@ test("records are bounded: worst-case escapes fit, oversized records are refused
 });
 
 test("property: any garbage appended to a valid journal never yields an extra record", () => {
-  const runs = process.env.GROK_SEAT_SOAK === "1" ? 100_000 : 3_000;
+  const runs = soakScaled(3_000, 100_000);
   fc.assert(
     fc.property(
       fc.subarray(samples, { minLength: 1 }),

@@ -7,7 +7,8 @@
  * refused the same way; the counting leader's log shows no prompt whose fence failed and no prompt
  * after the failure; the strace log shows no fsync or write of the journal after the injected one
  * (an fsync is never retried into "success", fsyncgate). Then a fresh process recovers and finishes
- * with the T1 invariants.
+ * with the T1 invariants. The full run (GROK_SEAT_RELIABILITY=full, or GROK_SEAT_SOAK=1) uses a
+ * longer plan. The figures are recorded as the claim T3-io-errors (none without strace).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,8 +16,10 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { JOURNAL_FILE } from "../../lib/delivery/journal.js";
+import { recordClaim } from "../helpers/claims.js";
 import { type CountingLeader, startCountingLeader } from "../helpers/counting-leader.js";
 import { type Bundle, bundleHelper } from "./bundle.js";
+import { caught, guarded, sentence, soakScaled } from "./claim-run.js";
 import {
   checkAfterCrash,
   checkFinal,
@@ -29,7 +32,7 @@ import {
   workloadArgv,
 } from "./crash-harness.js";
 
-const PROMPTS = process.env.GROK_SEAT_SOAK === "1" ? 14 : 8;
+const PROMPTS = soakScaled(8, 14);
 
 let bundle: Bundle;
 let leader: CountingLeader;
@@ -37,6 +40,9 @@ let sockDir: string;
 let socket: string;
 const counts = new Map<string, number>();
 const totals = { runs: 0, failed: 0, refusals: 0, afterFailure: 0, sentAfterFailedFence: 0 };
+const startedAt = Date.now();
+/** Failures of the dry run, for the claim recorded by the injection test. */
+const failures: string[] = [];
 
 test.before(async () => {
   bundle = await bundleHelper("crash-workload");
@@ -138,6 +144,10 @@ test("dry run: count the journal's fsync, write and rename calls (strace -c -P)"
     console.log(`SKIP: ${STRACE_MISSING}`);
     return;
   }
+  await guarded(failures, "dry run", dryRun);
+});
+
+async function dryRun(): Promise<void> {
   const s = newScenario("dry-run");
   const countFile = join(s.dir, "count");
   const r = await run([
@@ -160,7 +170,7 @@ test("dry run: count the journal's fsync, write and rename calls (strace -c -P)"
   assert.ok((counts.get("fsync") ?? 0) > PROMPTS && (counts.get("write") ?? 0) > PROMPTS);
   leader.endScenario(s.dir);
   removeScenario(s);
-});
+}
 
 test("T3: EIO/ENOSPC at every journal fsync and write, EIO at every rename: fail-stop, typed, nothing sent after", async () => {
   if (STRACE_MISSING !== null) {
@@ -179,19 +189,53 @@ test("T3: EIO/ENOSPC at every journal fsync and write, EIO at every rename: fail
       while (failure === null && next < jobs.length) {
         const job = jobs[next++];
         if (job === undefined) continue;
-        try {
-          await injectOnce(...job);
-        } catch (err) {
-          failure ??= err;
-        }
+        // Each run's errors name its scenario ("EIO at fsync #3: ...").
+        const err = await caught(failures, "injection", () => injectOnce(...job));
+        if (err !== null) failure ??= err;
       }
     }),
   );
+  const held =
+    failures.length === 0 &&
+    jobs.length > 0 &&
+    totals.runs === jobs.length &&
+    totals.sentAfterFailedFence === 0;
+  recordClaim(
+    {
+      id: "T3-io-errors",
+      title: "A journal I/O error stops delivery, typed, with nothing sent after it",
+      claim: sentence(
+        `T3: ${jobs.length} injected errors (EIO+ENOSPC at each of ${counts.get("fsync")} fsyncs and ${counts.get("write")} writes of the journal, EIO at ${counts.get("rename")} renames), ${totals.failed} hit: every failure a typed JOURNAL_IO (${totals.refusals} refusals), 0 journal fsyncs/writes after a failure, ${totals.sentAfterFailedFence} prompts sent after a failed fence (of ${totals.afterFailure} refused); recovery + finish: 0 duplicates, 0 lost receipts`,
+        failures,
+      ),
+      counts: {
+        prompts: PROMPTS,
+        fsyncCalls: counts.get("fsync") ?? 0,
+        writeCalls: counts.get("write") ?? 0,
+        renameCalls: counts.get("rename") ?? 0,
+        injected: jobs.length,
+        runs: totals.runs,
+        hit: totals.failed,
+        refusals: totals.refusals,
+        refusedUnsent: totals.afterFailure,
+        sentAfterFailedFence: totals.sentAfterFailedFence,
+        failures: failures.length,
+      },
+      held,
+      method:
+        "A bundled workload (admission, journal, dispatch) against a counting leader; a dry run " +
+        "under strace -f -c -P counts the journal's fsync/write/rename calls, then for each call " +
+        "i: strace -f -y -P <journal> -P <seat dir> -P <journal>.compact -e trace=T " +
+        "-e inject=T:error=E:when=i (E = EIO and ENOSPC for fsync and write, EIO for rename). " +
+        "Checked per run: the workload's refusals are all JOURNAL_IO and nothing is acknowledged " +
+        "after the first; the strace log shows no journal fsync/write/rename after the injected " +
+        "one; the leader's log shows no prompt whose fence failed; then a fresh process recovers " +
+        "and finishes with the T1 invariants.",
+    },
+    startedAt,
+  );
   if (failure !== null) throw failure;
   assert.is(totals.runs, jobs.length);
-  console.log(
-    `T3: ${jobs.length} injected errors (EIO+ENOSPC at each of ${counts.get("fsync")} fsyncs and ${counts.get("write")} writes of the journal, EIO at ${counts.get("rename")} renames), ${totals.failed} hit: every failure a typed JOURNAL_IO (${totals.refusals} refusals), 0 journal fsyncs/writes after a failure, ${totals.sentAfterFailedFence} prompts sent after a failed fence (of ${totals.afterFailure} refused); recovery + finish: 0 duplicates, 0 lost receipts`,
-  );
 });
 
 test.run();

@@ -12,7 +12,9 @@
  * receipt after recovery; no receipt is left fenced/dispatched; no prompt id reaches the leader
  * twice; an uncertain prompt is never resent, and late evidence reconciles every one the leader did
  * receive; epochs grow. Exhaustive for a small workload, sampled with fast-check for a larger one.
- * GROK_SEAT_SOAK=1 raises the sample count.
+ * The full run (GROK_SEAT_RELIABILITY=full, or GROK_SEAT_SOAK=1) raises the sample count and cuts
+ * every recovery that has work. The figures are recorded as the claims T2-power-loss (exhaustive,
+ * sampled and nested) and T2-power-loss-refusals.
  */
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
@@ -20,7 +22,9 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { Journal, type JournalGuard } from "../../lib/delivery/journal.js";
 import { isTerminal } from "../../lib/delivery/receipt.js";
+import { recordClaim } from "../helpers/claims.js";
 import { crashPlan, driveWorkload, SESSION_ID, type Step } from "../helpers/crash-plan.js";
+import { caught, guarded, sentence, soakScaled } from "./claim-run.js";
 import {
   applyDirOps,
   type CrashPoint,
@@ -32,7 +36,6 @@ import {
 import { SimLeader } from "./sim-leader.js";
 
 const DIR = "/sim/seat";
-const SOAK = process.env.GROK_SEAT_SOAK === "1";
 const guard: JournalGuard = { assertHeld() {} };
 
 interface Recorded {
@@ -66,6 +69,23 @@ const totals = {
   reconciled: 0,
   quarantined: 0,
 };
+
+/**
+ * What the exhaustive, sampled and nested phases measured, for the claim T2-power-loss that the
+ * last of them records (with the failures of all three).
+ */
+const startedAt = Date.now();
+const failures: string[] = [];
+const figures: Record<string, number> = {};
+const phrases: string[] = [];
+const seeds: number[] = [];
+const METHOD =
+  "The journal runs on the injectable JournalIO over a recording file system " +
+  "(test/delivery/sim-fs.ts); every mutating call is a crash point, and each state a power cut " +
+  "may leave there is materialised: everything fsynced kept, any prefix of later file writes " +
+  "with the last one torn (cut at any byte or 512-byte boundary, or zero-filled to full length), " +
+  "any prefix of unsynced directory operations. Each state is recovered twice (the second must " +
+  "change no byte) and ";
 
 function idsOf(log: readonly string[], kind: string): string[] {
   return log.filter((e) => e.startsWith(`${kind}:`)).map((e) => e.slice(kind.length + 1));
@@ -212,6 +232,10 @@ function key(files: Map<string, Uint8Array>): string {
 }
 
 test("T2 exhaustive: every crash state of a small workload recovers with 0 duplicates, 0 lost receipts", async () => {
+  await guarded(failures, "exhaustive", exhaustive);
+});
+
+async function exhaustive(): Promise<void> {
   const plan = crashPlan(6, 3);
   const rec = await record(plan);
   const before = { ...totals };
@@ -228,18 +252,37 @@ test("T2 exhaustive: every crash state of a small workload recovers with 0 dupli
     }
   }
   const states = totals.states - before.states;
+  const prompts = plan.filter((s) => s.kind === "prompt").length;
+  const quarantined = totals.quarantined - before.quarantined;
+  const reconciled = totals.reconciled - before.reconciled;
+  Object.assign(figures, {
+    exhaustivePrompts: prompts,
+    exhaustivePoints: rec.points.length,
+    exhaustiveStates: materialised,
+    exhaustiveDistinct: states,
+    exhaustiveQuarantined: quarantined,
+    exhaustiveReconciled: reconciled,
+  });
+  phrases.push(
+    `exhaustive: ${rec.points.length} crash points, ${materialised} crash states (${states} distinct) of a ${prompts}-prompt workload, ${quarantined} torn tails quarantined, ${reconciled} late results reconciled`,
+  );
   assert.ok(states > 1000, `only ${states} states`);
   console.log(
-    `T2 exhaustive: ${rec.points.length} crash points, ${materialised} crash states (${states} distinct) of a ${plan.filter((s) => s.kind === "prompt").length}-prompt workload: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op; ${totals.quarantined - before.quarantined} torn tails quarantined, ${totals.reconciled - before.reconciled} late results reconciled`,
+    `T2 exhaustive: ${rec.points.length} crash points, ${materialised} crash states (${states} distinct) of a ${prompts}-prompt workload: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op; ${quarantined} torn tails quarantined, ${reconciled} late results reconciled`,
   );
-});
+}
 
 test("T2 sampled (fast-check): crash states of a larger workload, torn at arbitrary and 512-byte offsets", async () => {
+  await guarded(failures, "sampled", sampled);
+});
+
+async function sampled(): Promise<void> {
   const plan = crashPlan(30, 5);
   const rec = await record(plan);
   const before = { ...totals };
-  const numRuns = SOAK ? 20_000 : 1_500;
+  const numRuns = soakScaled(1_500, 20_000);
   const seed = Number(process.env.GROK_SEAT_SEED ?? Date.now() % 2 ** 31);
+  seeds.push(seed);
   await fc.assert(
     fc.asyncProperty(
       fc.nat({ max: rec.points.length - 1 }),
@@ -285,21 +328,88 @@ test("T2 sampled (fast-check): crash states of a larger workload, torn at arbitr
     ),
     { numRuns, seed },
   );
+  const prompts = plan.filter((s) => s.kind === "prompt").length;
+  const quarantined = totals.quarantined - before.quarantined;
+  const reconciled = totals.reconciled - before.reconciled;
+  Object.assign(figures, {
+    sampledPrompts: prompts,
+    sampledPoints: rec.points.length,
+    sampledStates: numRuns,
+    sampledQuarantined: quarantined,
+    sampledReconciled: reconciled,
+  });
+  phrases.push(
+    `sampled (fast-check seed ${seed}): ${numRuns} crash states over ${rec.points.length} crash points of a ${prompts}-prompt workload, torn at arbitrary and 512-byte offsets, ${quarantined} torn tails quarantined, ${reconciled} late results reconciled`,
+  );
   console.log(
-    `T2 sampled (seed ${seed}): ${numRuns} crash states over ${rec.points.length} crash points of a ${plan.filter((s) => s.kind === "prompt").length}-prompt workload: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op; ${totals.quarantined - before.quarantined} torn tails quarantined, ${totals.reconciled - before.reconciled} late results reconciled`,
+    `T2 sampled (seed ${seed}): ${numRuns} crash states over ${rec.points.length} crash points of a ${prompts}-prompt workload: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op; ${quarantined} torn tails quarantined, ${reconciled} late results reconciled`,
+  );
+}
+
+test("T2 nested: a power cut during recovery itself (quarantine, truncate, uncertain marking)", async () => {
+  const before = { ...totals };
+  const count = { recoveries: 0, nested: 0 };
+  // Every first-level crash state whose recovery has work to do (a tail to quarantine, fences
+  // to mark uncertain), every 20th in CI (all in the full run); the inner cuts tear each
+  // write at its edges, middle and 512-byte boundaries.
+  const stride = soakScaled(20, 1);
+  const failure = await caught(failures, "nested", () => cutRecoveries(stride, count));
+  const { recoveries, nested } = count;
+  const quarantined = totals.quarantined - before.quarantined;
+  const held =
+    failures.length === 0 &&
+    recoveries > 10 &&
+    (figures.exhaustiveDistinct ?? 0) > 1000 &&
+    figures.sampledStates !== undefined;
+  const every = stride === 1 ? "every" : `every ${stride}th`;
+  recordClaim(
+    {
+      id: "T2-power-loss",
+      title: "A power cut at any point loses or duplicates no prompt",
+      claim: sentence(
+        `T2 power loss: ${[
+          ...phrases,
+          `nested: ${recoveries} recoveries with work (of ${every} first-level crash state), cut at each of their own writes/fsyncs/renames/truncates: ${nested} crash-during-recovery states, ${quarantined} torn tails quarantined`,
+        ].join("; ")}: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op`,
+        failures,
+      ),
+      counts: {
+        ...figures,
+        nestedStride: stride,
+        nestedRecoveries: recoveries,
+        nestedStates: nested,
+        nestedQuarantined: quarantined,
+        statesChecked: totals.states,
+        uncertainAfterRecovery: totals.uncertainAfterRecovery,
+        sentAtCut: totals.sentAtCut,
+        failures: failures.length,
+      },
+      held,
+      seeds,
+      method:
+        `${METHOD}the workload is finished against a simulated leader that saw what was sent ` +
+        "before the cut; checked: every prompt sent or acknowledged has a receipt, none left " +
+        "fenced/dispatched, no prompt reaches the leader twice, an uncertain prompt is never " +
+        "resent, epochs grow. Exhaustive for a 6-prompt workload, fast-check sampled for a " +
+        "30-prompt one, and power cuts during recovery itself (each inner write torn at its " +
+        "edges, middle and 512-byte boundaries).",
+    },
+    startedAt,
+  );
+  if (failure !== null) throw failure;
+  assert.ok(recoveries > 10, `only ${recoveries} recoveries had work`);
+  console.log(
+    `T2 nested: ${recoveries} recoveries with work, cut at each of their own writes/fsyncs/renames/truncates: ${nested} crash-during-recovery states: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op; ${quarantined} torn tails quarantined`,
   );
 });
 
-test("T2 nested: a power cut during recovery itself (quarantine, truncate, uncertain marking)", async () => {
+/** Power cuts during the recovery of every `stride`th first-level crash state that has work. */
+async function cutRecoveries(
+  stride: number,
+  count: { recoveries: number; nested: number },
+): Promise<void> {
   const plan = crashPlan(6, 3);
   const rec = await record(plan);
-  const before = { ...totals };
-  let recoveries = 0;
-  let nested = 0;
-  // Every first-level crash state whose recovery has work to do (a tail to quarantine, fences
-  // to mark uncertain), every 20th in CI (all with GROK_SEAT_SOAK=1); the inner cuts tear each
-  // write at its edges, middle and 512-byte boundaries.
-  const stride = SOAK ? 1 : 20;
   let k = 0;
   for (const p of rec.points) {
     for (const files of allStates(p)) {
@@ -314,7 +424,7 @@ test("T2 nested: a power cut during recovery itself (quarantine, truncate, uncer
       const work = probe.recovery.warnings.length + probe.recovery.madeUncertain.length;
       probe.close();
       if (work === 0) continue;
-      recoveries++;
+      count.recoveries++;
       const fs = new SimFS(DIR, files);
       Journal.open({ dir: DIR, guard, io: fs, now: clock(), pid: 4242 }).close();
       const log = rec.log.slice(0, p.logLength);
@@ -324,7 +434,7 @@ test("T2 nested: a power cut during recovery itself (quarantine, truncate, uncer
           const key2 = key(inner);
           if (seen.has(key2)) continue;
           seen.add(key2);
-          nested++;
+          count.nested++;
           await checkStateAfter(
             plan,
             log,
@@ -335,11 +445,7 @@ test("T2 nested: a power cut during recovery itself (quarantine, truncate, uncer
       }
     }
   }
-  assert.ok(recoveries > 10, `only ${recoveries} recoveries had work`);
-  console.log(
-    `T2 nested: ${recoveries} recoveries with work, cut at each of their own writes/fsyncs/renames/truncates: ${nested} crash-during-recovery states: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op; ${totals.quarantined - before.quarantined} torn tails quarantined`,
-  );
-});
+}
 
 /**
  * Refusals under power loss: a prompt refused while dispatched, one refused while still fenced
@@ -351,6 +457,39 @@ test("T2 nested: a power cut during recovery itself (quarantine, truncate, uncer
  * changes no byte.
  */
 test("T2 refusals: every crash state around rejected records recovers them durably, never resent", async () => {
+  const refusalsStartedAt = Date.now();
+  const refusalFailures: string[] = [];
+  const count = { points: 0, states: 0 };
+  const failure = await caught(refusalFailures, "refusals", () => refusalStates(count));
+  const { points, states } = count;
+  recordClaim(
+    {
+      id: "T2-power-loss-refusals",
+      title: "A refusal survives a power cut as a refusal, never resent",
+      claim: sentence(
+        `T2 refusals: ${points} crash points, ${states} distinct crash states: every acknowledged refusal still rejected (code kept), none fenced/dispatched, 2nd recovery a no-op`,
+        refusalFailures,
+      ),
+      counts: { crashPoints: points, distinctStates: states, failures: refusalFailures.length },
+      held: refusalFailures.length === 0 && states > 100,
+      method:
+        `${METHOD}checked after a journal of a prompt refused while dispatched, one refused ` +
+        "while still fenced, a failed turn, a compaction and a refusal after it: an acknowledged " +
+        "refusal is still rejected with its code (or its compacted tombstone), never uncertain; " +
+        "nothing is left fenced/dispatched or lost; the failed turn is completed with stop " +
+        "reason error once acknowledged.",
+    },
+    refusalsStartedAt,
+  );
+  if (failure !== null) throw failure;
+  assert.ok(states > 100, `only ${states} states`);
+  console.log(
+    `T2 refusals: ${points} crash points, ${states} distinct crash states: every acknowledged refusal still rejected (code kept), none fenced/dispatched, 2nd recovery a no-op`,
+  );
+});
+
+/** Every distinct crash state of the refusal journal, recovered and checked (counted in `count`). */
+function refusalStates(count: { points: number; states: number }): void {
   const fs = new SimFS(DIR);
   const j = Journal.open({ dir: DIR, guard, io: fs, now: clock(), pid: 4242 });
   j.beginEpoch();
@@ -381,7 +520,7 @@ test("T2 refusals: every crash state around rejected records recovers them durab
   fs.note(`rejected:${D}`);
   j.close();
 
-  let states = 0;
+  count.points = fs.points.length;
   for (const p of fs.points) {
     const log = fs.log.slice(0, p.logLength);
     const seen = new Set<string>();
@@ -389,7 +528,7 @@ test("T2 refusals: every crash state around rejected records recovers them durab
       const k = key(files);
       if (seen.has(k)) continue;
       seen.add(k);
-      states++;
+      count.states++;
       const where = `point ${p.index} (${p.op})`;
       const fsA = new SimFS(DIR, files, false);
       const a = Journal.open({ dir: DIR, guard, io: fsA, now: clock(), pid: 4242 });
@@ -430,10 +569,6 @@ test("T2 refusals: every crash state around rejected records recovers them durab
       assert.ok(filesEqual(afterA, fsB.files()), `${where}: second recovery changed bytes`);
     }
   }
-  assert.ok(states > 100, `only ${states} states`);
-  console.log(
-    `T2 refusals: ${fs.points.length} crash points, ${states} distinct crash states: every acknowledged refusal still rejected (code kept), none fenced/dispatched, 2nd recovery a no-op`,
-  );
-});
+}
 
 test.run();

@@ -12,6 +12,7 @@ import {
   type ReceiptState,
 } from "../../lib/delivery/receipt.js";
 import { clipDetail, type ReceiptRecord } from "../../lib/delivery/record.js";
+import { soakScaled } from "./claim-run.js";
 
 const ID = "5f0c0000-0000-4000-8000-000000000001";
 const SID = "0198c0de-0000-4000-8000-000000000001";
@@ -290,7 +291,7 @@ test("records that no controller writes in that order are rejected by applyRecor
 
 test("property: any event sequence keeps decide and applyRecord consistent", () => {
   const eventArb = fc.constantFrom(...Object.values(events));
-  const runs = process.env.GROK_SEAT_SOAK === "1" ? 50_000 : 2_000;
+  const runs = soakScaled(2_000, 50_000);
   fc.assert(
     fc.property(fc.array(eventArb, { maxLength: 12 }), (seq) => {
       let r = inState.fenced;
