@@ -15,7 +15,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const RESULTS_DIR = join(root, "reliability-results");
 
 export function reliabilityMode(): ReliabilityMode {
-  return process.env.GROK_SEAT_RELIABILITY === "full" ? "full" : "bounded";
+  // GROK_SEAT_SOAK=1 is the delivery suites' older name for the same long counts.
+  return process.env.GROK_SEAT_RELIABILITY === "full" || process.env.GROK_SEAT_SOAK === "1"
+    ? "full"
+    : "bounded";
 }
 
 /** The count to run: `bounded` under `npm test`, `full` under `npm run test:reliability`. */
