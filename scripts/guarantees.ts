@@ -144,7 +144,9 @@ function readResults(dir: string, requireFull: boolean): Result[] {
 
 /** The published document: a pure function of the results (so generating twice is a no-op). */
 function buildDoc(results: readonly Result[]): Doc {
-  const sorted = [...results].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // Numeric order (T9 before T10), independent of the locale.
+  const byId = new Intl.Collator("en", { numeric: true });
+  const sorted = [...results].sort((a, b) => byId.compare(a.id, b.id));
   const modes = new Set(sorted.map((r) => r.mode));
   const first = sorted[0];
   if (first === undefined) throw new Refusal("no results");
