@@ -212,6 +212,9 @@ Napi::Value SocketFacts(const Napi::CallbackInfo& info) {
   }
   o.Set("listeners", listeners);
   o.Set("listenersTruncated", Napi::Boolean::New(env, f.listeners_truncated));
+  o.Set("listeningSockets", f.listening_sockets < 0
+                                ? env.Null()
+                                : Napi::Number::New(env, f.listening_sockets).As<Napi::Value>());
   return o;
 }
 

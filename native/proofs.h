@@ -80,6 +80,9 @@ struct SocketFacts {
   size_t listener_count;
   int32_t listeners[kMaxListeners];  // pids holding a listening socket bound to this file
   bool listeners_truncated;
+  // Listening sockets bound to this file in the kernel's socket table, whoever holds them (Linux
+  // sock_diag, capped at 64); -1 where the platform cannot see other users' sockets (macOS).
+  int32_t listening_sockets;
 };
 
 enum class PeerMethod : int { kSoPeerPidfd, kSoPeerCred, kLocalPeerToken };

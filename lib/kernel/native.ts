@@ -97,6 +97,7 @@ export const RawSocketFacts = v.object({
   dir: RawPathFacts,
   listeners: v.array(positiveInt),
   listenersTruncated: v.boolean(),
+  listeningSockets: v.nullable(nonNegativeInt),
 });
 
 export const RawPeerCredentials = v.object({

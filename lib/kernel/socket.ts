@@ -54,5 +54,6 @@ export function socketFacts(path: string): SocketFacts {
       isSymlink: dirType === "symlink",
     },
     listeners: [...new Set(raw.listeners)].sort((a, b) => a - b),
+    listeningSockets: raw.listeningSockets,
   };
 }

@@ -64,6 +64,12 @@ export interface SocketFacts {
   readonly dir: SocketDirFacts;
   /** Pids holding a listening socket bound to this very file (dev+ino on Linux; bound path on macOS). */
   readonly listeners: readonly number[];
+  /**
+   * Listening sockets bound to this file in the kernel's socket table, whoever holds them (Linux
+   * sock_diag; capped at 64). Tells a stale socket (0) from another user's listener whose pid we
+   * cannot see (> 0 with no `listeners`). Null where the platform cannot tell (macOS).
+   */
+  readonly listeningSockets: number | null;
 }
 
 /** Credentials of the peer of a connected unix socket our process holds. */

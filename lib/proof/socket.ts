@@ -2,8 +2,9 @@
  * The private-socket proof (reliability-plan.md §1.2: the trust anchor is the directory, as in
  * tmux, gnupg and OpenSSH): the address is a filesystem path that fits `sun_path`; the directory
  * is a real directory (not a symlink), owned by the expected uid, with no group or other bits;
- * the path is a socket owned by that uid; at least one live process listens on that very file.
- * Pure: facts in, CheckResult values out.
+ * the path is a socket owned by that uid; something listens on that very file (`socket.listener`:
+ * not a stale socket) and a process we can see holds that listener (`socket.listener_pid`: not
+ * another user's). Pure: facts in, CheckResult values out.
  */
 import { constants } from "node:os";
 import type { SocketDirFacts, SocketFacts } from "../kernel/types.js";
@@ -75,20 +76,44 @@ export function checkPrivateSocket(
   facts: SocketFacts,
   expected: PrivateSocketExpectation,
 ): CheckResult[] {
-  const listener =
-    facts.listeners.length > 0
-      ? pass("socket.listener", "at least one listening pid", [...facts.listeners])
-      : fail(
-          "socket.listener",
-          "at least one listening pid",
-          [],
-          "no process we can see listens on this socket file (stale socket, or another user's)",
-        );
   return [
     ...checkSocketDir(facts.dir, expected),
     expectEqual("socket.type", "socket", facts.type, `${facts.path} is not a socket`),
     expectEqual("socket.owner", expected.uid, facts.uid, `${facts.path} is owned by another user`),
-    listener,
+    ...checkListener(facts),
+  ];
+}
+
+/**
+ * Two questions apart: does anything listen on this file at all (the kernel's socket table, whoever
+ * holds it), and is the holder a process we can see. Where the platform cannot see other users'
+ * sockets (`listeningSockets` null, macOS), a listener is only known through its visible pid, so
+ * both checks follow the visible pids and a stale socket and a foreign listener look alike.
+ */
+function checkListener(facts: SocketFacts): CheckResult[] {
+  const pids = [...facts.listeners];
+  const listening = facts.listeningSockets ?? pids.length;
+  return [
+    listening > 0
+      ? pass("socket.listener", "a listening socket bound to this file", listening)
+      : fail(
+          "socket.listener",
+          "a listening socket bound to this file",
+          0,
+          facts.listeningSockets === null
+            ? `no process we can see listens on ${facts.path} (stale socket, or another user's)`
+            : `nothing listens on ${facts.path}: a stale socket`,
+        ),
+    pids.length > 0
+      ? pass("socket.listener_pid", "a listening pid we can see", pids)
+      : fail(
+          "socket.listener_pid",
+          "a listening pid we can see",
+          [],
+          listening > 0
+            ? `${facts.path} has a listener whose process we cannot see: another user's`
+            : `no process listens on ${facts.path}`,
+        ),
   ];
 }
 

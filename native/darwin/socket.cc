@@ -86,6 +86,8 @@ bool listens_on(int32_t pid, const std::vector<std::string>& paths) {
 Error socket_facts(const char* path, const char* dir, SocketFacts* out) {
   out->listener_count = 0;
   out->listeners_truncated = false;
+  // proc_pidfdinfo only opens processes we may inspect: another user's listener is invisible.
+  out->listening_sockets = -1;
   Error e = lstat_facts(dir, &out->dir);
   if (failed(e)) {
     e.syscall = "lstat(dir)";

@@ -156,6 +156,7 @@ size_t socket_holders(const uint64_t* inodes, size_t n, int32_t* pids, size_t ca
 Error socket_facts(const char* path, const char* dir, SocketFacts* out) {
   out->listener_count = 0;
   out->listeners_truncated = false;
+  out->listening_sockets = 0;
   Error e = lstat_facts(dir, &out->dir);
   if (failed(e)) {
     e.syscall = "lstat(dir)";
@@ -171,6 +172,8 @@ Error socket_facts(const char* path, const char* dir, SocketFacts* out) {
   size_t n = 0;
   e = linux_backend::listening_socket_inodes(out->file.device, out->file.inode, inodes, 64, &n);
   if (failed(e)) return e;
+  // sock_diag lists every user's sockets: a listener we cannot attribute to a pid is still seen.
+  out->listening_sockets = static_cast<int32_t>(n);
   size_t denied = 0;
   out->listener_count = linux_backend::socket_holders(inodes, n, out->listeners, kMaxListeners,
                                                       &out->listeners_truncated, &denied);

@@ -74,6 +74,7 @@ const SocketFactsJson = v.strictObject({
     isSymlink: v.boolean(),
   }),
   listeners: v.array(v.number()),
+  listeningSockets: v.nullable(v.number()),
 });
 const ErrorJson = v.strictObject({ code: v.string(), message: v.string() });
 const Report = <F extends v.GenericSchema>(facts: F) =>
@@ -171,8 +172,9 @@ linuxTest("socket: a private listener passes (0); stale or missing fails (1)", a
   const staleOut = json(Report(SocketFactsJson), stale.stdout);
   assert.equal(
     staleOut.checks.filter((c) => !c.ok).map((c) => c.check),
-    ["socket.listener"],
+    ["socket.listener", "socket.listener_pid"],
   );
+  assert.is(staleOut.facts?.listeningSockets, 0);
   const missing = run(["socket", join(dir, "nope.sock"), "--json"]);
   assert.is(missing.code, 1);
   const missingOut = json(Report(SocketFactsJson), missing.stdout);

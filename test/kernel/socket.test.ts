@@ -68,8 +68,18 @@ linuxTest(
       isSymlink: false,
     });
     assert.equal(f.listeners, [child.pid]);
+    assert.is(f.listeningSockets, 1, "one listening socket in the kernel's table");
     if (haveCommand("ss")) assert.equal(ssListeners(path), [child.pid ?? 0], "ss -xlp");
     else console.log("SKIP (oracle): ss is not installed");
+
+    // Its binder killed: the file stays (stale), and the kernel's table holds no listener for it.
+    child.kill("SIGKILL");
+    await exited(child);
+    const stale = socketFacts(path);
+    assert.is(stale.type, "socket");
+    assert.equal(stale.listeners, []);
+    assert.is(stale.listeningSockets, 0);
+    if (haveCommand("ss")) assert.equal(ssListeners(path), [], "ss -xlp after the kill");
   },
 );
 
@@ -222,11 +232,17 @@ linuxTest("missing paths, long paths and unreadable dirs give typed errors", () 
 const ProbeSocket = v.object({
   ok: v.boolean(),
   code: v.optional(v.string()),
-  value: v.optional(v.object({ listeners: v.array(v.number()), uid: v.number() })),
+  value: v.optional(
+    v.object({
+      listeners: v.array(v.number()),
+      listeningSockets: v.nullable(v.number()),
+      uid: v.number(),
+    }),
+  ),
 });
 
 linuxTest(
-  "as uid 65534: another user's listener is not visible, our own is; a 0700 dir is ACCESS_DENIED",
+  "as uid 65534: another user's listener is counted but its pid not visible, our own is; a 0700 dir is ACCESS_DENIED",
   async () => {
     const dir = tempDir("nobody");
     chmodSync(dir, 0o755);
@@ -241,8 +257,10 @@ linuxTest(
     const seenRoot = v.parse(ProbeSocket, probeAsNobody(["socket", rootSock]));
     assert.is(seenRoot.ok, true);
     assert.equal(seenRoot.value?.listeners, [], "root's fd table is not readable to nobody");
+    assert.is(seenRoot.value?.listeningSockets, 1, "sock_diag still shows root's listener");
     const seenOwn = v.parse(ProbeSocket, probeAsNobody(["socket", nobodySock]));
     assert.equal(seenOwn.value?.listeners, [nobodyChild.pid]);
+    assert.is(seenOwn.value?.listeningSockets, 1);
 
     const privateDir = join(dir, "private");
     mkdirSync(privateDir, { mode: 0o700 });

@@ -107,6 +107,7 @@ function healthy(): LeaderProofInput {
           isSymlink: false,
         },
         listeners: [LEADER_PID],
+        listeningSockets: 1,
       },
     },
     peer: {

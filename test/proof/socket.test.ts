@@ -49,6 +49,7 @@ linuxTest(
         "socket.type",
         "socket.owner",
         "socket.listener",
+        "socket.listener_pid",
       ],
     );
     assert.ok(checks.every((c) => c.ok && c.reason === null));
@@ -89,9 +90,10 @@ linuxTest("a regular file or FIFO at the path fails socket.type (and has no list
   const dir = join(tempDir("types"), "d");
   mkdirSync(dir, { mode: 0o700 });
   writeFileSync(join(dir, "file"), "");
-  assert.equal(failing(socketFacts(join(dir, "file"))), ["socket.type", "socket.listener"]);
+  const none = ["socket.type", "socket.listener", "socket.listener_pid"];
+  assert.equal(failing(socketFacts(join(dir, "file"))), none);
   spawnSync("mkfifo", [join(dir, "fifo")]);
-  assert.equal(failing(socketFacts(join(dir, "fifo"))), ["socket.type", "socket.listener"]);
+  assert.equal(failing(socketFacts(join(dir, "fifo"))), none);
 });
 
 linuxTest("a socket owned by another uid fails socket.owner", async () => {
@@ -100,19 +102,26 @@ linuxTest("a socket owned by another uid fails socket.owner", async () => {
   assert.equal(failing(socketFacts(path)), ["socket.owner"]);
 });
 
-linuxTest("a stale socket fails socket.listener", async () => {
-  const dir = join(tempDir("stale"), "d");
-  mkdirSync(dir, { mode: 0o700 });
-  const path = join(dir, "s.sock");
-  const child = await spawnListener(path);
-  child.kill("SIGKILL");
-  await exited(child);
-  const checks = checkPrivateSocket(socketFacts(path), { uid });
-  assert.equal(
-    checks.filter((c) => !c.ok).map((c) => [c.check, c.received]),
-    [["socket.listener", []]],
-  );
-});
+linuxTest(
+  "a stale socket fails socket.listener (nothing listens) and socket.listener_pid",
+  async () => {
+    const dir = join(tempDir("stale"), "d");
+    mkdirSync(dir, { mode: 0o700 });
+    const path = join(dir, "s.sock");
+    const child = await spawnListener(path);
+    child.kill("SIGKILL");
+    await exited(child);
+    const checks = checkPrivateSocket(socketFacts(path), { uid });
+    assert.equal(
+      checks.filter((c) => !c.ok).map((c) => [c.check, c.received]),
+      [
+        ["socket.listener", 0],
+        ["socket.listener_pid", []],
+      ],
+    );
+    assert.match(checks.find((c) => c.check === "socket.listener")?.reason ?? "", "a stale socket");
+  },
+);
 
 test("pure: reasons name the path; checkSocketUnreadable distinguishes missing from denied", () => {
   const facts: SocketFacts = {
@@ -124,6 +133,7 @@ test("pure: reasons name the path; checkSocketUnreadable distinguishes missing f
     mode: 0o600,
     dir: { path: "/d", type: "directory", uid: 1000, mode: 0o750, isSymlink: false },
     listeners: [],
+    listeningSockets: 0,
   };
   const checks = checkPrivateSocket(facts, { uid: 1000 });
   const mode = checks.find((c) => c.check === "socket.dir_mode");
@@ -135,6 +145,42 @@ test("pure: reasons name the path; checkSocketUnreadable distinguishes missing f
   assert.equal([missing.check, missing.ok, missing.received], ["socket.exists", false, null]);
   const denied = checkSocketUnreadable("/x", { code: "ACCESS_DENIED", errno: 13, message: "m" });
   assert.is(denied.received, "ACCESS_DENIED");
+});
+
+test("pure: a stale socket, another user's listener and a platform that cannot tell, each by name", () => {
+  const facts = (listeners: number[], listeningSockets: number | null): SocketFacts => ({
+    path: "/d/s.sock",
+    type: "socket",
+    inode: "1",
+    device: "2",
+    uid,
+    mode: 0o600,
+    dir: { path: "/d", type: "directory", uid, mode: 0o700, isSymlink: false },
+    listeners,
+    listeningSockets,
+  });
+  const failed = (f: SocketFacts) =>
+    checkPrivateSocket(f, { uid })
+      .filter((c) => !c.ok)
+      .map((c) => [c.check, c.reason]);
+  assert.equal(failed(facts([42], 1)), []);
+  assert.equal(failed(facts([42, 43], 1)), [], "a forked holder shares one listening socket");
+  assert.equal(failed(facts([], 0)), [
+    ["socket.listener", "nothing listens on /d/s.sock: a stale socket"],
+    ["socket.listener_pid", "no process listens on /d/s.sock"],
+  ]);
+  assert.equal(failed(facts([], 1)), [
+    ["socket.listener_pid", "/d/s.sock has a listener whose process we cannot see: another user's"],
+  ]);
+  // macOS: other users' sockets are invisible, so only the visible pids tell.
+  assert.equal(failed(facts([42], null)), []);
+  assert.equal(failed(facts([], null)), [
+    [
+      "socket.listener",
+      "no process we can see listens on /d/s.sock (stale socket, or another user's)",
+    ],
+    ["socket.listener_pid", "no process listens on /d/s.sock"],
+  ]);
 });
 
 test("socket addresses: abstract names and over-long paths refused by name, before any lookup", () => {

@@ -1,7 +1,7 @@
 /**
  * `verify-proof socket <path>`: prove that a unix socket is private to us (directory owned by our
- * uid, no group/other bits, not a symlink; socket owned by us) and that a live process listens
- * on that very file. A path that does not exist or cannot be looked at is a failed check (exit 1).
+ * uid, no group/other bits, not a symlink; socket owned by us) and that a live process we can see
+ * listens on that very file. A path that does not exist or cannot be looked at is a failed check (exit 1).
  */
 import { constants } from "node:os";
 import type { JsonValue } from "../../json.js";
@@ -23,6 +23,7 @@ export function socketFactsJson(f: SocketFacts): JsonValue {
     mode: f.mode,
     dir: { path: f.dir.path, uid: f.dir.uid, mode: f.dir.mode, isSymlink: f.dir.isSymlink },
     listeners: [...f.listeners],
+    listeningSockets: f.listeningSockets,
   };
 }
 
