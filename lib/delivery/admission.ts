@@ -19,8 +19,14 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import { flock } from "../kernel/flock.js";
 import { DeliveryError, errnoCode } from "./delivery-error.js";
-import { Journal, type JournalGuard, nodeJournalIO, type RecoveryReport } from "./journal.js";
-import { type PathFacts, sameFile, seatDirProblem, seatFileProblem } from "./journal-io.js";
+import { Journal, type JournalGuard, type RecoveryReport } from "./journal.js";
+import {
+  nodeJournalIO,
+  type PathFacts,
+  sameFile,
+  seatDirProblem,
+  seatFileProblem,
+} from "./journal-io.js";
 
 export const LOCK_FILE = "controller.lock";
 

@@ -27,11 +27,10 @@ export {
   Journal,
   type JournalGuard,
   type JournalWarning,
-  nodeJournalIO,
   type OpenJournalOptions,
   type RecoveryReport,
 } from "./journal.js";
-export type { JournalIO, PathFacts, PathKind } from "./journal-io.js";
+export { type JournalIO, nodeJournalIO, type PathFacts, type PathKind } from "./journal-io.js";
 export {
   type ConsumptionEvidence,
   type Decision,

@@ -1,7 +1,7 @@
 /**
  * The journal's file-system surface, small enough to simulate power loss behind it
  * (reliability-plan.md §6 T2: the SQLite test6.c / LazyFS idea, in-process). The real
- * implementation is `nodeJournalIO` in journal.ts; tests substitute a recording file system that
+ * implementation is `nodeJournalIO` below; tests substitute a recording file system that
  * tracks which bytes and directory entries are durable.
  *
  * Synchronous on purpose: a fence is one short critical section (~0.2 ms of fsync on this box,
@@ -10,6 +10,8 @@
  * Every method throws the OS error (with its errno `code`) on failure; the journal turns that into
  * JOURNAL_IO and fail-stops.
  */
+
+import * as fs from "node:fs";
 
 /** The journal's file name inside the seat directory. */
 export const JOURNAL_FILE = "delivery.journal";
@@ -84,3 +86,66 @@ export function seatFileProblem(facts: PathFacts, euid: number): string | null {
 export function sameFile(a: PathFacts, b: PathFacts): boolean {
   return a.dev === b.dev && a.ino === b.ino;
 }
+
+function facts(s: fs.BigIntStats): PathFacts {
+  const kind = s.isFile()
+    ? "file"
+    : s.isDirectory()
+      ? "directory"
+      : s.isSymbolicLink()
+        ? "symlink"
+        : "other";
+  return {
+    kind,
+    dev: s.dev.toString(),
+    ino: s.ino.toString(),
+    uid: Number(s.uid),
+    mode: Number(s.mode & 0o7777n),
+    size: Number(s.size),
+    nlink: Number(s.nlink),
+  };
+}
+
+const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY } = fs.constants;
+
+/** The real file system (Node's synchronous fs; every call is one syscall or a short loop). */
+export const nodeJournalIO: JournalIO = {
+  lstat: (path) => {
+    const s = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    return s === undefined ? null : facts(s);
+  },
+  fstat: (fd) => facts(fs.fstatSync(fd, { bigint: true })),
+  openDirectory: (path) => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW),
+  openFile: (path, how) =>
+    fs.openSync(
+      path,
+      O_RDWR | O_APPEND | O_NOFOLLOW | (how === "create" ? O_CREAT | O_EXCL : 0),
+      0o600,
+    ),
+  readAll: (fd) => {
+    const size = Number(fs.fstatSync(fd, { bigint: true }).size);
+    const buf = Buffer.allocUnsafe(size);
+    let off = 0;
+    while (off < size) {
+      const n = fs.readSync(fd, buf, off, size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return buf.subarray(0, off);
+  },
+  append: (fd, bytes) => {
+    let off = 0;
+    while (off < bytes.length) {
+      const n = fs.writeSync(fd, bytes, off, bytes.length - off);
+      // write(2) on a regular file returns > 0 or fails; 0 would loop forever, so treat it as EIO.
+      if (n <= 0) throw Object.assign(new Error("EIO: write returned 0"), { code: "EIO" });
+      off += n;
+    }
+  },
+  fsync: (fd) => fs.fsyncSync(fd),
+  truncate: (fd, length) => fs.ftruncateSync(fd, length),
+  rename: (from, to) => fs.renameSync(from, to),
+  unlink: (path) => fs.unlinkSync(path),
+  close: (fd) => fs.closeSync(fd),
+  euid: () => (typeof process.geteuid === "function" ? process.geteuid() : -1),
+};

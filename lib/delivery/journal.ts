@@ -1,8 +1,8 @@
 /**
  * The delivery fence journal: an append-only, checksummed record log per seat, in the seat's
  * private directory (`<seat dir>/delivery.journal`). This file and admission.ts are the only
- * files of lib/delivery that touch the OS: `nodeJournalIO` below is the real file system, and the
- * journal (with recovery.ts) reaches it only through the injectable `JournalIO`.
+ * files of lib/delivery that touch the OS: `nodeJournalIO` (journal-io.ts) is the real file
+ * system, and the journal (with recovery.ts) reaches it only through the injectable `JournalIO`.
  *
  * Durability rules (reliability-plan.md §3.2):
  * - epoch, fence, uncertain, cancel-submitted, final results and refusals (`rejected`) are
@@ -22,7 +22,6 @@
  */
 import { Buffer } from "node:buffer";
 import { hash } from "node:crypto";
-import * as fs from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors.js";
 import { encodeRecord } from "./codec.js";
@@ -31,6 +30,7 @@ import {
   JOURNAL_FILE,
   type JournalGuard,
   type JournalIO,
+  nodeJournalIO,
   type PathFacts,
   sameFile,
 } from "./journal-io.js";
@@ -95,69 +95,6 @@ const DURABLE: ReadonlySet<JournalRecord["t"]> = new Set([
   "rejected",
   "reconciled",
 ]);
-
-function facts(s: fs.BigIntStats): PathFacts {
-  const kind = s.isFile()
-    ? "file"
-    : s.isDirectory()
-      ? "directory"
-      : s.isSymbolicLink()
-        ? "symlink"
-        : "other";
-  return {
-    kind,
-    dev: s.dev.toString(),
-    ino: s.ino.toString(),
-    uid: Number(s.uid),
-    mode: Number(s.mode & 0o7777n),
-    size: Number(s.size),
-    nlink: Number(s.nlink),
-  };
-}
-
-const { O_RDONLY, O_RDWR, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY } = fs.constants;
-
-/** The real file system (Node's synchronous fs; every call is one syscall or a short loop). */
-export const nodeJournalIO: JournalIO = {
-  lstat: (path) => {
-    const s = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false });
-    return s === undefined ? null : facts(s);
-  },
-  fstat: (fd) => facts(fs.fstatSync(fd, { bigint: true })),
-  openDirectory: (path) => fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW),
-  openFile: (path, how) =>
-    fs.openSync(
-      path,
-      O_RDWR | O_APPEND | O_NOFOLLOW | (how === "create" ? O_CREAT | O_EXCL : 0),
-      0o600,
-    ),
-  readAll: (fd) => {
-    const size = Number(fs.fstatSync(fd, { bigint: true }).size);
-    const buf = Buffer.allocUnsafe(size);
-    let off = 0;
-    while (off < size) {
-      const n = fs.readSync(fd, buf, off, size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return buf.subarray(0, off);
-  },
-  append: (fd, bytes) => {
-    let off = 0;
-    while (off < bytes.length) {
-      const n = fs.writeSync(fd, bytes, off, bytes.length - off);
-      // write(2) on a regular file returns > 0 or fails; 0 would loop forever, so treat it as EIO.
-      if (n <= 0) throw Object.assign(new Error("EIO: write returned 0"), { code: "EIO" });
-      off += n;
-    }
-  },
-  fsync: (fd) => fs.fsyncSync(fd),
-  truncate: (fd, length) => fs.ftruncateSync(fd, length),
-  rename: (from, to) => fs.renameSync(from, to),
-  unlink: (path) => fs.unlinkSync(path),
-  close: (fd) => fs.closeSync(fd),
-  euid: () => (typeof process.geteuid === "function" ? process.geteuid() : -1),
-};
 
 function checkFenceInput(input: FenceInput): void {
   const problem = fenceInputProblem(input);

@@ -24,7 +24,8 @@ import { join } from "node:path";
 import { acquireControllerLock, admitController } from "../../lib/delivery/admission.js";
 import { encodeRecord } from "../../lib/delivery/codec.js";
 import { dispatch } from "../../lib/delivery/dispatch.js";
-import { JOURNAL_FILE, Journal, nodeJournalIO } from "../../lib/delivery/journal.js";
+import { Journal } from "../../lib/delivery/journal.js";
+import { JOURNAL_FILE, nodeJournalIO } from "../../lib/delivery/journal-io.js";
 import type { JournalRecord } from "../../lib/delivery/record.js";
 import { figure, row, summarize } from "./lib/stats.js";
 

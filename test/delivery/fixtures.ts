@@ -4,8 +4,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FenceInput, JournalGuard } from "../../lib/delivery/journal.js";
-import { nodeJournalIO } from "../../lib/delivery/journal.js";
 import type { JournalIO } from "../../lib/delivery/journal-io.js";
+import { nodeJournalIO } from "../../lib/delivery/journal-io.js";
 
 export const openGuard: JournalGuard = { assertHeld() {} };
 

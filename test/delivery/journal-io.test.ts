@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { errnoCode } from "../../lib/delivery/delivery-error.js";
-import { nodeJournalIO } from "../../lib/delivery/journal.js";
 import {
+  nodeJournalIO,
   type PathFacts,
   sameFile,
   seatDirProblem,
