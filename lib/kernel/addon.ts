@@ -76,7 +76,10 @@ export function addon(): NativeAddon {
   } catch (cause) {
     throw new GrokSeatError(
       "ADDON_LOAD_FAILED",
-      `no grok_seat_proofs.node found; tried ${tried.join(", ")} (run npm run build:native)`,
+      `no native addon for ${platform()}-${arch()}: no prebuilt binary ships for it and none was ` +
+        `built at install (tried ${tried.join(", ")}). npm may have skipped the install script: ` +
+        "approve it (npm install-scripts approve grok-seat) or run npm rebuild grok-seat, which " +
+        "needs python3, make and a C++ compiler; in a checkout of grok-seat: npm run build:native",
       { details: { tried }, cause },
     );
   }

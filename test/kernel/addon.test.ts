@@ -70,6 +70,10 @@ linuxTest("a failed load names every path it tried (ADDON_LOAD_FAILED)", () => {
   assert.ok(out.tried.includes(join(empty, "build", "Release")));
   assert.ok(out.tried.includes(join(empty, "prebuilds", `${process.platform}-${process.arch}`)));
   for (const dir of out.tried) assert.ok(out.message.includes(dir), `message names ${dir}`);
+  // A consumer's way out, since npm may skip install scripts until they are approved.
+  assert.match(out.message, `no native addon for ${process.platform}-${process.arch}`);
+  assert.match(out.message, "npm install-scripts approve grok-seat");
+  assert.match(out.message, "npm rebuild grok-seat");
 });
 
 linuxTest("an OS without a backend gets UNSUPPORTED, before any load is tried", () => {
