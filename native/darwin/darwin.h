@@ -20,8 +20,8 @@ struct ProcUniqIdentifierInfo {
   uint64_t p_puniqueid;        // parent's uniqueid at spawn
   int32_t p_idversion;         // new on fork and every exec (= audit token val[7]); 0 before 11
   int32_t p_orig_ppidversion;  // xnu-11417+, reserved before
+  uint64_t p_reserve2;
   uint64_t p_reserve3;
-  uint64_t p_reserve4;
 };
 static_assert(sizeof(ProcUniqIdentifierInfo) == 56, "proc_uniqidentifierinfo is 56 bytes");
 static_assert(offsetof(ProcUniqIdentifierInfo, p_uniqueid) == 16, "p_uniqueid@16");

@@ -34,6 +34,13 @@ int same_process(const ProcessHandle* h, darwin_backend::ProcUniqIdentifierInfo*
   return u->p_uniqueid == h->uniqueid ? 0 : ESRCH;
 }
 
+// A failed re-check: ESRCH is "gone"; any other errno is classified, never reported as gone
+// (style.md habit 2).
+Error recheck_error(int err, int32_t pid) {
+  if (err == ESRCH) return Error{Failure::kNoSuchProcess, err, "identity check", pid};
+  return darwin_backend::classify(err, "proc_pidinfo(PROC_PIDUNIQIDENTIFIERINFO)", pid);
+}
+
 Error signal_error(int err, int32_t pid, const char* syscall) {
   if (err == ESRCH) return Error{Failure::kNoSuchProcess, err, syscall, pid};
   if (err == EPERM) return Error{Failure::kAccessDenied, err, syscall, pid};
@@ -66,11 +73,10 @@ Error handle_signal(ProcessHandle* h, int sig) {
   SignalWithToken fn = signal_with_token();
   for (int attempt = 0; attempt < 2; attempt++) {
     darwin_backend::ProcUniqIdentifierInfo u;
-    if (int err = same_process(h, &u)) {
-      if (err == EPERM) return signal_error(err, h->pid, "proc_pidinfo");
-      return Error{Failure::kNoSuchProcess, err, "identity check", h->pid};
-    }
-    if (fn == nullptr || u.p_idversion == 0) {
+    if (int err = same_process(h, &u)) return recheck_error(err, h->pid);
+    // psignal_by_audit_token (xnu bsd/kern/proc_info.c) refuses signal 0 with EINVAL: the
+    // existence/permission probe goes through kill(), right after the re-check, as on macOS < 14.4.
+    if (fn == nullptr || u.p_idversion == 0 || sig == 0) {
       if (kill(h->pid, sig) == 0) return ok();
       return signal_error(errno, h->pid, "kill");
     }
@@ -91,7 +97,7 @@ Error handle_alive(ProcessHandle* h, bool* alive) {
   if (h->fd < 0) return Error{Failure::kInvalidArgument, EBADF, "handle closed", h->pid};
   darwin_backend::ProcUniqIdentifierInfo u;
   int err = same_process(h, &u);
-  if (err == EPERM) return Error{Failure::kAccessDenied, err, "proc_pidinfo", h->pid};
+  if (err != 0 && err != ESRCH) return recheck_error(err, h->pid);
   *alive = err == 0;  // flavor 17 with arg 0 does not find zombies: they count as exited
   return ok();
 }
@@ -115,8 +121,9 @@ Error handle_watch_exit(ProcessHandle* h, bool* already_exited) {
   }
   // Registered on whatever process has the pid now: if that is no longer ours, ours exited.
   darwin_backend::ProcUniqIdentifierInfo u;
-  if (same_process(h, &u) != 0) {
+  if (int err = same_process(h, &u)) {
     close(kq);
+    if (err != ESRCH) return recheck_error(err, h->pid);
     *already_exited = true;
     return ok();
   }

@@ -140,7 +140,11 @@ Error process_facts(int32_t pid, ProcessFacts* out) {
   out->has_tty = false;
   out->tty[0] = '\0';
   if ((bi.pbi_flags & PROC_FLAG_CONTROLT) != 0 && bi.e_tdev != static_cast<uint32_t>(NODEV)) {
-    const char* name = devname(static_cast<dev_t>(bi.e_tdev), S_IFCHR);
+    // devname_r, not devname: devname fills one static buffer (Libc gen/devname.c), and the
+    // addon may run in several worker threads at once. Room for the name after "/dev/".
+    char buf[kTtyCapacity - 5];
+    const char* name =
+        devname_r(static_cast<dev_t>(bi.e_tdev), S_IFCHR, buf, static_cast<int>(sizeof buf));
     if (name != nullptr && name[0] != '\0' && name[0] != '?' && name[0] != '#') {
       snprintf(out->tty, sizeof out->tty, "/dev/%s", name);
       out->has_tty = true;

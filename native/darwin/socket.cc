@@ -71,9 +71,14 @@ bool listens_on(int32_t pid, const std::vector<std::string>& paths) {
     if (got != static_cast<int>(sizeof si)) continue;
     if (si.psi.soi_family != AF_UNIX || si.psi.soi_kind != SOCKINFO_UN) continue;
     if ((si.psi.soi_options & SO_ACCEPTCONN) == 0) continue;
-    const char* bound = si.psi.soi_proto.pri_un.unsi_addr.ua_sun.sun_path;
-    std::string name(bound,
-                     strnlen(bound, sizeof si.psi.soi_proto.pri_un.unsi_addr.ua_sun.sun_path));
+    // unp_bind accepts sun_len up to 255 (a path longer than the 104-byte sun_path), and
+    // fill_socketinfo copies sun_len bytes into the SOCK_MAXADDRLEN union: read up to sun_len.
+    const auto& addr = si.psi.soi_proto.pri_un.unsi_addr;
+    constexpr size_t kPathAt = offsetof(struct sockaddr_un, sun_path);
+    size_t cap = addr.ua_sun.sun_len > kPathAt ? addr.ua_sun.sun_len - kPathAt : 0;
+    if (cap > sizeof addr.ua_dummy - kPathAt) cap = sizeof addr.ua_dummy - kPathAt;
+    const char* bound = addr.ua_dummy + kPathAt;
+    std::string name(bound, strnlen(bound, cap));
     for (const std::string& p : paths) {
       if (p == name) return true;
     }
