@@ -65,9 +65,7 @@ function expandBooleanProperties(
   props: Record<string, unknown>,
   rewrites: SchemaRewrite[],
 ): Record<string, unknown> | undefined {
-  let any = false;
-  for (const key of Object.keys(props)) if (typeof props[key] === "boolean") any = true;
-  if (!any) return undefined;
+  if (!Object.values(props).some((value) => typeof value === "boolean")) return undefined;
   // Object.fromEntries defines own properties, so a property named "__proto__" stays a key.
   return Object.fromEntries(
     Object.keys(props).map((key) => {
