@@ -26,6 +26,17 @@ const uint = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 export const PANE_PROOF_VERSION = 1;
 
+/** A process as a proof binds it: kernel identity, µs birth, canonical executable, cwd, uid. */
+export const BoundProcessSchema = v.object({
+  pid: uint,
+  identity: ProcessIdentitySchema,
+  startTimeUs: v.number(),
+  startTimePrecisionUs: v.number(),
+  executable: v.nullable(v.string()),
+  cwd: v.nullable(v.string()),
+  uid: uint,
+});
+
 export const PaneProofRecordSchema = v.object({
   version: v.literal(PANE_PROOF_VERSION),
   boundAt: v.string(),
@@ -38,13 +49,7 @@ export const PaneProofRecordSchema = v.object({
   /** argv and cwd as `layout.apply` echoed them; null when the pane was not launched by us. */
   launch: v.nullable(v.object({ argv: v.array(v.string()), cwd: v.nullable(v.string()) })),
   process: v.object({
-    pid: uint,
-    identity: ProcessIdentitySchema,
-    startTimeUs: v.number(),
-    startTimePrecisionUs: v.number(),
-    executable: v.nullable(v.string()),
-    cwd: v.nullable(v.string()),
-    uid: uint,
+    ...BoundProcessSchema.entries,
     /** Controlling terminal from the kernel, e.g. /dev/pts/7. */
     tty: v.string(),
   }),

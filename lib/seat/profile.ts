@@ -14,17 +14,16 @@ import {
   closeSync,
   constants,
   fstatSync,
-  fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
   readSync,
   realpathSync,
-  writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
 import { octal } from "../proof/socket.js";
+import { writeNewPrivateFile } from "./private-file.js";
 import { checkPrivateDir } from "./runtime-dir.js";
 
 /** `$GROK_HOME/auth.json` (xai-grok-shell `auth/storage.rs`). */
@@ -158,18 +157,7 @@ export function materializeProfile(
   const dirChecks = checkPrivateDir(grokHome, "profile.dir");
   const content = readLogin(spec.loginFile);
   const copiedTo = join(grokHome, LOGIN_FILE_NAME);
-  const fd = openSync(
-    copiedTo,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    0o600,
-  );
-  try {
-    let written = 0;
-    while (written < content.length) written += writeSync(fd, content, written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeNewPrivateFile(copiedTo, content);
   const st = lstatSync(copiedTo);
   const mode = st.mode & 0o777;
   return {

@@ -15,15 +15,14 @@ import {
   openSync,
   readSync,
   renameSync,
-  unlinkSync,
-  writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import * as v from "valibot";
 import { GrokSeatError } from "../errors.js";
 import { ProcessIdentitySchema } from "../herdr/descriptor.js";
 import type { JsonValue } from "../json.js";
-import { PaneProofRecordSchema } from "../proof/pane.js";
+import { BoundProcessSchema, PaneProofRecordSchema } from "../proof/pane.js";
+import { writeNewPrivateFile } from "./private-file.js";
 import { SkillEntrySchema } from "./skills.js";
 
 export const SEAT_RECORD_KIND = "grok-seat/seat-record";
@@ -109,13 +108,7 @@ export const SeatRecordSchema = v.object({
   /** The pane proof (TUI pid, identity, birth, executable, cwd, terminal, Herdr descriptor). */
   pane: PaneProofRecordSchema,
   leader: v.object({
-    pid: uint,
-    identity: ProcessIdentitySchema,
-    startTimeUs: v.number(),
-    startTimePrecisionUs: v.number(),
-    executable: v.nullable(v.string()),
-    cwd: v.nullable(v.string()),
-    uid: uint,
+    ...BoundProcessSchema.entries,
     ppid: uint,
     /** The leader's self-report (`get_leader_info`) as received. */
     info: Json,
@@ -161,21 +154,7 @@ export function writeSeatRecord(path: string, record: SeatRecord): void {
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   const bytes = Buffer.from(`${JSON.stringify(record, null, 2)}\n`, "utf8");
-  const fd = openSync(
-    tmp,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    0o600,
-  );
-  try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    unlinkSync(tmp);
-    throw err;
-  }
-  closeSync(fd);
+  writeNewPrivateFile(tmp, bytes);
   renameSync(tmp, path);
   const dfd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
