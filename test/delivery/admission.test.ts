@@ -15,7 +15,15 @@ import { admitController, LOCK_FILE } from "../../lib/delivery/admission.js";
 import { JOURNAL_FILE } from "../../lib/delivery/journal.js";
 import { isErrorCode } from "../../lib/errors.js";
 import { type Bundle, bundleHelper } from "./bundle.js";
-import { cleanupSeats, flockHolders, LineChild, pollUntil, prompt, tempSeat } from "./fixtures.js";
+import {
+  cleanupSeats,
+  errorCode,
+  flockHolders,
+  LineChild,
+  pollUntil,
+  prompt,
+  tempSeat,
+} from "./fixtures.js";
 
 let controllerScript: Bundle;
 const children: LineChild[] = [];
@@ -43,16 +51,6 @@ function startController(seat: string): LineChild {
   return c;
 }
 
-function codeOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (err) {
-    if (isErrorCode(err)) return err.code;
-    throw err;
-  }
-  return "no error";
-}
-
 test("one controller per seat: a second one is LEADER_BUSY; epochs grow across admissions", () => {
   const seat = tempSeat();
   const a = admitController({ seatDir: seat });
@@ -66,7 +64,7 @@ test("one controller per seat: a second one is LEADER_BUSY; epochs grow across a
   );
   const journalBefore = readFileSync(join(seat, JOURNAL_FILE));
   assert.is(
-    codeOf(() => admitController({ seatDir: seat })),
+    errorCode(() => admitController({ seatDir: seat })),
     "LEADER_BUSY",
   );
   assert.equal(
@@ -91,7 +89,7 @@ test("the kernel releases the lock when the holder dies; a child it spawned does
   const ino = statSync(join(seat, LOCK_FILE)).ino;
   assert.equal(flockHolders(ino), [holder.pid]);
   assert.is(
-    codeOf(() => admitController({ seatDir: seat })),
+    errorCode(() => admitController({ seatDir: seat })),
     "LEADER_BUSY",
   );
   await holder.kill("SIGKILL");
@@ -119,7 +117,7 @@ test("a controller whose lock file was unlinked or replaced cannot append (ADMIS
   const a = admitController({ seatDir: seat });
   unlinkSync(join(seat, LOCK_FILE));
   assert.is(
-    codeOf(() => a.journal.fence(prompt())),
+    errorCode(() => a.journal.fence(prompt())),
     "ADMISSION_LOST",
   );
   assert.is(a.journal.failure?.context.reason, "lock-file-unlinked");
@@ -128,7 +126,7 @@ test("a controller whose lock file was unlinked or replaced cannot append (ADMIS
   const b = admitController({ seatDir: seat });
   assert.is(b.epoch, 2);
   assert.is(
-    codeOf(() => a.journal.fence(prompt())),
+    errorCode(() => a.journal.fence(prompt())),
     "ADMISSION_LOST",
   );
   b.journal.fence(prompt());
@@ -140,7 +138,7 @@ test("a controller whose lock file was unlinked or replaced cannot append (ADMIS
   writeFileSync(join(seat2, "x"), "", { mode: 0o600 });
   renameSync(join(seat2, "x"), join(seat2, LOCK_FILE));
   assert.is(
-    codeOf(() => c.journal.fence(prompt())),
+    errorCode(() => c.journal.fence(prompt())),
     "ADMISSION_LOST",
   );
   assert.is(c.journal.failure?.context.reason, "lock-file-replaced");
@@ -169,20 +167,20 @@ test("unsafe lock files and seat directories are refused", () => {
   writeFileSync(join(a, "elsewhere"), "", { mode: 0o600 });
   symlinkSync(join(a, "elsewhere"), join(a, LOCK_FILE));
   assert.is(
-    codeOf(() => admitController({ seatDir: a })),
+    errorCode(() => admitController({ seatDir: a })),
     "JOURNAL_FILE_UNSAFE",
   );
   const b = tempSeat();
   writeFileSync(join(b, LOCK_FILE), "");
   chmodSync(join(b, LOCK_FILE), 0o644);
   assert.is(
-    codeOf(() => admitController({ seatDir: b })),
+    errorCode(() => admitController({ seatDir: b })),
     "JOURNAL_FILE_UNSAFE",
   );
   const c = tempSeat();
   chmodSync(c, 0o755);
   assert.is(
-    codeOf(() => admitController({ seatDir: c })),
+    errorCode(() => admitController({ seatDir: c })),
     "SEAT_DIR_UNSAFE",
   );
 });

@@ -5,25 +5,16 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { decodeJournal } from "../../lib/delivery/codec.js";
 import { dispatch, type OutgoingPrompt } from "../../lib/delivery/dispatch.js";
-import { JOURNAL_FILE, Journal } from "../../lib/delivery/journal.js";
+import { JOURNAL_FILE } from "../../lib/delivery/journal.js";
 import { isErrorCode } from "../../lib/errors.js";
-import { cleanupSeats, openGuard, prompt, spyIO, tempSeat } from "./fixtures.js";
+import { admitted, cleanupSeats, prompt, spyIO, tempSeat } from "./fixtures.js";
 
 test.after.each(cleanupSeats);
-
-function admitted(dir: string, io?: Parameters<typeof Journal.open>[0]["io"]): Journal {
-  const j =
-    io === undefined
-      ? Journal.open({ dir, guard: openGuard })
-      : Journal.open({ dir, guard: openGuard, io });
-  j.beginEpoch();
-  return j;
-}
 
 test("the fence is on disk and fsynced before send is called; send gets the hashed bytes", async () => {
   const dir = tempSeat();
   const { io, calls } = spyIO();
-  const j = admitted(dir, io);
+  const j = admitted(dir, { io });
   const p = prompt({ text: "déjà vu 😀" });
   let seen: OutgoingPrompt | undefined;
   const r = await dispatch(j, p, async (out) => {
@@ -70,7 +61,7 @@ test("a failed send leaves the receipt uncertain and is never retried", async ()
 test("nothing is sent for a duplicate id, a closed or a fail-stopped journal", async () => {
   const dir = tempSeat();
   const { io } = spyIO({ fsync: [4] });
-  const j = admitted(dir, io);
+  const j = admitted(dir, { io });
   let sends = 0;
   const send = async () => {
     sends++;

@@ -1,13 +1,43 @@
 /** Shared fixtures of the delivery tests: private temp seat directories and a spying JournalIO. */
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FenceInput, JournalGuard } from "../../lib/delivery/journal.js";
+import { type FenceInput, Journal, type JournalGuard } from "../../lib/delivery/journal.js";
 import type { JournalIO } from "../../lib/delivery/journal-io.js";
 import { nodeJournalIO } from "../../lib/delivery/journal-io.js";
+import { isErrorCode } from "../../lib/errors.js";
 
 export const openGuard: JournalGuard = { assertHeld() {} };
+
+/** The stable `code` of the GrokSeatError `f` throws, or "no error"; anything else is rethrown. */
+export function errorCode(f: () => unknown): string {
+  try {
+    f();
+  } catch (err) {
+    if (isErrorCode(err)) return err.code;
+    throw err;
+  }
+  return "no error";
+}
+
+/** A journal opened in `dir` (an always-held guard) and admitted with a new epoch. */
+export function admitted(
+  dir: string,
+  extra: Partial<Parameters<typeof Journal.open>[0]> = {},
+): Journal {
+  const j = Journal.open({ dir, guard: openGuard, ...extra });
+  j.beginEpoch();
+  return j;
+}
+
+/** Every file of `dir` by name, as base64 bytes (to prove a step changed nothing). */
+export function bytesOf(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const name of readdirSync(dir))
+    out.set(name, readFileSync(join(dir, name)).toString("base64"));
+  return out;
+}
 
 const made: string[] = [];
 

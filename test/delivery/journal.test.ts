@@ -1,42 +1,20 @@
-import {
-  appendFileSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { encodeRecord } from "../../lib/delivery/codec.js";
 import { DeliveryError } from "../../lib/delivery/delivery-error.js";
 import { JOURNAL_FILE, Journal } from "../../lib/delivery/journal.js";
-import { isErrorCode } from "../../lib/errors.js";
-import { cleanupSeats, openGuard, prompt, spyIO, tempSeat } from "./fixtures.js";
-
-function code(f: () => unknown): string {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof DeliveryError || isErrorCode(err)) return err.code;
-    throw err;
-  }
-  return "no error";
-}
-
-function admitted(dir: string, extra: Partial<Parameters<typeof Journal.open>[0]> = {}): Journal {
-  const j = Journal.open({ dir, guard: openGuard, ...extra });
-  j.beginEpoch();
-  return j;
-}
-
-function bytesOf(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const name of readdirSync(dir))
-    out.set(name, readFileSync(join(dir, name)).toString("base64"));
-  return out;
-}
+import {
+  admitted,
+  bytesOf,
+  cleanupSeats,
+  errorCode,
+  openGuard,
+  prompt,
+  spyIO,
+  tempSeat,
+} from "./fixtures.js";
 
 test.after.each(cleanupSeats);
 
@@ -46,7 +24,7 @@ test("fences: need an epoch, refuse duplicates and bad input, are fsynced before
   const j = Journal.open({ dir, guard: openGuard, io });
   const p = prompt();
   assert.is(
-    code(() => j.fence(p)),
+    errorCode(() => j.fence(p)),
     "NOT_ADMITTED",
   );
   j.beginEpoch();
@@ -62,19 +40,19 @@ test("fences: need an epoch, refuse duplicates and bad input, are fsynced before
   assert.is(f.receipt.state, "fenced");
   assert.is(f.textBytes.toString("utf8"), p.text);
   assert.is(
-    code(() => j.fence(p)),
+    errorCode(() => j.fence(p)),
     "DUPLICATE_PROMPT_ID",
   );
   assert.is(
-    code(() => j.fence(prompt({ promptId: "../etc" }))),
+    errorCode(() => j.fence(prompt({ promptId: "../etc" }))),
     "INVALID_ARGUMENT",
   );
   assert.is(
-    code(() => j.fence(prompt({ leader: "tab\there" }))),
+    errorCode(() => j.fence(prompt({ leader: "tab\there" }))),
     "INVALID_ARGUMENT",
   );
   assert.is(
-    code(() => j.fence(prompt({ text: "lone \ud800 surrogate" }))),
+    errorCode(() => j.fence(prompt({ text: "lone \ud800 surrogate" }))),
     "INVALID_ARGUMENT",
   );
   // dispatched and consumed are written without their own fsync; results are fsynced.
@@ -91,7 +69,7 @@ test("fences: need an epoch, refuse duplicates and bad input, are fsynced before
   assert.is(calls.slice(mark).filter((c) => c.op === "fsync").length, 1);
   j.close();
   assert.is(
-    code(() => j.fence(prompt())),
+    errorCode(() => j.fence(prompt())),
     "JOURNAL_CLOSED",
   );
 });
@@ -129,7 +107,7 @@ test("evidence outcomes: ours, not ours, other session, duplicate, reconciled, c
   assert.is(j.receipt(p.promptId), undefined);
   assert.is(j.isKnownPromptId(p.promptId), true);
   assert.is(
-    code(() => j.fence(p)),
+    errorCode(() => j.fence(p)),
     "DUPLICATE_PROMPT_ID",
   );
   j.close();
@@ -141,7 +119,7 @@ test("cancel is recorded only for consumed prompts and never completes by itself
   j.fence(p);
   j.markDispatched(p.promptId);
   assert.is(
-    code(() => j.recordCancelSubmitted(p.promptId, "queue-remove")),
+    errorCode(() => j.recordCancelSubmitted(p.promptId, "queue-remove")),
     "ILLEGAL_TRANSITION",
   );
   j.recordConsumption({ promptId: p.promptId, sessionId: p.sessionId, kind: "queue-entry" });
@@ -156,11 +134,11 @@ test("cancel is recorded only for consumed prompts and never completes by itself
   });
   assert.is(j.receipt(p.promptId)?.state, "cancelled");
   assert.is(
-    code(() => j.markUncertain(p.promptId, "send-failed")),
+    errorCode(() => j.markUncertain(p.promptId, "send-failed")),
     "ILLEGAL_TRANSITION",
   );
   assert.is(
-    code(() => j.markDispatched("never-fenced")),
+    errorCode(() => j.markDispatched("never-fenced")),
     "UNKNOWN_PROMPT",
   );
   j.close();
@@ -173,7 +151,7 @@ test("fail-stop: an fsync error is JOURNAL_IO, sticky, and never retried", () =>
   j.beginEpoch(); // fsyncs 1-2 (create: file, dir), 3 (epoch)
   const p = prompt();
   assert.is(
-    code(() => j.fence(p)),
+    errorCode(() => j.fence(p)),
     "JOURNAL_IO",
   );
   assert.is(j.failure?.code, "JOURNAL_IO");
@@ -210,7 +188,7 @@ test("fail-stop: ENOSPC on write, and a failed guard, are sticky too", () => {
   const j = Journal.open({ dir, guard: openGuard, io });
   j.beginEpoch();
   assert.is(
-    code(() => j.fence(prompt())),
+    errorCode(() => j.fence(prompt())),
     "JOURNAL_IO",
   );
   assert.is(j.failure?.context.errno, "ENOSPC");
@@ -227,12 +205,12 @@ test("fail-stop: ENOSPC on write, and a failed guard, are sticky too", () => {
   k.beginEpoch();
   held = false;
   assert.is(
-    code(() => k.fence(prompt())),
+    errorCode(() => k.fence(prompt())),
     "ADMISSION_LOST",
   );
   held = true;
   assert.is(
-    code(() => k.fence(prompt())),
+    errorCode(() => k.fence(prompt())),
     "ADMISSION_LOST",
     "sticky even if the guard recovers",
   );
@@ -245,7 +223,7 @@ test("a journal replaced or grown by someone else is ADMISSION_LOST", () => {
   writeFileSync(join(a, "other"), "", { mode: 0o600 });
   renameSync(join(a, "other"), join(a, JOURNAL_FILE));
   assert.is(
-    code(() => j.fence(prompt())),
+    errorCode(() => j.fence(prompt())),
     "ADMISSION_LOST",
   );
   assert.is(j.failure?.context.reason, "journal-replaced");
@@ -257,7 +235,7 @@ test("a journal replaced or grown by someone else is ADMISSION_LOST", () => {
     encodeRecord({ v: 1, t: "epoch", epoch: 7, pid: 1, at: 1 }),
   );
   assert.is(
-    code(() => k.fence(prompt())),
+    errorCode(() => k.fence(prompt())),
     "ADMISSION_LOST",
   );
   assert.is(k.failure?.context.reason, "journal-changed-size");
@@ -351,15 +329,15 @@ test("a refusal is terminal, fsynced before returning, survives reopening, is co
   );
   assert.equal(j.connectionLost("gone"), [], "a refused prompt is not uncertain");
   assert.is(
-    code(() => j.recordCancelSubmitted(p.promptId, "session-cancel")),
+    errorCode(() => j.recordCancelSubmitted(p.promptId, "session-cancel")),
     "ILLEGAL_TRANSITION",
   );
   assert.is(
-    code(() => j.fence(p)),
+    errorCode(() => j.fence(p)),
     "DUPLICATE_PROMPT_ID",
   );
   assert.is(
-    code(() => j.recordRejection({ ...refusal, code: 1.5 })),
+    errorCode(() => j.recordRejection({ ...refusal, code: 1.5 })),
     "INVALID_ARGUMENT",
   );
   assert.is(j.recordRejection({ ...refusal, promptId: "not-ours" }).outcome, "unknown-prompt");
@@ -407,7 +385,7 @@ test("a refusal while the receipt is still fenced: the answer proves the write (
   // The sender's own signal arriving later changes nothing.
   assert.is(j.markDispatched(p.promptId).state, "rejected");
   assert.is(
-    code(() => j.markUncertain(p.promptId, "send-failed")),
+    errorCode(() => j.markUncertain(p.promptId, "send-failed")),
     "ILLEGAL_TRANSITION",
   );
   j.close();

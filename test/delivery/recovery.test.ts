@@ -18,31 +18,16 @@ import * as assert from "uvu/assert";
 import { decodeJournal, encodeRecord } from "../../lib/delivery/codec.js";
 import { DeliveryError } from "../../lib/delivery/delivery-error.js";
 import { JOURNAL_FILE, Journal } from "../../lib/delivery/journal.js";
-import { isErrorCode } from "../../lib/errors.js";
-import { cleanupSeats, openGuard, prompt, spyIO, tempSeat } from "./fixtures.js";
-
-function code(f: () => unknown): string {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof DeliveryError || isErrorCode(err)) return err.code;
-    throw err;
-  }
-  return "no error";
-}
-
-function admitted(dir: string, extra: Partial<Parameters<typeof Journal.open>[0]> = {}): Journal {
-  const j = Journal.open({ dir, guard: openGuard, ...extra });
-  j.beginEpoch();
-  return j;
-}
-
-function bytesOf(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const name of readdirSync(dir))
-    out.set(name, readFileSync(join(dir, name)).toString("base64"));
-  return out;
-}
+import {
+  admitted,
+  bytesOf,
+  cleanupSeats,
+  errorCode,
+  openGuard,
+  prompt,
+  spyIO,
+  tempSeat,
+} from "./fixtures.js";
 
 test.after.each(cleanupSeats);
 
@@ -66,7 +51,7 @@ test("a new journal is 0600 in the 0700 seat directory; file then directory fsyn
 
 test("the seat directory must be private: missing, symlink, group/other bits, foreign owner", () => {
   const base = tempSeat();
-  const open = (dir: string) => code(() => Journal.open({ dir, guard: openGuard }));
+  const open = (dir: string) => errorCode(() => Journal.open({ dir, guard: openGuard }));
   assert.is(open(join(base, "missing")), "SEAT_DIR_UNSAFE");
   const real = join(base, "real");
   mkdirSync(real, { mode: 0o700 });
@@ -99,21 +84,21 @@ test("the journal file must be private: symlink, mode, hard link", () => {
   writeFileSync(elsewhere, "", { mode: 0o600 });
   symlinkSync(elsewhere, join(a, JOURNAL_FILE));
   assert.is(
-    code(() => Journal.open({ dir: a, guard: openGuard })),
+    errorCode(() => Journal.open({ dir: a, guard: openGuard })),
     "JOURNAL_FILE_UNSAFE",
   );
   const b = tempSeat();
   writeFileSync(join(b, JOURNAL_FILE), "", { mode: 0o644 });
   chmodSync(join(b, JOURNAL_FILE), 0o644);
   assert.is(
-    code(() => Journal.open({ dir: b, guard: openGuard })),
+    errorCode(() => Journal.open({ dir: b, guard: openGuard })),
     "JOURNAL_FILE_UNSAFE",
   );
   const c = tempSeat();
   writeFileSync(join(c, JOURNAL_FILE), "", { mode: 0o600 });
   linkSync(join(c, JOURNAL_FILE), join(c, "second-name"));
   assert.is(
-    code(() => Journal.open({ dir: c, guard: openGuard })),
+    errorCode(() => Journal.open({ dir: c, guard: openGuard })),
     "JOURNAL_FILE_UNSAFE",
   );
 });
@@ -221,7 +206,7 @@ test("a corrupt line mid-file: everything from it is the tail; a record of anoth
   );
   const before = readFileSync(join(v, JOURNAL_FILE));
   assert.is(
-    code(() => Journal.open({ dir: v, guard: openGuard })),
+    errorCode(() => Journal.open({ dir: v, guard: openGuard })),
     "JOURNAL_FILE_UNSAFE",
   );
   assert.equal(
