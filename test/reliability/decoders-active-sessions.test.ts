@@ -345,11 +345,7 @@ test("claim: T7-active-sessions", () => {
         `Object.prototype never polluted; memory ${describePeaks(peaks)}; the ${n(DEEP)}-deep cases peak at heapUsed ` +
         `+${mib(deepHeap)} MiB (cap ${mib(DEEP_HEAP_CAP)} MiB).`,
       counts: {
-        inputs: tally.inputs,
-        accepted: tally.accepted,
-        untypedThrows: tally.untyped,
-        undocumentedCodes: tally.undocumented,
-        ...Object.fromEntries(tally.rejections()),
+        ...tally.counts(),
         ...counts,
         ...peakCounts(peaks),
         deepCasesPeakHeapUsedBytes: deepHeap,

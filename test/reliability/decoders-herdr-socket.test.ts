@@ -268,11 +268,7 @@ test("claim: T7-herdr-socket", () => {
         `64 MiB offered); memory ${describePeaks(peaks)}.`,
       counts: {
         ...counts,
-        inputs: tally.inputs,
-        accepted: tally.accepted,
-        untypedThrows: tally.untyped,
-        undocumentedCodes: tally.undocumented,
-        ...Object.fromEntries(tally.rejections()),
+        ...tally.counts(),
         ...peakCounts(peaks),
       },
       held,

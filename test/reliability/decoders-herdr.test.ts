@@ -544,11 +544,7 @@ test("claim: T7-herdr-lines", () => {
         `Object.prototype never polluted; memory ${describePeaks(peaks)}; the ${n(DEEP)}-deep cases ` +
         `peak at heapUsed +${mib(deepHeap)} MiB (cap ${mib(DEEP_HEAP_CAP)} MiB).`,
       counts: {
-        inputs: tally.inputs,
-        accepted: tally.accepted,
-        untypedThrows: tally.untyped,
-        undocumentedCodes: tally.undocumented,
-        ...Object.fromEntries(tally.rejections()),
+        ...tally.counts(),
         ...counts,
         ...peakCounts(peaks),
         deepCasesPeakHeapUsedBytes: deepHeap,

@@ -396,11 +396,7 @@ test("claim: T7-journal-lines", () => {
         `quarantined exactly, ${n(counts.reopenedClean)} journals admitted a new epoch and reopened clean; lines judged on at ` +
         `most ${n(MAX_LINE_BYTES)} bytes; memory ${describePeaks(peaks)}.`,
       counts: {
-        inputs: tally.inputs,
-        accepted: tally.accepted,
-        untypedThrows: tally.untyped,
-        undocumentedCodes: tally.undocumented,
-        ...Object.fromEntries(tally.rejections()),
+        ...tally.counts(),
         ...counts,
         ...peakCounts(peaks),
       },

@@ -518,11 +518,7 @@ test("claim: T7-leader-frames", () => {
         `Object.prototype never polluted; memory ${describePeaks(peaks)}; ` +
         `the ${n(DEEP)}-deep cases peak at heapUsed +${mib(deepHeap)} MiB (cap ${mib(DEEP_HEAP_CAP)} MiB).`,
       counts: {
-        inputs: tally.inputs,
-        accepted: tally.accepted,
-        untypedThrows: tally.untyped,
-        undocumentedCodes: tally.undocumented,
-        ...Object.fromEntries(tally.rejections()),
+        ...tally.counts(),
         roundTripSplits: counts.roundTripSplits,
         insideUtf8Splits: counts.insideUtf8Splits,
         oversizeRuns: counts.oversize,

@@ -77,6 +77,17 @@ export class Tally {
     return [...this.rejected.entries()].sort(([a], [b]) => a.localeCompare(b));
   }
 
+  /** The tally as `recordClaim` counts: inputs, acceptances, violations and each rejection code. */
+  counts(): Record<string, number> {
+    return {
+      inputs: this.inputs,
+      accepted: this.accepted,
+      untypedThrows: this.untyped,
+      undocumentedCodes: this.undocumented,
+      ...Object.fromEntries(this.rejections()),
+    };
+  }
+
   /** `{FRAME_TOO_LARGE 120, INVALID_JSON 33}`: the observed codes with their counts. */
   rejectionSummary(): string {
     const parts = this.rejections().map(([code, n]) => `${code} ${n.toLocaleString("en-US")}`);
