@@ -16,15 +16,7 @@
  *    (launch -> ready) is compared with it as a ratio: what a seat adds over just starting Grok.
  * 3. Memory of one process holding 10 ready seats: RSS and heap after GC, before and after.
  */
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hire } from "../../lib/seat/hire.js";
@@ -38,6 +30,7 @@ import {
   waitFor,
 } from "../../test/helpers/grok-sim.js";
 import { startHerdrSim } from "../../test/helpers/herdr-sim.js";
+import { killSimProcesses } from "../../test/seat/stack.js";
 import { figure, row, summarize } from "./lib/stats.js";
 
 const N = Number(process.env.SEAT_BENCH_N ?? 20);
@@ -50,35 +43,6 @@ function gc(): void {
   if (typeof g === "function") {
     g();
     g();
-  }
-}
-
-function simProcesses(grok: string, cwd: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readlinkSync(`/proc/${name}/exe`) === grok && readlinkSync(`/proc/${name}/cwd`) === cwd)
-        out.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
-async function killAll(grok: string, cwd: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const pids = simProcesses(grok, cwd);
-    if (pids.length === 0) return;
-    for (const p of pids) {
-      try {
-        process.kill(p, "SIGKILL");
-      } catch {
-        // gone
-      }
-    }
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -146,7 +110,7 @@ try {
     const { seat, events, cpuMs } = await oneHire();
     if (i >= 2) timings.push(timing(events, cpuMs));
     await seat.release();
-    await killAll(grok, cwd);
+    await killSimProcesses(grok, cwd, 100);
   }
   const cpu = summarize(timings.map((t) => t.cpu));
   const wallOurs = summarize(timings.map((t) => t.wallOurs));
@@ -260,7 +224,7 @@ try {
   figure("seat.fds_per_seat", (f1 - f0) / HOLD, "fds", { seats: HOLD });
   for (const s of held) await s.release();
 } finally {
-  await killAll(grok, cwd);
+  await killSimProcesses(grok, cwd, 100);
   await herdr.stop();
   home.remove();
   rmSync(runtimeBase, { recursive: true, force: true });

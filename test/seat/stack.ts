@@ -83,6 +83,25 @@ export function simProcesses(grok: string, cwd: string): number[] {
   return out;
 }
 
+/**
+ * SIGKILL every simulator process of `cwd` (TUIs, leaders, replacements) until none is left, for
+ * at most `rounds` sweeps 20 ms apart (a TUI may spawn a leader between two sweeps).
+ */
+export async function killSimProcesses(grok: string, cwd: string, rounds = 50): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    const pids = simProcesses(grok, cwd);
+    if (pids.length === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export async function startStack(
   opts: {
     mcpServers?: McpServerFixture[];
@@ -145,18 +164,7 @@ export async function startStack(
       log().filter((l) => l.event === "prompt").length,
     simPids: () => simProcesses(grok, cwd),
     cleanup: async () => {
-      for (let round = 0; round < 50; round++) {
-        const pids = simProcesses(grok, cwd);
-        if (pids.length === 0) break;
-        for (const pid of pids) {
-          try {
-            process.kill(pid, "SIGKILL");
-          } catch {
-            // gone
-          }
-        }
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await killSimProcesses(grok, cwd);
       await herdr.stop();
       home.remove();
       rmSync(runtimeBase, { recursive: true, force: true });
