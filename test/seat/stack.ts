@@ -26,6 +26,7 @@ import {
   grokHomeFixture,
   type McpServerFixture,
   pidAlive,
+  waitFor,
 } from "../helpers/grok-sim.js";
 import { type HerdrSimHandle, startHerdrSim } from "../helpers/herdr-sim.js";
 import type { PartialSwitches } from "../sim/herdr/switches.js";
@@ -50,6 +51,11 @@ export interface Stack {
   promptsFromUs(): number;
   /** Frames (any, `register` included) a leader read from a grok-seat client; `pid` is the leader's. */
   framesFromUs(): Record<string, unknown>[];
+  /**
+   * Resolves once the leader's log shows our `disconnect` frame; rejects after 5 s. The leader is
+   * another process that logs a frame when it reads it, so this may trail our close.
+   */
+  disconnectSeen(): Promise<true>;
   /** Pids of running simulator processes in this stack's cwd. */
   simPids(): number[];
   cleanup(): Promise<void>;
@@ -157,6 +163,12 @@ export async function startStack(
     }),
     log,
     framesFromUs,
+    disconnectSeen: () =>
+      waitFor(
+        "the leader to log our disconnect frame",
+        () => framesFromUs().some((l) => JSON.stringify(l.frame).includes('"disconnect"')),
+        5_000,
+      ),
     promptsFromUs: () =>
       framesFromUs().filter((l) => JSON.stringify(l.frame ?? "").includes("session/prompt"))
         .length +
