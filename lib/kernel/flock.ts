@@ -3,7 +3,7 @@
  * The kernel drops the lock when the last fd to the open file is closed, including on death.
  */
 import { UsageError } from "../errors.js";
-import { callNative } from "./addon.js";
+import { callNative } from "./loader.js";
 
 export type FlockMode = "exclusive" | "shared" | "unlock";
 

@@ -7,9 +7,9 @@
  */
 import { constants } from "node:os";
 import { GrokSeatError, UsageError } from "../errors.js";
-import { callNative, typedError } from "./addon.js";
+import type { NativeProcessHandle } from "./binding.js";
 import { KernelError } from "./kernel-error.js";
-import type { NativeProcessHandle } from "./native.js";
+import { callNative, typedError } from "./loader.js";
 import type { ProcessHandle, ProcessIdentity } from "./types.js";
 
 function identityKind(kind: string): ProcessIdentity["kind"] {

@@ -6,8 +6,8 @@
  * (kernel-proofs.md §1.2), so there this is UNSUPPORTED.
  */
 import type { Socket } from "node:net";
-import { callNative, parseNative } from "./addon.js";
-import { RawPeerSocketFile } from "./native.js";
+import { RawPeerSocketFile } from "./binding.js";
+import { callNative, parseNative } from "./loader.js";
 import { socketFd } from "./socket-fd.js";
 
 export interface PeerSocketFile {

@@ -5,9 +5,9 @@
  * p_idversion so a recycled pid is never reported as the peer.
  */
 import type { Socket } from "node:net";
-import { callNative, parseNative } from "./addon.js";
+import { RawPeerCredentials } from "./binding.js";
 import { peerPidfdSwitchedOff } from "./info.js";
-import { RawPeerCredentials } from "./native.js";
+import { callNative, parseNative } from "./loader.js";
 import { socketFd } from "./socket-fd.js";
 import type { PeerCredentials } from "./types.js";
 

@@ -5,9 +5,9 @@
  */
 import { dirname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
-import { callNative, parseNative } from "./addon.js";
+import { RawSocketFacts } from "./binding.js";
 import { KernelError } from "./kernel-error.js";
-import { RawSocketFacts } from "./native.js";
+import { callNative, parseNative } from "./loader.js";
 import type { FileType, SocketFacts } from "./types.js";
 
 function fileType(type: FileType | "other", syscall: string): FileType {
@@ -35,7 +35,7 @@ export function socketFacts(path: string): SocketFacts {
   const dir = dirname(abs);
   const raw = parseNative(
     RawSocketFacts,
-    callNative((n) => n.socketFacts(abs, dir)),
+    callNative((n) => n.socketFacts(abs, dir, null)),
     "socketFacts",
   );
   const dirType = fileType(raw.dir.type, "lstat(dir)");

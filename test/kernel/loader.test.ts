@@ -5,8 +5,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as v from "valibot";
 import { UsageError } from "../../lib/errors.js";
-import { candidateDirs, packageRoot, typedError } from "../../lib/kernel/addon.js";
 import { KernelError } from "../../lib/kernel/kernel-error.js";
+import { candidateDirs, packageRoot, typedError } from "../../lib/kernel/loader.js";
 import { cleanup, linuxOnly, repoRoot, tempDir } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
