@@ -8,7 +8,7 @@ export { addonLoaded } from "./loader.js";
 export { peerCredentials, peerCredentialsOfFd } from "./peer.js";
 export { type PeerSocketFile, peerBoundTo, peerSocketFile } from "./peer-socket.js";
 export { processFacts } from "./process.js";
-export { socketFacts } from "./socket.js";
+export { type SocketFactsOptions, socketFacts } from "./socket.js";
 export type {
   FileType,
   KernelFailureCode,

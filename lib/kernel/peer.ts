@@ -5,6 +5,7 @@
  * p_idversion so a recycled pid is never reported as the peer.
  */
 import type { Socket } from "node:net";
+import { requireFd } from "./arguments.js";
 import { RawPeerCredentials } from "./binding.js";
 import { peerPidfdSwitchedOff } from "./info.js";
 import { callNative, parseNative } from "./loader.js";
@@ -18,6 +19,7 @@ export function peerCredentials(socket: Socket): PeerCredentials {
 
 /** The same for a raw fd (a socket received over SCM_RIGHTS, or held by another library). */
 export function peerCredentialsOfFd(fd: number): PeerCredentials {
+  requireFd(fd, "peerCredentialsOfFd");
   const raw = parseNative(
     RawPeerCredentials,
     callNative((n) => n.peerCredentials(fd)),

@@ -4,6 +4,7 @@
  * stronger than (pid, start time).
  */
 
+import { requirePid } from "./arguments.js";
 import { processFactsSlots, readProcessFacts } from "./binding.js";
 import { KernelError } from "./kernel-error.js";
 import { callNative } from "./loader.js";
@@ -18,6 +19,7 @@ const numbers = new Float64Array(processFactsSlots);
  * INVALID_ARGUMENT for a pid that is not an integer in 1..2^31-1.
  */
 export function processFacts(pid: number): ProcessFacts {
+  requirePid(pid, "processFacts");
   const strings: unknown = callNative((n) => n.processFacts(pid, numbers));
   const raw = readProcessFacts(numbers, strings);
   if ("bad" in raw) {
