@@ -33,9 +33,11 @@
         ["OS=='mac'", {
           "sources": [
             "native/darwin/handle.cc",
+            "native/darwin/image.cc",
             "native/darwin/libproc.cc",
             "native/darwin/peer.cc",
-            "native/darwin/socket.cc"
+            "native/darwin/socket.cc",
+            "native/darwin/sockets.cc"
           ],
           # audit_token_to_pid/_euid/_pidversion live in libbsm (kernel-proofs.md §1.3, §4).
           "libraries": ["-lbsm"],

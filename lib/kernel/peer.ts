@@ -1,8 +1,9 @@
 /**
  * Credentials of the peer of a connected unix socket our process holds (kernel-proofs.md §2.3,
  * §1.3). Linux: SO_PEERCRED (pid/uid/gid at connect()/listen()) + SO_PEERPIDFD, whose pidfs
- * inode is the same identity processFacts reports. macOS: LOCAL_PEERTOKEN, checked against
- * p_idversion so a recycled pid is never reported as the peer.
+ * inode is the same identity processFacts reports. macOS: LOCAL_PEERCRED (uid/gid at
+ * connect()/listen()) + LOCAL_PEERTOKEN (pid), with an identity only when that process holds the
+ * other end of the connection, so a recycled pid is never reported as the peer (types.ts).
  */
 import type { Socket } from "node:net";
 import { requireFd } from "./arguments.js";

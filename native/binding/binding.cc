@@ -1,5 +1,6 @@
 // The module entry, JS arguments -> C values and proofs::Error -> JS errors (binding.h). Every
-// argument a caller can get wrong is checked here: a bad one is INVALID_ARGUMENT, never a TypeError.
+// argument a caller can get wrong is checked here: a bad one is INVALID_ARGUMENT, never a
+// TypeError.
 #include <cmath>
 #include <cstring>
 #include <string>

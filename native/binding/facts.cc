@@ -73,8 +73,8 @@ Napi::Value ProcessFacts(const Napi::CallbackInfo& info) {
   numbers[5] = static_cast<double>(f.start_time_precision_us);
   numbers[6] = (f.has_executable ? 1 : 0) | (f.executable_deleted ? 2 : 0) | (f.has_cwd ? 4 : 0) |
                (f.has_tty ? 8 : 0) | (static_cast<int>(f.identity_kind) << 4);
-  static thread_local char joined[sizeof f.executable + sizeof f.cwd + sizeof f.tty +
-                                  sizeof f.identity + 4];
+  static thread_local char
+      joined[sizeof f.executable + sizeof f.cwd + sizeof f.tty + sizeof f.identity + 4];
   size_t at = 0;
   auto append = [&](bool has, const char* s, size_t cap, bool separator) {
     size_t n = has ? strnlen(s, cap) : 0;
