@@ -114,6 +114,8 @@ struct Pinned {
   uint64_t pidfs_ino;
   uint64_t starttime;
   uint64_t used;
+  IdentityKind identity_kind;  // formatted once at pin time: both kinds are fixed for the process
+  char identity[kIdentityCapacity];
 };
 constexpr size_t kPinnedCapacity = 16;
 // Callers hold pinned_mutex() while they use an entry.
