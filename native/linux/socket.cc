@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -187,10 +188,20 @@ size_t socket_holders(const uint64_t* inodes, size_t n, int32_t* pids, size_t ca
       pthread_sigmask(SIG_BLOCK, &every, nullptr);
       scan(part, true);
     };
-    std::thread a(helper, &parts[0]);
-    std::thread b(helper, &parts[1]);
-    a.join();
-    b.join();
+    // A thread that cannot be created (EAGAIN under a process limit) leaves its share to the
+    // other, or to this thread: std::system_error must not escape into Node-API.
+    std::thread threads[2];
+    for (int i = 0; i < 2; i++) {
+      try {
+        threads[i] = std::thread(helper, &parts[i]);
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+    if (!threads[0].joinable()) scan(&parts[0], false);
+    for (std::thread& t : threads) {
+      if (t.joinable()) t.join();
+    }
   } else {
     scan(&parts[0], false);
   }
