@@ -1,10 +1,17 @@
 {
-  # The kernel-proofs addon: one N-API glue file, shared POSIX code, and one backend per OS,
-  # chosen here by OS (no #ifdef chains in the sources; kernel-proofs.md §5, style.md habit 1).
+  # The kernel-proofs addon: the Node-API binding (native/binding), shared POSIX code, and one
+  # backend per OS, chosen here by OS (no #ifdef chains in the sources; kernel-proofs.md §5,
+  # style.md habit 1).
   "targets": [
     {
       "target_name": "grok_seat_proofs",
-      "sources": ["native/addon.cc", "native/posix/files.cc"],
+      "sources": [
+        "native/binding/binding.cc",
+        "native/binding/facts.cc",
+        "native/binding/handle.cc",
+        "native/posix/files.cc",
+        "native/posix/socket.cc"
+      ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions"],
@@ -26,9 +33,11 @@
         ["OS=='mac'", {
           "sources": [
             "native/darwin/handle.cc",
+            "native/darwin/image.cc",
             "native/darwin/libproc.cc",
             "native/darwin/peer.cc",
-            "native/darwin/socket.cc"
+            "native/darwin/socket.cc",
+            "native/darwin/sockets.cc"
           ],
           # audit_token_to_pid/_euid/_pidversion live in libbsm (kernel-proofs.md §1.3, §4).
           "libraries": ["-lbsm"],

@@ -1,7 +1,7 @@
 // The kernel-proofs surface every backend implements (kernel-proofs.md §5 "Recommended layout").
 // Plain C++ structs and one function per kernel fact; no N-API and no OS headers, so each
 // backend (native/linux, native/darwin, native/posix) is one small file behind this header and
-// native/addon.cc is the only file that turns these values into JavaScript.
+// native/binding/ is the only code that turns these values into JavaScript.
 #pragma once
 
 #include <cstddef>
@@ -131,8 +131,10 @@ enum class LockOp : int { kExclusive, kShared, kUnlock };
 // --- one declaration per fact ---------------------------------------------------------------
 
 Error process_facts(int32_t pid, ProcessFacts* out);
-// dir is the parent directory of path, as the caller computed it (lib/kernel/socket.ts).
-Error socket_facts(const char* path, const char* dir, SocketFacts* out);
+// dir is the parent directory of path, as the caller computed it (lib/kernel/socket.ts). pid 0:
+// every process we may inspect; pid > 0: only that process's fds are read (the proof path, when
+// the candidate is known), so listeners is {pid} or empty.
+Error socket_facts(const char* path, const char* dir, int32_t pid, SocketFacts* out);
 Error peer_credentials(int fd, PeerCredentials* out);
 Error peer_socket_file(int fd, PeerSocketFile* out);
 Error kernel_info(KernelInfo* out);
@@ -154,5 +156,9 @@ Error flock_fd(int fd, LockOp op, bool non_blocking, bool* acquired);
 // Shared POSIX helpers (native/posix/).
 uint32_t sun_path_max();
 Error lstat_facts(const char* path, PathFacts* out);
+// The preamble of every socket_facts: clears the listener fields, lstat()s dir then path (syscall
+// named "lstat(dir)" / "lstat(path)" on failure). The caller looks for listeners only when
+// out->file.type is kSocket.
+Error socket_file_facts(const char* path, const char* dir, SocketFacts* out);
 
 }  // namespace proofs

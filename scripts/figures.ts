@@ -66,7 +66,7 @@ const ROWS: readonly Row[] = [
     area: "kernel",
     what: "… vs psutil fetching the same facts",
     figure: "kernel.process_facts.speedup_vs_psutil",
-    target: atLeast(5, "x"),
+    target: atLeast(8, "x"),
   },
   {
     area: "kernel",
@@ -75,7 +75,19 @@ const ROWS: readonly Row[] = [
   },
   {
     area: "kernel",
-    what: "socket listener lookup (`socketFacts`), median",
+    what: "listener check of one known pid (`socketFacts(path, { pid })`) at ~1,000 processes, median",
+    figure: "kernel.socket_listener_pid.median_1000",
+    target: atMost(100, "µs"),
+  },
+  {
+    area: "kernel",
+    what: "… its growth from ~100 to ~1,000 processes",
+    figure: "kernel.socket_listener_pid.growth",
+    target: atMost(1.5, "x"),
+  },
+  {
+    area: "kernel",
+    what: "every listener of a socket (`socketFacts(path)`, a scan), median",
     figure: "kernel.socket_listeners.median",
   },
   {
@@ -89,6 +101,12 @@ const ROWS: readonly Row[] = [
     what: "… vs `ss -xlp`",
     figure: "kernel.socket_listeners.speedup_vs_ss_xlp",
     target: atLeast(1, "x"),
+  },
+  {
+    area: "kernel",
+    what: "… vs `ss -xlp` at ~1,000 processes",
+    figure: "kernel.socket_listeners.speedup_vs_ss_xlp_1000",
+    target: atLeast(5, "x"),
   },
   {
     area: "leader",

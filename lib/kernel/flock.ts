@@ -3,7 +3,8 @@
  * The kernel drops the lock when the last fd to the open file is closed, including on death.
  */
 import { UsageError } from "../errors.js";
-import { callNative } from "./addon.js";
+import { optionalBoolean, requireFd, requireOptions } from "./arguments.js";
+import { callNative } from "./loader.js";
 
 export type FlockMode = "exclusive" | "shared" | "unlock";
 
@@ -19,8 +20,18 @@ export function flock(
   mode: FlockMode,
   options: { nonBlocking?: boolean } = {},
 ): boolean {
+  requireFd(fd, "flock");
+  if (typeof mode !== "string" || !Object.hasOwn(ops, mode)) {
+    throw new UsageError(
+      "INVALID_ARGUMENT",
+      `INVALID_ARGUMENT: flock: unknown mode ${String(mode)}`,
+    );
+  }
   const op = ops[mode];
-  if (op === undefined)
-    throw new UsageError("INVALID_ARGUMENT", `unknown flock mode ${String(mode)}`);
-  return callNative((n) => n.flock(fd, op, options.nonBlocking ?? false));
+  const nonBlocking = optionalBoolean(
+    requireOptions(options, "flock")("nonBlocking"),
+    "flock",
+    "nonBlocking",
+  );
+  return callNative((n) => n.flock(fd, op, nonBlocking ?? false));
 }

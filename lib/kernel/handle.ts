@@ -7,9 +7,10 @@
  */
 import { constants } from "node:os";
 import { GrokSeatError, UsageError } from "../errors.js";
-import { callNative, typedError } from "./addon.js";
+import { optionalIdentity, requirePid } from "./arguments.js";
+import type { NativeProcessHandle } from "./binding.js";
 import { KernelError } from "./kernel-error.js";
-import type { NativeProcessHandle } from "./native.js";
+import { callNative, typedError } from "./loader.js";
 import type { ProcessHandle, ProcessIdentity } from "./types.js";
 
 function identityKind(kind: string): ProcessIdentity["kind"] {
@@ -109,6 +110,8 @@ class KernelProcessHandle implements ProcessHandle {
  * identity under that pid is refused with NO_SUCH_PROCESS: the recorded process is gone.
  */
 export function openProcessHandle(pid: number, expectedIdentity?: ProcessIdentity): ProcessHandle {
+  requirePid(pid, "openProcessHandle");
+  optionalIdentity(expectedIdentity, "openProcessHandle");
   const native = callNative((n) => n.openProcessHandle(pid, expectedIdentity?.value ?? null));
   const handle = new KernelProcessHandle(native);
   if (expectedIdentity !== undefined && expectedIdentity.kind !== handle.identity.kind) {

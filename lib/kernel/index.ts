@@ -1,13 +1,14 @@
 /** lib/kernel: the only layer that touches the native addon. Exports by name. */
-export { addonLoaded } from "./addon.js";
+
 export { type FlockMode, flock } from "./flock.js";
 export { openProcessHandle, signalNumber } from "./handle.js";
 export { type KernelInfoDetails, kernelInfo } from "./info.js";
 export { KernelError } from "./kernel-error.js";
+export { addonLoaded } from "./loader.js";
 export { peerCredentials, peerCredentialsOfFd } from "./peer.js";
 export { type PeerSocketFile, peerBoundTo, peerSocketFile } from "./peer-socket.js";
 export { processFacts } from "./process.js";
-export { socketFacts } from "./socket.js";
+export { type SocketFactsOptions, socketFacts } from "./socket.js";
 export type {
   FileType,
   KernelFailureCode,

@@ -1,6 +1,7 @@
 /** What the running kernel offers for proofs (pidfs identities, SO_PEERPIDFD, boot id). */
-import { callNative, parseNative } from "./addon.js";
-import { RawKernelInfo } from "./native.js";
+
+import { RawKernelInfo } from "./binding.js";
+import { callNative, parseNative } from "./loader.js";
 import type { KernelInfo } from "./types.js";
 
 export interface KernelInfoDetails extends KernelInfo {

@@ -6,8 +6,9 @@
  * (kernel-proofs.md §1.2), so there this is UNSUPPORTED.
  */
 import type { Socket } from "node:net";
-import { callNative, parseNative } from "./addon.js";
-import { RawPeerSocketFile } from "./native.js";
+import { requireCount, requireDecimal, requireObject } from "./arguments.js";
+import { RawPeerSocketFile } from "./binding.js";
+import { callNative, parseNative } from "./loader.js";
 import { socketFd } from "./socket-fd.js";
 
 export interface PeerSocketFile {
@@ -49,9 +50,17 @@ export function peerBoundTo(
   peer: PeerSocketFile,
   file: { readonly device: string; readonly inode: string },
 ): boolean {
-  if (peer.file === null) return false;
-  return (
-    peer.file.device === file.device &&
-    (BigInt(file.inode) & 0xffffffffn) === BigInt(peer.file.inode32)
-  );
+  const call = "peerBoundTo";
+  const peerFile = requireObject(peer, call, "peer")("file");
+  const device = requireObject(file, call, "file")("device");
+  const inode = requireObject(file, call, "file")("inode");
+  requireDecimal(device, call, "file.device");
+  requireDecimal(inode, call, "file.inode");
+  if (peerFile === null) return false;
+  const bound = requireObject(peerFile, call, "peer.file");
+  const boundDevice = bound("device");
+  const inode32 = bound("inode32");
+  requireDecimal(boundDevice, call, "peer.file.device");
+  requireCount(inode32, call, "peer.file.inode32");
+  return boundDevice === device && (BigInt(inode) & 0xffffffffn) === BigInt(inode32);
 }

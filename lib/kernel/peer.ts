@@ -1,13 +1,15 @@
 /**
  * Credentials of the peer of a connected unix socket our process holds (kernel-proofs.md §2.3,
  * §1.3). Linux: SO_PEERCRED (pid/uid/gid at connect()/listen()) + SO_PEERPIDFD, whose pidfs
- * inode is the same identity processFacts reports. macOS: LOCAL_PEERTOKEN, checked against
- * p_idversion so a recycled pid is never reported as the peer.
+ * inode is the same identity processFacts reports. macOS: LOCAL_PEERCRED (uid/gid at
+ * connect()/listen()) + LOCAL_PEERTOKEN (pid), with an identity only when that process holds the
+ * other end of the connection, so a recycled pid is never reported as the peer (types.ts).
  */
 import type { Socket } from "node:net";
-import { callNative, parseNative } from "./addon.js";
+import { requireFd } from "./arguments.js";
+import { RawPeerCredentials } from "./binding.js";
 import { peerPidfdSwitchedOff } from "./info.js";
-import { RawPeerCredentials } from "./native.js";
+import { callNative, parseNative } from "./loader.js";
 import { socketFd } from "./socket-fd.js";
 import type { PeerCredentials } from "./types.js";
 
@@ -18,6 +20,7 @@ export function peerCredentials(socket: Socket): PeerCredentials {
 
 /** The same for a raw fd (a socket received over SCM_RIGHTS, or held by another library). */
 export function peerCredentialsOfFd(fd: number): PeerCredentials {
+  requireFd(fd, "peerCredentialsOfFd");
   const raw = parseNative(
     RawPeerCredentials,
     callNative((n) => n.peerCredentials(fd)),

@@ -3,10 +3,15 @@
  * uids, executable, cwd, controlling tty, start time with its honest precision, and an identity
  * stronger than (pid, start time).
  */
-import { callNative } from "./addon.js";
+
+import { requirePid } from "./arguments.js";
+import { processFactsSlots, readProcessFacts } from "./binding.js";
 import { KernelError } from "./kernel-error.js";
-import { badProcessFactsField, isRawProcessFacts } from "./native.js";
+import { callNative } from "./loader.js";
 import type { ProcessFacts } from "./types.js";
+
+/** The binding writes the numbers here (one per module: calls are synchronous). */
+const numbers = new Float64Array(processFactsSlots);
 
 /**
  * Facts of one process. Throws KernelError: NO_SUCH_PROCESS (really gone), ZOMBIE (exited, not
@@ -14,40 +19,28 @@ import type { ProcessFacts } from "./types.js";
  * INVALID_ARGUMENT for a pid that is not an integer in 1..2^31-1.
  */
 export function processFacts(pid: number): ProcessFacts {
-  const raw: unknown = callNative((n) => n.processFacts(pid));
-  if (!isRawProcessFacts(raw)) {
+  requirePid(pid, "processFacts");
+  const strings: unknown = callNative((n) => n.processFacts(pid, numbers));
+  const raw = readProcessFacts(numbers, strings);
+  if ("bad" in raw) {
     throw new KernelError("SYSCALL_FAILED", {
       pid,
       syscall: "processFacts",
       errno: 0,
-      message: `SYSCALL_FAILED: processFacts returned an unexpected shape at ${badProcessFactsField(raw)}`,
+      message: `SYSCALL_FAILED: processFacts returned an unexpected shape at ${raw.bad}`,
     });
   }
-  const [
-    p,
-    ppid,
-    uid,
-    euid,
-    executable,
-    executableDeleted,
-    cwd,
-    tty,
-    start,
-    precision,
-    kind,
-    value,
-  ] = raw;
   return {
-    pid: p,
-    ppid,
-    uid,
-    euid,
-    executable,
-    executableDeleted,
-    cwd,
-    tty,
-    startTimeUs: start,
-    startTimePrecisionUs: precision,
-    identity: { kind, value },
+    pid: raw.pid,
+    ppid: raw.ppid,
+    uid: raw.uid,
+    euid: raw.euid,
+    executable: raw.executable,
+    executableDeleted: raw.executableDeleted,
+    cwd: raw.cwd,
+    tty: raw.tty,
+    startTimeUs: raw.startTimeUs,
+    startTimePrecisionUs: raw.startTimePrecisionUs,
+    identity: { kind: raw.identityKind, value: raw.identity },
   };
 }

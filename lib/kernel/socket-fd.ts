@@ -7,6 +7,9 @@ import type { Socket } from "node:net";
 import { UsageError } from "../errors.js";
 
 export function socketFd(socket: Socket): number {
+  if (typeof socket !== "object" || socket === null) {
+    throw new UsageError("INVALID_ARGUMENT", "INVALID_ARGUMENT: expected a connected net.Socket");
+  }
   const handle: unknown = Reflect.get(socket, "_handle");
   const fd: unknown =
     typeof handle === "object" && handle !== null ? Reflect.get(handle, "fd") : undefined;

@@ -1,13 +1,15 @@
 /**
  * lstat facts of a unix socket path and its parent directory, and the pids listening on that very
- * file (Linux: sock_diag UDIAG_SHOW_VFS matched on dev+ino, then /proc/<pid>/fd holders;
- * macOS: PROC_PIDFDSOCKETINFO bound path + SO_ACCEPTCONN). kernel-proofs.md §1.2, §2.4.
+ * file. Linux: sock_diag UDIAG_SHOW_VFS matched on dev+ino, then /proc/<pid>/fd holders. macOS:
+ * the kernel resolves the path by a connect(), the listener's pid comes from LOCAL_PEERTOKEN and
+ * is kept only when that process holds the listening socket; an fd scan then finds every holder of
+ * that same socket. kernel-proofs.md §1.2, §2.4.
  */
 import { dirname, resolve } from "node:path";
-import { UsageError } from "../errors.js";
-import { callNative, parseNative } from "./addon.js";
+import { requireOptions, requirePath, requirePid } from "./arguments.js";
+import { RawSocketFacts } from "./binding.js";
 import { KernelError } from "./kernel-error.js";
-import { RawSocketFacts } from "./native.js";
+import { callNative, parseNative } from "./loader.js";
 import type { FileType, SocketFacts } from "./types.js";
 
 function fileType(type: FileType | "other", syscall: string): FileType {
@@ -22,20 +24,49 @@ function fileType(type: FileType | "other", syscall: string): FileType {
   return type;
 }
 
+export interface SocketFactsOptions {
+  /**
+   * Check only this process (the proof path: the lock file's pid, the peer of our connection).
+   * Only its fd table is read, so the cost does not grow with the number of processes; `listeners`
+   * is then `[pid]` or `[]`. A pid that is gone holds nothing (`[]`); a pid whose fds we may not
+   * read is KernelError ACCESS_DENIED (an unreadable proof is not a negative one). The answer is
+   * about whatever process has that pid now: pair it with the identity you recorded
+   * (processFacts before and after, or a ProcessHandle).
+   */
+  readonly pid?: number;
+}
+
 /**
- * Facts of a socket path (made absolute against the cwd). Throws UsageError INVALID_ARGUMENT for
- * an empty path or one longer than sun_path allows; KernelError SYSCALL_FAILED with errno ENOENT
- * (syscall `lstat(path)` / `lstat(dir)`) when it does not exist, ACCESS_DENIED when a directory
- * on the way is not searchable. Listeners are only those whose fd table we may read (our own
- * processes, or all as root).
+ * Facts of a socket path (made absolute against the cwd).
+ *
+ * Without `options.pid`, `listeners` is every process holding a listening socket bound to this
+ * very file whose fd table we may read (our own processes, or all as root): it scans every
+ * process (the CLI's "all listeners" view). With `options.pid`, only that process is checked.
+ *
+ * `listeningSockets` counts the listening sockets bound to this file, whoever holds them. Linux:
+ * sock_diag's table (capped at 64). macOS: 1 when a connect() to the path reached a listener,
+ * 0 when it was refused (stale socket, or a listener whose backlog is full), null only when we
+ * may not connect (no write permission on the socket). On macOS this costs one connection: the
+ * server sees a client connect and close without sending a byte.
+ *
+ * Throws UsageError INVALID_ARGUMENT for a path that is not a non-empty string, is longer than
+ * sun_path allows, or a bad `options.pid`; KernelError SYSCALL_FAILED with errno ENOENT (syscall
+ * `lstat(path)` / `lstat(dir)`) when it does not exist, ACCESS_DENIED when a directory on the way
+ * is not searchable.
  */
-export function socketFacts(path: string): SocketFacts {
-  if (path === "") throw new UsageError("INVALID_ARGUMENT", "the socket path is empty");
+export function socketFacts(path: string, options?: SocketFactsOptions): SocketFacts {
+  requirePath(path, "socketFacts");
+  const pidOption = requireOptions(options, "socketFacts")("pid");
+  let pid: number | null = null;
+  if (pidOption !== undefined) {
+    requirePid(pidOption, "socketFacts");
+    pid = pidOption;
+  }
   const abs = resolve(path);
   const dir = dirname(abs);
   const raw = parseNative(
     RawSocketFacts,
-    callNative((n) => n.socketFacts(abs, dir)),
+    callNative((n) => n.socketFacts(abs, dir, pid)),
     "socketFacts",
   );
   const dirType = fileType(raw.dir.type, "lstat(dir)");

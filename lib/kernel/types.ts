@@ -28,9 +28,19 @@ export interface ProcessFacts {
   readonly ppid: number;
   readonly uid: number;
   readonly euid: number;
-  /** Canonical path of the executable; null only when the kernel gives no path. */
+  /**
+   * Canonical path of the executable; null when the kernel gives no path: Linux kernel threads,
+   * and on macOS an executable whose file was deleted (proc_pidpath refuses a text vnode whose last
+   * path no longer resolves, xnu bsd/kern/proc_info.c proc_pidpathinfo_internal), where Linux
+   * still gives the last path.
+   */
   readonly executable: string | null;
-  /** True when the executable file was deleted or replaced after exec (Linux " (deleted)"). */
+  /**
+   * True when the file the process was exec'd from is no longer at `executable`: deleted, or
+   * replaced (renamed over, as a self-update does). Linux: the kernel's " (deleted)" mark on an
+   * inode with no names left. macOS: the path no longer resolves (then `executable` is null), or
+   * the file now there carries none of the process's Mach-O LC_UUIDs (flavor 17 p_uuid).
+   */
   readonly executableDeleted: boolean;
   readonly cwd: string | null;
   /** Controlling terminal as a device path (`/dev/pts/3`, `/dev/ttys004`) or null. */
@@ -62,22 +72,51 @@ export interface SocketFacts {
   readonly uid: number;
   readonly mode: number;
   readonly dir: SocketDirFacts;
-  /** Pids holding a listening socket bound to this very file (dev+ino on Linux; bound path on macOS). */
+  /**
+   * Pids holding a listening socket bound to this very file, among the processes whose fds we may
+   * read (our own, or all as root); with `socketFacts(path, { pid })` only that pid is checked.
+   * Linux: sock_diag's listening sockets whose bound dev+ino is this file, then their holders in
+   * /proc/<pid>/fd. macOS (no inode of a bound socket in libproc): a connect() to the path lets the
+   * kernel resolve the file's listening socket; LOCAL_PEERTOKEN names its last user, kept only when
+   * that process holds the listening socket (so a recycled pid is never named); then every holder
+   * of that same kernel socket. A process listening on an unlinked or replaced file of the same
+   * name is not a listener on either OS.
+   */
   readonly listeners: readonly number[];
   /**
-   * Listening sockets bound to this file in the kernel's socket table, whoever holds them (Linux
-   * sock_diag; capped at 64). Tells a stale socket (0) from another user's listener whose pid we
-   * cannot see (> 0 with no `listeners`). Null where the platform cannot tell (macOS).
+   * Listening sockets bound to this file, whoever holds them: tells a stale socket (0) from a
+   * listener whose pid we cannot see (> 0 with no `listeners`, e.g. another user's). Linux: the
+   * kernel's table (sock_diag), capped at 64. macOS: 1 when a connect() to the path reached a
+   * listener, 0 when it was refused (no listener, or its backlog is full); that connect is seen by
+   * the server as a client that closes without a byte. Null only on macOS when we may not connect
+   * (no write permission on the socket file): then `listeners` falls back to matching the name
+   * each listener bound, which cannot tell this file from an unlinked one of the same name.
    */
   readonly listeningSockets: number | null;
 }
 
-/** Credentials of the peer of a connected unix socket our process holds. */
+/**
+ * Credentials of the peer of a connected unix stream socket our process holds.
+ *
+ * `uid` and `gid` are the peer's effective uid and gid as the kernel captured them when the
+ * connection was made: at connect() for a client, at listen() for a server, at socketpair() for a
+ * pair (Linux SO_PEERCRED; macOS LOCAL_PEERCRED's cr_uid and cr_groups[0]). They do not follow a
+ * later setuid(). `pid` is the peer process: Linux, the one SO_PEERCRED captured at the same time;
+ * macOS, the last process that used the peer socket (its last_pid, read through LOCAL_PEERTOKEN
+ * at the time of the call), which for a server is the listener until it accept()s.
+ */
 export interface PeerCredentials {
   readonly pid: number;
   readonly uid: number;
   readonly gid: number;
-  /** The peer's identity from SO_PEERPIDFD / LOCAL_PEERTOKEN; null when the kernel cannot give one. */
+  /**
+   * The identity of the process at `pid`, only where the kernel proves it is the peer: Linux, the
+   * pidfd SO_PEERPIDFD gives for exactly the captured process (kernel >= 6.5); macOS, when the
+   * process LOCAL_PEERTOKEN names still has the token's pidversion and holds the other end of this
+   * connection (an fd on the peer socket, or before accept() the listening socket our connection
+   * waits on). Null otherwise (older Linux, a peer that exited, another user's process on macOS,
+   * whose fds we may not read), and a proof that needs it fails by name.
+   */
   readonly identity: ProcessIdentity | null;
   readonly method: "SO_PEERPIDFD" | "SO_PEERCRED" | "LOCAL_PEERTOKEN";
 }
@@ -94,7 +133,10 @@ export interface ProcessHandle {
   signal(signal: NodeJS.Signals | number): void;
   /** True while the process has not exited (zombies count as exited). */
   isAlive(): boolean;
-  /** Resolves when the kernel reports that this very process exited. */
+  /**
+   * Resolves when the kernel reports that this very process exited, at once for a handle opened
+   * on an exited process that is not reaped yet (a zombie): a handle opens on one on both OSes.
+   */
   readonly exited: Promise<void>;
   /** Release the kernel handle (the pidfd). Idempotent. */
   close(): void;

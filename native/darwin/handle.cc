@@ -2,7 +2,11 @@
 // signal; the signal then goes through proc_signal_with_audittoken (public from macOS 14.4, looked
 // up with dlsym) with the current p_idversion, so the kernel re-checks pid + pidversion while it
 // holds the process. Without it, kill() follows the re-check (a tiny race remains, §3). Exit is
-// observed with kqueue EVFILT_PROC NOTE_EXIT; the kqueue fd is what the addon polls.
+// observed with kqueue EVFILT_PROC NOTE_EXIT; the kqueue fd is what the binding polls.
+// As on Linux (a pidfd on a zombie), a handle opens on an exited process that is not reaped yet:
+// flavor 17 with arg 1 finds zombies (proc_find_zombref, xnu bsd/kern/proc_info.c), the handle
+// reports it not alive, and its exit watch fires at once (EVFILT_PROC refuses a process that
+// proc_find no longer finds with ESRCH, bsd/kern/kern_event.c filt_procattach).
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -27,11 +31,20 @@ SignalWithToken signal_with_token() {
   return fn;
 }
 
-// 0 = the same process is alive; ESRCH = gone (exited, a zombie, or the pid was recycled).
+// 0 = our process still has the pid (alive or a zombie); ESRCH = reaped (the pid may be reused).
 int same_process(const ProcessHandle* h, darwin_backend::ProcUniqIdentifierInfo* u) {
-  int err = darwin_backend::uniq_info(h->pid, u);
+  int err = darwin_backend::uniq_info(h->pid, u, true);
   if (err != 0) return err;
   return u->p_uniqueid == h->uniqueid ? 0 : ESRCH;
+}
+
+// After same_process() said 0: whether it has exited. Flavor 17 with arg 0 does not find a
+// zombie (ESRCH) while arg 1 does; a zombie has exited.
+int exited_now(const ProcessHandle* h, bool* exited) {
+  darwin_backend::ProcUniqIdentifierInfo u;
+  int err = darwin_backend::uniq_info(h->pid, &u, false);
+  *exited = err == ESRCH || (err == 0 && u.p_uniqueid != h->uniqueid);
+  return err == ESRCH ? 0 : err;
 }
 
 // A failed re-check: ESRCH is "gone"; any other errno is classified, never reported as gone
@@ -55,7 +68,8 @@ Error handle_open(int32_t pid, const char* expected_identity, ProcessHandle* out
   out->fd = -1;
   out->exit_fd = -1;
   darwin_backend::ProcUniqIdentifierInfo u;
-  if (int err = darwin_backend::uniq_info(pid, &u)) {
+  if (int err = darwin_backend::uniq_info(pid, &u, true)) {
+    if (err == ESRCH) return Error{Failure::kNoSuchProcess, err, "proc_pidinfo(17, zombies)", pid};
     return darwin_backend::classify(err, "proc_pidinfo(PROC_PIDUNIQIDENTIFIERINFO)", pid);
   }
   out->uniqueid = u.p_uniqueid;
@@ -74,6 +88,10 @@ Error handle_signal(ProcessHandle* h, int sig) {
   for (int attempt = 0; attempt < 2; attempt++) {
     darwin_backend::ProcUniqIdentifierInfo u;
     if (int err = same_process(h, &u)) return recheck_error(err, h->pid);
+    // A zombie still accepts kill(); for the caller the process has exited (as on Linux).
+    bool exited = false;
+    if (int err = exited_now(h, &exited)) return recheck_error(err, h->pid);
+    if (exited) return Error{Failure::kNoSuchProcess, ESRCH, "identity check (exited)", h->pid};
     // psignal_by_audit_token (xnu bsd/kern/proc_info.c) refuses signal 0 with EINVAL: the
     // existence/permission probe goes through kill(), right after the re-check, as on macOS < 14.4.
     if (fn == nullptr || u.p_idversion == 0 || sig == 0) {
@@ -98,7 +116,11 @@ Error handle_alive(ProcessHandle* h, bool* alive) {
   darwin_backend::ProcUniqIdentifierInfo u;
   int err = same_process(h, &u);
   if (err != 0 && err != ESRCH) return recheck_error(err, h->pid);
-  *alive = err == 0;  // flavor 17 with arg 0 does not find zombies: they count as exited
+  bool exited = err == ESRCH;
+  if (!exited) {
+    if (int e = exited_now(h, &exited)) return recheck_error(e, h->pid);
+  }
+  *alive = !exited;  // zombies count as exited
   return ok();
 }
 
@@ -119,7 +141,8 @@ Error handle_watch_exit(ProcessHandle* h, bool* already_exited) {
     }
     return Error{Failure::kSyscallFailed, err, "kevent(EVFILT_PROC)", h->pid};
   }
-  // Registered on whatever process has the pid now: if that is no longer ours, ours exited.
+  // Registered on whatever live process has the pid now (filt_procattach: proc_find): if that
+  // is not ours, ours was reaped; if it is ours, NOTE_EXIT will report its exit.
   darwin_backend::ProcUniqIdentifierInfo u;
   if (int err = same_process(h, &u)) {
     close(kq);

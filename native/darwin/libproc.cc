@@ -14,6 +14,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <mutex>
+
 #include "darwin.h"
 
 // kernel-proofs.md §4: sizes and offsets this file depends on.
@@ -62,9 +64,9 @@ Error classify(int err, const char* syscall, int32_t pid) {
   return Error{Failure::kSyscallFailed, err, syscall, pid};
 }
 
-int uniq_info(int32_t pid, ProcUniqIdentifierInfo* out) {
+int uniq_info(int32_t pid, ProcUniqIdentifierInfo* out, bool zombies) {
   errno = 0;
-  int n = proc_pidinfo(pid, kProcPidUniqIdentifierInfo, 0, out, sizeof *out);
+  int n = proc_pidinfo(pid, kProcPidUniqIdentifierInfo, zombies ? 1 : 0, out, sizeof *out);
   if (n == static_cast<int>(sizeof *out)) return 0;
   return errno != 0 ? errno : EIO;
 }
@@ -83,6 +85,38 @@ const char* boot_session() {
 void format_identity(uint64_t uniqueid, char* out) {
   snprintf(out, kIdentityCapacity, "%s:%llu", boot_session(),
            static_cast<unsigned long long>(uniqueid));
+}
+
+bool tty_name(uint32_t dev, char* out, size_t cap) {
+  // A pty's device number names it for the boot: the driver makes its node from the minor
+  // (PTSD_TEMPLATE "ttys%03d", xnu bsd/kern/tty_ptmx.c), so names are cached; a few entries, the
+  // oldest replaced. The lock also serializes devname_r, whose lookup state is process-wide
+  // (Libc gen/devname.c).
+  struct Entry {
+    uint32_t dev;
+    char name[kTtyCapacity];
+  };
+  static std::mutex lock;
+  static Entry cache[32];
+  static size_t used = 0;
+  static size_t next = 0;
+  std::lock_guard<std::mutex> guard(lock);
+  for (size_t i = 0; i < used; i++) {
+    if (cache[i].dev == dev) {
+      snprintf(out, cap, "%s", cache[i].name);
+      return true;
+    }
+  }
+  // Room for the name after "/dev/".
+  char buf[kTtyCapacity - 5];
+  const char* name = devname_r(static_cast<dev_t>(dev), S_IFCHR, buf, static_cast<int>(sizeof buf));
+  // devname_r formats "#C<major>:<minor>"-style text (or "??") when the device has no name.
+  if (name == nullptr || name[0] == '\0' || name[0] == '?' || name[0] == '#') return false;
+  Entry& slot = cache[used < 32 ? used++ : next++ % 32];
+  slot.dev = dev;
+  snprintf(slot.name, sizeof slot.name, "/dev/%s", name);
+  snprintf(out, cap, "%s", slot.name);
+  return true;
 }
 
 }  // namespace darwin_backend
@@ -110,7 +144,14 @@ Error process_facts(int32_t pid, ProcessFacts* out) {
   if (n > 0) {
     out->has_executable = true;
     out->executable[n < PROC_PIDPATHINFO_MAXSIZE ? n : PROC_PIDPATHINFO_MAXSIZE - 1] = '\0';
+    // proc_pidpath names the text vnode's path only after checking that a lookup of that path
+    // succeeds (proc_pidpathinfo_internal), not that it finds the same file: a binary replaced by
+    // rename (a self-update) still gives its path. Linux reports that case as " (deleted)"; here
+    // the file now at the path must carry the process's LC_UUID.
+    out->executable_deleted = darwin_backend::image_replaced(out->executable, before.p_uuid);
   } else {
+    // ENOENT on a live process: the file was deleted (the lookup of its last path failed). The
+    // kernel then gives no path at all, unlike Linux (docs in lib/kernel/types.ts).
     int err = errno != 0 ? errno : EIO;
     Error e = classify(err, "proc_pidpath", pid);
     if (err != ENOENT || e.code != Failure::kSyscallFailed) return e;
@@ -137,19 +178,10 @@ Error process_facts(int32_t pid, ProcessFacts* out) {
   out->euid = bi.pbi_uid;  // pbi_uid is the effective uid (§1.1)
 
   // 5. Controlling tty: only meaningful with P_CONTROLT set and e_tdev != NODEV.
-  out->has_tty = false;
-  out->tty[0] = '\0';
-  if ((bi.pbi_flags & PROC_FLAG_CONTROLT) != 0 && bi.e_tdev != static_cast<uint32_t>(NODEV)) {
-    // devname_r, not devname: devname fills one static buffer (Libc gen/devname.c), and the
-    // addon may run in several worker threads at once. Room for the name after "/dev/".
-    char buf[kTtyCapacity - 5];
-    const char* name =
-        devname_r(static_cast<dev_t>(bi.e_tdev), S_IFCHR, buf, static_cast<int>(sizeof buf));
-    if (name != nullptr && name[0] != '\0' && name[0] != '?' && name[0] != '#') {
-      snprintf(out->tty, sizeof out->tty, "/dev/%s", name);
-      out->has_tty = true;
-    }
-  }
+  out->has_tty = (bi.pbi_flags & PROC_FLAG_CONTROLT) != 0 &&
+                 bi.e_tdev != static_cast<uint32_t>(NODEV) &&
+                 darwin_backend::tty_name(bi.e_tdev, out->tty, sizeof out->tty);
+  if (!out->has_tty) out->tty[0] = '\0';
 
   // 6. Start time: p_start, wall-clock µs taken at fork and kept across exec (§1.1).
   out->start_time_us = static_cast<int64_t>(bi.pbi_start_tvsec) * 1000000 +

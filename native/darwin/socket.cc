@@ -1,44 +1,106 @@
-// Socket path -> listening pids on macOS (kernel-proofs.md §1.2): PROC_PIDLISTFDS for every pid
-// we may inspect, PROC_PIDFDSOCKETINFO for each socket fd, kept when it is an AF_UNIX listener
-// (SO_ACCEPTCONN) bound to the path. libproc exposes no inode of the bound file, so the match is
-// by path string: exactly as bound, or with /private resolved (/tmp -> /private/tmp).
+// Socket path -> listening pids on macOS (kernel-proofs.md §1.2 "Best proof of who listens on
+// path P"). libproc exposes no inode of a bound socket file (fill_socketinfo never fills soi_stat,
+// xnu bsd/kern/socket_info.c), so the kernel is asked to resolve the path itself: connect() to it
+// (unp_connect looks up the current vnode and its listening socket, bsd/kern/uipc_usrreq.c), then
+// LOCAL_PEERTOKEN on our end names the listener's last_pid (sonewconn copies it from the listener,
+// bsd/kern/uipc_socket2.c), kept only when that process holds the listening socket (darwin.h
+// holder_check). An fd scan then finds every holder of that same kernel socket (soi_so), so forked
+// holders are found and a process still listening on an unlinked or replaced file of the same
+// name is not. The scan by bound path string remains only where we may not connect (no write
+// permission on the socket), reported as listening_sockets -1.
+#include <bsm/libbsm.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libproc.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/proc_info.h>
 #include <sys/socket.h>
-#include <sys/ucred.h>
 #include <sys/un.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "darwin.h"
 
-// kernel-proofs.md §4.
-static_assert(sizeof(struct socket_fdinfo) == 792, "socket_fdinfo is 792 bytes");
-static_assert(offsetof(struct socket_fdinfo, psi.soi_so) == 160, "soi_so@160");
-static_assert(offsetof(struct socket_fdinfo, psi.soi_options) == 188, "soi_options@188");
-static_assert(offsetof(struct socket_fdinfo, psi.soi_kind) == 256, "soi_kind@256");
-static_assert(offsetof(struct socket_fdinfo, psi.soi_proto.pri_un.unsi_conn_so) == 264,
-              "unsi_conn_so@264");
-static_assert(offsetof(struct socket_fdinfo, psi.soi_proto.pri_un.unsi_addr) == 280,
-              "unsi_addr@280");
-static_assert(offsetof(struct socket_fdinfo, psi.soi_proto.pri_un.unsi_caddr) == 535,
-              "unsi_caddr@535");
-static_assert(sizeof(struct un_sockinfo) == 528, "un_sockinfo is 528 bytes");
-static_assert(sizeof(struct proc_fdinfo) == 8, "proc_fdinfo is 8 bytes");
-static_assert(PROC_PIDLISTFD_SIZE == 8, "PROC_PIDLISTFD_SIZE");
-static_assert(sizeof(struct xucred) == 76, "xucred is 76 bytes");
-static_assert(sizeof(struct sockaddr_un) == 106, "sockaddr_un is 106 bytes");
+extern "C" int audit_token_to_pidversion(audit_token_t atoken);
 
 namespace proofs {
 
 namespace {
 
-// The names a listener may have bound for this file.
+using darwin_backend::UnixSocket;
+
+struct Fd {
+  int fd;
+  explicit Fd(int f) : fd(f) {}
+  ~Fd() {
+    if (fd >= 0) close(fd);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+};
+
+// What a connect() to the path found.
+struct Probe {
+  enum Outcome { kRefused, kDenied, kConnected } outcome;
+  int32_t pid;         // LOCAL_PEERTOKEN's pid, 0 when the token could not be read
+  int32_t pidversion;  // its p_idversion (audit token val[7])
+  UnixSocket own;      // our end: conn_so is the listener's new socket, peer the bound name
+};
+
+Error probe(const char* path, Fd* sock, Probe* out) {
+  out->outcome = Probe::kRefused;
+  out->pid = 0;
+  out->pidversion = 0;
+  sock->fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (sock->fd < 0) return Error{Failure::kSyscallFailed, errno, "socket(AF_UNIX)", -1};
+  fcntl(sock->fd, F_SETFD, FD_CLOEXEC);
+  struct sockaddr_un addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  size_t n = strlen(path);  // at most sun_path_max(): checked by the binding
+  if (n >= sizeof addr.sun_path)
+    return Error{Failure::kInvalidArgument, ENAMETOOLONG, "connect", -1};
+  memcpy(addr.sun_path, path, n);
+  addr.sun_len = static_cast<unsigned char>(offsetof(struct sockaddr_un, sun_path) + n + 1);
+  if (connect(sock->fd, reinterpret_cast<struct sockaddr*>(&addr), addr.sun_len) != 0) {
+    int err = errno;
+    // ECONNREFUSED: no listening socket on the file's vnode (a stale socket), or its backlog is
+    // full (unp_connect: sonewconn fails). ENOENT / ENOTSOCK: the file went away or was replaced
+    // since lstat. EPROTOTYPE: a socket of another type is bound there.
+    if (err == ECONNREFUSED || err == ENOENT || err == ENOTSOCK || err == EPROTOTYPE) return ok();
+    if (err == EACCES || err == EPERM) {
+      out->outcome = Probe::kDenied;
+      return ok();
+    }
+    return Error{Failure::kSyscallFailed, err, "connect", -1};
+  }
+  out->outcome = Probe::kConnected;
+  audit_token_t token;
+  memset(&token, 0, sizeof token);
+  socklen_t len = sizeof token;
+  // EINVAL: the listener's last_pid is gone (uipc_ctloutput); then no pid can be proven.
+  if (getsockopt(sock->fd, SOL_LOCAL, LOCAL_PEERTOKEN, &token, &len) == 0 && len == sizeof token) {
+    out->pid = audit_token_to_pid(token);
+    out->pidversion = audit_token_to_pidversion(token);
+  }
+  return darwin_backend::own_unix_socket(sock->fd, "proc_pidfdinfo(PROC_PIDFDSOCKETINFO)",
+                                         &out->own);
+}
+
+bool holds_any(int32_t pid, const std::vector<uint64_t>& sockets) {
+  bool found = false;
+  darwin_backend::each_unix_socket(pid, [&](const UnixSocket& s) {
+    found = s.listening && std::find(sockets.begin(), sockets.end(), s.so) != sockets.end();
+    return !found;
+  });
+  return found;
+}
+
+// The names a listener may have bound for this file (the fallback without a connect).
 std::vector<std::string> candidate_paths(const char* path) {
   std::vector<std::string> out{path};
   char real[PATH_MAX];
@@ -53,70 +115,72 @@ std::vector<std::string> candidate_paths(const char* path) {
   return out;
 }
 
-bool listens_on(int32_t pid, const std::vector<std::string>& paths) {
-  errno = 0;
-  int bytes = proc_pidinfo(pid, PROC_PIDLISTFDS, 0, nullptr, 0);
-  if (bytes <= 0) return false;  // EPERM (another uid) or gone: not visible to us
-  // Headroom for fds opened between the two calls (psutil adds 32 entries).
-  std::vector<proc_fdinfo> fds(static_cast<size_t>(bytes) / PROC_PIDLISTFD_SIZE + 32);
-  bytes = proc_pidinfo(pid, PROC_PIDLISTFDS, 0, fds.data(),
-                       static_cast<int>(fds.size() * PROC_PIDLISTFD_SIZE));
-  if (bytes <= 0) return false;
-  size_t n = static_cast<size_t>(bytes) / PROC_PIDLISTFD_SIZE;
-  for (size_t i = 0; i < n; i++) {
-    if (fds[i].proc_fdtype != PROX_FDTYPE_SOCKET) continue;
-    struct socket_fdinfo si;
-    int got = proc_pidfdinfo(pid, fds[i].proc_fd, PROC_PIDFDSOCKETINFO, &si, sizeof si);
-    // EBADF (closed meanwhile) and EOPNOTSUPP (psutil #1512) are skipped like psutil does.
-    if (got != static_cast<int>(sizeof si)) continue;
-    if (si.psi.soi_family != AF_UNIX || si.psi.soi_kind != SOCKINFO_UN) continue;
-    if ((si.psi.soi_options & SO_ACCEPTCONN) == 0) continue;
-    // unp_bind accepts sun_len up to 255 (a path longer than the 104-byte sun_path), and
-    // fill_socketinfo copies sun_len bytes into the SOCK_MAXADDRLEN union: read up to sun_len.
-    const auto& addr = si.psi.soi_proto.pri_un.unsi_addr;
-    constexpr size_t kPathAt = offsetof(struct sockaddr_un, sun_path);
-    size_t cap = addr.ua_sun.sun_len > kPathAt ? addr.ua_sun.sun_len - kPathAt : 0;
-    if (cap > sizeof addr.ua_dummy - kPathAt) cap = sizeof addr.ua_dummy - kPathAt;
-    const char* bound = addr.ua_dummy + kPathAt;
-    std::string name(bound, strnlen(bound, cap));
-    for (const std::string& p : paths) {
-      if (p == name) return true;
-    }
+bool listens_by_name(int32_t pid, const std::vector<std::string>& paths) {
+  bool found = false;
+  darwin_backend::each_unix_socket(pid, [&](const UnixSocket& s) {
+    found = s.listening && std::find(paths.begin(), paths.end(), s.bound) != paths.end();
+    return !found;
+  });
+  return found;
+}
+
+void add_listener(SocketFacts* out, int32_t pid) {
+  if (out->listener_count == kMaxListeners) {
+    out->listeners_truncated = true;
+    return;
   }
-  return false;
+  out->listeners[out->listener_count++] = pid;
+}
+
+// Every pid we may inspect (proc_listallpids), in the kernel's order.
+Error all_pids(std::vector<pid_t>* pids) {
+  int count = proc_listallpids(nullptr, 0);
+  if (count <= 0) return Error{Failure::kSyscallFailed, errno, "proc_listallpids", -1};
+  pids->assign(static_cast<size_t>(count) + 64, 0);
+  count = proc_listallpids(pids->data(), static_cast<int>(pids->size() * sizeof(pid_t)));
+  if (count <= 0) return Error{Failure::kSyscallFailed, errno, "proc_listallpids", -1};
+  pids->resize(std::min(static_cast<size_t>(count), pids->size()));
+  return ok();
 }
 
 }  // namespace
 
-Error socket_facts(const char* path, const char* dir, SocketFacts* out) {
-  out->listener_count = 0;
-  out->listeners_truncated = false;
-  // proc_pidfdinfo only opens processes we may inspect: another user's listener is invisible.
-  out->listening_sockets = -1;
-  Error e = lstat_facts(dir, &out->dir);
-  if (failed(e)) {
-    e.syscall = "lstat(dir)";
-    return e;
+Error socket_facts(const char* path, const char* dir, int32_t pid, SocketFacts* out) {
+  Error e = socket_file_facts(path, dir, out);
+  if (failed(e) || out->file.type != FileType::kSocket) return e;
+  Fd sock(-1);
+  Probe p;
+  e = probe(path, &sock, &p);
+  if (failed(e)) return e;
+  if (p.outcome == Probe::kRefused) return ok();  // listening_sockets 0: nothing listens there
+
+  std::vector<pid_t> pids;
+  if (pid > 0) {
+    pids.push_back(pid);
+  } else {
+    e = all_pids(&pids);
+    if (failed(e)) return e;
   }
-  e = lstat_facts(path, &out->file);
-  if (failed(e)) {
-    e.syscall = "lstat(path)";
-    return e;
-  }
-  if (out->file.type != FileType::kSocket) return ok();
-  std::vector<std::string> paths = candidate_paths(path);
-  int count = proc_listallpids(nullptr, 0);
-  if (count <= 0) return Error{Failure::kSyscallFailed, errno, "proc_listallpids", -1};
-  std::vector<pid_t> pids(static_cast<size_t>(count) + 64);
-  count = proc_listallpids(pids.data(), static_cast<int>(pids.size() * sizeof(pid_t)));
-  if (count <= 0) return Error{Failure::kSyscallFailed, errno, "proc_listallpids", -1};
-  for (int i = 0; i < count && i < static_cast<int>(pids.size()); i++) {
-    if (pids[i] <= 0 || !listens_on(pids[i], paths)) continue;
-    if (out->listener_count == kMaxListeners) {
-      out->listeners_truncated = true;
-      break;
+  if (p.outcome == Probe::kDenied) {
+    // We may not connect: the weaker match by the name the listener bound (kernel-proofs.md
+    // §1.2 "Path semantics"), and no count of the kernel's listeners.
+    out->listening_sockets = -1;
+    std::vector<std::string> names = candidate_paths(path);
+    for (pid_t candidate : pids) {
+      if (candidate > 0 && listens_by_name(candidate, names)) add_listener(out, candidate);
     }
-    out->listeners[out->listener_count++] = pids[i];
+    return ok();
+  }
+  // Connected: exactly one listening socket is bound to this vnode.
+  out->listening_sockets = 1;
+  darwin_backend::Holder holder;
+  e = darwin_backend::holder_check(p.pid, p.pidversion, p.own.conn_so, p.own.peer, &holder);
+  if (failed(e) || !holder.holds || holder.listeners.empty()) return e;
+  for (pid_t candidate : pids) {
+    if (candidate <= 0) continue;
+    // The token's process was just checked; every other one by its fds.
+    if (candidate == p.pid || holds_any(candidate, holder.listeners)) add_listener(out, candidate);
+    if (out->listeners_truncated) break;
   }
   return ok();
 }

@@ -92,6 +92,10 @@ Error bound_file_of(uint64_t sock_ino, bool* has_file, uint64_t* dev, uint32_t* 
 // table we may not read are skipped and counted in *denied.
 size_t socket_holders(const uint64_t* inodes, size_t n, int32_t* pids, size_t cap, bool* truncated,
                       size_t* denied);
+// Whether one process holds an fd to one of the sockfs inodes: only /proc/<pid>/fd is read. Adds
+// pid to out->listeners when it does; a gone pid holds nothing; an unreadable fd table is
+// ACCESS_DENIED.
+Error pid_holds_socket(int32_t pid, const uint64_t* inodes, size_t n, SocketFacts* out);
 
 }  // namespace proofs::linux_backend
 
@@ -110,6 +114,8 @@ struct Pinned {
   uint64_t pidfs_ino;
   uint64_t starttime;
   uint64_t used;
+  IdentityKind identity_kind;  // formatted once at pin time: both kinds are fixed for the process
+  char identity[kIdentityCapacity];
 };
 constexpr size_t kPinnedCapacity = 16;
 // Callers hold pinned_mutex() while they use an entry.

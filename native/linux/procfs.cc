@@ -125,7 +125,7 @@ namespace {
 
 // Opens and checks a new pinned entry for pid (fds owned by *out on success).
 Error pin(int32_t pid, linux_backend::Pinned* out, StatFields* st) {
-  *out = linux_backend::Pinned{pid, -1, -1, -1, 0, 0, 0};
+  *out = linux_backend::Pinned{pid, -1, -1, -1, 0, 0, 0, IdentityKind::kLinuxBootTicks, {}};
   // 1. Pin the process: a pidfd refers to this struct pid for its whole life.
   out->pidfd = linux_backend::open_pidfd(pid, &out->pidfs_ino);
   if (out->pidfd < 0 && errno != ENOSYS) return classify(errno, "pidfd_open", pid, -1);
@@ -145,6 +145,14 @@ Error pin(int32_t pid, linux_backend::Pinned* out, StatFields* st) {
     return e;
   }
   out->starttime = st->starttime;
+  // The identity: the pidfs inode when pidfds live on pidfs (>= 6.9), else boot id + pid + ticks.
+  if (out->pidfs_ino != 0) {
+    out->identity_kind = IdentityKind::kLinuxPidfs;
+    linux_backend::format_pidfs_identity(out->pidfs_ino, out->identity);
+  } else {
+    out->identity_kind = IdentityKind::kLinuxBootTicks;
+    linux_backend::format_ticks_identity(pid, st->starttime, out->identity);
+  }
   return ok();
 }
 
@@ -233,14 +241,9 @@ Error process_facts(int32_t pid, ProcessFacts* out) {
   out->start_time_us = boot_wall_us() + static_cast<int64_t>(st.starttime) * 1000000 / hz;
   out->start_time_precision_us = 1000000 / hz;
 
-  // 6. Identity: the pidfs inode when pidfds live on pidfs (>= 6.9), else boot id + pid + ticks.
-  if (p->pidfs_ino != 0) {
-    out->identity_kind = IdentityKind::kLinuxPidfs;
-    linux_backend::format_pidfs_identity(p->pidfs_ino, out->identity);
-  } else {
-    out->identity_kind = IdentityKind::kLinuxBootTicks;
-    linux_backend::format_ticks_identity(pid, st.starttime, out->identity);
-  }
+  // 6. Identity, formatted when the process was pinned (the start tick was checked above).
+  out->identity_kind = p->identity_kind;
+  memcpy(out->identity, p->identity, sizeof out->identity);
   // No final re-read is needed: every read above went through fds bound to the pinned process,
   // which fail with ESRCH once it is reaped, and step 3 proved they name the process the pidfd
   // pins.

@@ -2,6 +2,8 @@
 // behind the peer of a connected socket (reliability-plan.md §1.2 "peer socket's VFS").
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -48,8 +52,12 @@ struct Dirent64 {
 // Reads until getdents64 returns 0. A short buffer does not mean the directory is exhausted:
 // filldir64 (fs/readdir.c) stops filling when a signal is pending and returns what it has, so
 // under a signal load (a profiler's SIGPROF) /proc came back truncated and listeners went missing.
+// Only a thread that blocks every signal (the scan's helper threads) may take a read that left
+// room for another entry as the end, which saves one getdents64 per directory.
+constexpr long kMaxDirent = 288;  // offsetof(d_name) + NAME_MAX + NUL, 8-aligned
+
 template <typename Visit>
-void each_entry(int dir_fd, Visit visit) {
+void each_entry(int dir_fd, Visit visit, bool short_read_ends = false) {
   alignas(8) char buf[8192];
   for (;;) {
     long n = syscall(SYS_getdents64, dir_fd, buf, sizeof buf);
@@ -60,11 +68,39 @@ void each_entry(int dir_fd, Visit visit) {
       off += e->d_reclen;
       if (!visit(e->d_name)) return;
     }
+    if (short_read_ends && n + kMaxDirent <= static_cast<long>(sizeof buf)) return;
   }
 }
 
-// 1 = the process behind /proc/<pid_name> holds one of the inodes, 0 = not, -1 = not readable.
-int holds_inode(int proc, const char* pid_name, const uint64_t* inodes, size_t n) {
+// One fd link: 1 = a socket with one of the inodes, 0 = something else or closed meanwhile,
+// -1 = not readable to us.
+int fd_holds(int fd_dir, const char* name, const uint64_t* inodes, size_t n) {
+  char link[64];
+  ssize_t n_link = readlinkat(fd_dir, name, link, sizeof link - 1);
+  if (n_link < 0) return errno == EACCES || errno == EPERM ? -1 : 0;
+  link[n_link] = '\0';
+  uint64_t ino = socket_link_inode(link, n_link);
+  return ino != 0 && contains(inodes, n, ino) ? 1 : 0;
+}
+
+// 1 = the fd directory (an open /proc/<pid>/fd) has an fd on one of the inodes, 0 = not,
+// -1 = an fd link was not readable.
+int holds_inode_in(int fd_dir, const uint64_t* inodes, size_t n, bool short_read_ends) {
+  int found = 0;
+  each_entry(
+      fd_dir,
+      [&](const char* name) {
+        if (name[0] < '0' || name[0] > '9') return true;
+        found = fd_holds(fd_dir, name, inodes, n);
+        return found == 0;
+      },
+      short_read_ends);
+  return found;
+}
+
+// The same for /proc/<pid_name>/fd under an open /proc; -1 when the fd table is not readable.
+int holds_inode(int proc, const char* pid_name, const uint64_t* inodes, size_t n,
+                bool short_read_ends) {
   char path[48];
   size_t len = strlen(pid_name);
   if (len > 20) return 0;
@@ -72,28 +108,34 @@ int holds_inode(int proc, const char* pid_name, const uint64_t* inodes, size_t n
   memcpy(path + len, "/fd", 4);
   int fd_dir = openat(proc, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd_dir < 0) return errno == EACCES || errno == EPERM ? -1 : 0;
-  int found = 0;
-  each_entry(fd_dir, [&](const char* name) {
-    if (name[0] < '0' || name[0] > '9') return true;
-    char link[64];
-    ssize_t n_link = readlinkat(fd_dir, name, link, sizeof link - 1);
-    if (n_link < 0) {
-      if (errno == EACCES || errno == EPERM) {
-        found = -1;
-        return false;
-      }
-      return true;  // the fd was closed while we looked
-    }
-    link[n_link] = '\0';
-    uint64_t ino = socket_link_inode(link, n_link);
-    if (ino != 0 && contains(inodes, n, ino)) {
-      found = 1;
-      return false;
-    }
-    return true;
-  });
+  int found = holds_inode_in(fd_dir, inodes, n, short_read_ends);
   close(fd_dir);
   return found;
+}
+
+// For one known process: the fds of each batch newest first. A server's runtime opens its own fds
+// (epoll, eventfds, pipes) before it listens, and the accepted connections come after: from the
+// top, the listening socket is a few links away instead of most of the table.
+int holds_inode_newest_first(int fd_dir, const uint64_t* inodes, size_t n) {
+  alignas(8) char buf[8192];
+  int found = 0;
+  for (;;) {
+    long len = syscall(SYS_getdents64, fd_dir, buf, sizeof buf);
+    if (len < 0 && errno == EINTR) continue;
+    if (len <= 0) return found;
+    const Dirent64* batch[sizeof buf / 24];
+    size_t count = 0;
+    for (long off = 0; off < len && count < sizeof batch / sizeof batch[0];) {
+      const Dirent64* e = reinterpret_cast<const Dirent64*>(buf + off);
+      off += e->d_reclen;
+      if (e->d_name[0] >= '0' && e->d_name[0] <= '9') batch[count++] = e;
+    }
+    while (count > 0) {
+      int held = fd_holds(fd_dir, batch[--count]->d_name, inodes, n);
+      if (held > 0) return 1;
+      if (held < 0) found = -1;
+    }
+  }
 }
 
 }  // namespace
@@ -107,35 +149,62 @@ size_t socket_holders(const uint64_t* inodes, size_t n, int32_t* pids, size_t ca
   if (proc < 0) return 0;
   // Only tgid directories are listed in /proc; threads share their leader's fd table.
   std::vector<int32_t> all;
+  all.reserve(1024);
   each_entry(proc, [&](const char* name) {
     if (name[0] >= '1' && name[0] <= '9') {
       all.push_back(static_cast<int32_t>(strtol(name, nullptr, 10)));
     }
     return true;
   });
-  // Each fd link costs microseconds (getdents on /proc/<pid>/fd instantiates a dentry per fd):
-  // with many processes and a second CPU, a helper thread scans the second half. Measured on the
-  // 2-CPU CI VM with 1000 extra processes: 23 ms -> 13-15 ms.
+  // Each fd link costs microseconds (getdents on /proc/<pid>/fd instantiates a dentry per fd).
+  // With many processes and a second CPU, two helper threads that block every signal share the
+  // work in small chunks (one stalled thread does not hold the other back), and since no signal
+  // can cut their getdents64 short, a read with room to spare ends a directory.
   struct Part {
     std::vector<int32_t> found;
     size_t denied = 0;
   };
-  auto scan = [&](size_t from, size_t to, Part* part) {
+  std::atomic<size_t> next{0};
+  constexpr size_t kChunk = 32;
+  auto scan = [&](Part* part, bool short_read_ends) {
     char name[16];
-    for (size_t i = from; i < to; i++) {
-      snprintf(name, sizeof name, "%d", all[i]);
-      int held = holds_inode(proc, name, inodes, n);
-      if (held < 0) part->denied++;
-      if (held > 0) part->found.push_back(all[i]);
+    for (;;) {
+      size_t from = next.fetch_add(kChunk, std::memory_order_relaxed);
+      if (from >= all.size()) return;
+      size_t to = from + kChunk < all.size() ? from + kChunk : all.size();
+      for (size_t i = from; i < to; i++) {
+        snprintf(name, sizeof name, "%d", all[i]);
+        int held = holds_inode(proc, name, inodes, n, short_read_ends);
+        if (held < 0) part->denied++;
+        if (held > 0) part->found.push_back(all[i]);
+      }
     }
   };
   Part parts[2];
-  size_t half = all.size();
-  if (all.size() >= 256 && std::thread::hardware_concurrency() >= 2) half = all.size() / 2;
-  std::thread helper;
-  if (half < all.size()) helper = std::thread(scan, half, all.size(), &parts[1]);
-  scan(0, half, &parts[0]);
-  if (helper.joinable()) helper.join();
+  if (all.size() >= 256 && std::thread::hardware_concurrency() >= 2) {
+    auto helper = [&](Part* part) {
+      sigset_t every;
+      sigfillset(&every);
+      pthread_sigmask(SIG_BLOCK, &every, nullptr);
+      scan(part, true);
+    };
+    // A thread that cannot be created (EAGAIN under a process limit) leaves its share to the
+    // other, or to this thread: std::system_error must not escape into Node-API.
+    std::thread threads[2];
+    for (int i = 0; i < 2; i++) {
+      try {
+        threads[i] = std::thread(helper, &parts[i]);
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+    if (!threads[0].joinable()) scan(&parts[0], false);
+    for (std::thread& t : threads) {
+      if (t.joinable()) t.join();
+    }
+  } else {
+    scan(&parts[0], false);
+  }
   close(proc);
   size_t count = 0;
   for (const Part& part : parts) {
@@ -151,29 +220,37 @@ size_t socket_holders(const uint64_t* inodes, size_t n, int32_t* pids, size_t ca
   return count;
 }
 
+Error pid_holds_socket(int32_t pid, const uint64_t* inodes, size_t n, SocketFacts* out) {
+  char path[32];
+  snprintf(path, sizeof path, "/proc/%d/fd", pid);
+  int fd_dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_dir < 0) {
+    int err = errno;
+    // A process that is gone holds nothing: a true negative, not a failure to look.
+    if (err == ENOENT || err == ESRCH) return ok();
+    return classify(err, "open(/proc/<pid>/fd)", pid, -1);
+  }
+  int held = holds_inode_newest_first(fd_dir, inodes, n);
+  close(fd_dir);
+  // An unreadable fd table is not a negative proof (style.md habit 2).
+  if (held < 0) return Error{Failure::kAccessDenied, EACCES, "readlinkat(/proc/<pid>/fd)", pid};
+  if (held > 0) out->listeners[out->listener_count++] = pid;
+  return ok();
+}
+
 }  // namespace linux_backend
 
-Error socket_facts(const char* path, const char* dir, SocketFacts* out) {
-  out->listener_count = 0;
-  out->listeners_truncated = false;
-  out->listening_sockets = 0;
-  Error e = lstat_facts(dir, &out->dir);
-  if (failed(e)) {
-    e.syscall = "lstat(dir)";
-    return e;
-  }
-  e = lstat_facts(path, &out->file);
-  if (failed(e)) {
-    e.syscall = "lstat(path)";
-    return e;
-  }
-  if (out->file.type != FileType::kSocket) return ok();
+Error socket_facts(const char* path, const char* dir, int32_t pid, SocketFacts* out) {
+  Error e = socket_file_facts(path, dir, out);
+  if (failed(e) || out->file.type != FileType::kSocket) return e;
   uint64_t inodes[64];
   size_t n = 0;
   e = linux_backend::listening_socket_inodes(out->file.device, out->file.inode, inodes, 64, &n);
   if (failed(e)) return e;
   // sock_diag lists every user's sockets: a listener we cannot attribute to a pid is still seen.
   out->listening_sockets = static_cast<int32_t>(n);
+  if (n == 0) return ok();
+  if (pid > 0) return linux_backend::pid_holds_socket(pid, inodes, n, out);
   size_t denied = 0;
   out->listener_count = linux_backend::socket_holders(inodes, n, out->listeners, kMaxListeners,
                                                       &out->listeners_truncated, &denied);

@@ -1,7 +1,7 @@
 /**
  * Bundle a test/helpers script into one ESM file so the crash tests can start it hundreds of
  * times with plain `node` (~60 ms) instead of `node --import tsx` (~300 ms). `import.meta.url` is
- * pinned to lib/kernel/addon.ts so the addon loader still finds the package root and build/.
+ * pinned to lib/kernel/loader.ts so the addon loader still finds the package root and build/.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,7 +29,7 @@ export async function bundleHelper(name: string): Promise<Bundle> {
     logLevel: "error",
     define: {
       "import.meta.url": JSON.stringify(
-        pathToFileURL(join(root, "lib", "kernel", "addon.ts")).href,
+        pathToFileURL(join(root, "lib", "kernel", "loader.ts")).href,
       ),
     },
   });

@@ -230,7 +230,7 @@ linuxTest(
         "tsx",
         join(repoRoot, "test", "kernel", "fixtures", "pid-reuse.ts"),
         logs,
-        "20",
+        "40",
       ],
       { cwd: repoRoot, encoding: "utf8", timeout: 120_000 },
     );

@@ -185,7 +185,7 @@ test("in worker threads: facts, handles and an exit watch still active when the 
   const root = JSON.stringify(join(repoRoot, "/"));
   const dir = tempDir("worker");
   for (const mode of ["facts", "watch-exit", "watch-then-exit-worker"]) {
-    // The worker loads the addon itself (node-gyp-build, as lib/kernel/addon.ts does): tsx's
+    // The worker loads the addon itself (node-gyp-build, as lib/kernel/loader.ts does): tsx's
     // loader does not reach worker threads on node 20, and the point here is the native layer.
     const code = `
       import { parentPort } from "node:worker_threads";
@@ -194,7 +194,9 @@ test("in worker threads: facts, handles and an exit watch still active when the 
       const require = createRequire(${root});
       const a = require("node-gyp-build")(${root});
       const c = spawn("sleep", ["30"], { stdio: "ignore" });
-      const ok = a.processFacts(process.pid)[0] === process.pid;
+      const numbers = new Float64Array(7);
+      a.processFacts(process.pid, numbers);
+      const ok = numbers[0] === process.pid;
       const h = a.openProcessHandle(c.pid, null);
       const mode = ${JSON.stringify(mode)};
       if (mode === "facts") { h.close(); c.kill(); parentPort.postMessage(ok); }

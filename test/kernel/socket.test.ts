@@ -4,6 +4,7 @@ import {
   lstatSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   renameSync,
   symlinkSync,
   writeFileSync,
@@ -24,6 +25,7 @@ import {
   linuxOnly,
   onCleanup,
   probeAsNobody,
+  repoRoot,
   spawnChild,
   spawnListener,
   ssListeners,
@@ -114,6 +116,8 @@ linuxTest(
     const f = socketFacts(path);
     assert.equal([...f.listeners], pids);
     if (haveCommand("ss")) assert.equal(ssListeners(path), pids);
+    // Checked one at a time, each holder is a listener too.
+    for (const pid of pids) assert.equal(socketFacts(path, { pid }).listeners, [pid], `pid ${pid}`);
   },
 );
 
@@ -179,6 +183,92 @@ linuxTest(
       [first.pid],
       "the moved file still has its listener",
     );
+    // Checked for one pid, the same: the file decides, not the path string it was bound with.
+    assert.equal(socketFacts(path, { pid: first.pid ?? 0 }).listeners, []);
+    assert.equal(socketFacts(path, { pid: second.pid ?? 0 }).listeners, [second.pid]);
+    assert.equal(socketFacts(moved, { pid: first.pid ?? 0 }).listeners, [first.pid]);
+  },
+);
+
+linuxTest(
+  "with { pid }: a listener is [pid], a process that does not listen or is gone is [], as ss -xlp says",
+  async () => {
+    const dir = tempDir("bypid");
+    const path = join(dir, "leader.sock");
+    const listener = await spawnListener(path);
+    const idle = spawnChild("sleep", ["30"]);
+    const gone = spawnChild("sleep", ["0"]);
+    await exited(gone);
+    const lpid = listener.pid ?? 0;
+    const f = socketFacts(path, { pid: lpid });
+    assert.equal(f.listeners, [lpid]);
+    assert.is(f.listeningSockets, 1);
+    assert.is(f.type, "socket");
+    assert.equal(socketFacts(path, { pid: idle.pid ?? 0 }).listeners, []);
+    assert.equal(socketFacts(path, { pid: process.pid }).listeners, [], "our own process");
+    const ofGone = socketFacts(path, { pid: gone.pid ?? 0 });
+    assert.equal(ofGone.listeners, [], "a gone pid holds nothing");
+    assert.is(ofGone.listeningSockets, 1, "the count is the kernel's, whoever holds it");
+    if (haveCommand("ss")) {
+      assert.equal(ssListeners(path), [lpid], "ss -xlp");
+      assert.ok(!ssListeners(path).includes(idle.pid ?? 0));
+    } else console.log("SKIP (oracle): ss is not installed");
+    // A file that is not a socket has no listener, for any pid.
+    const plain = join(dir, "plain");
+    writeFileSync(plain, "x");
+    assert.equal(socketFacts(plain, { pid: lpid }).listeners, []);
+    listener.kill("SIGKILL");
+    await exited(listener);
+    const stale = socketFacts(path, { pid: lpid });
+    assert.equal(stale.listeners, []);
+    assert.is(stale.listeningSockets, 0);
+  },
+);
+
+/** The files a probe process opened, from strace (relative opens under /proc keep their name). */
+function openedBy(args: readonly string[]): string[] {
+  const log = join(tempDir("strace"), "log");
+  const r = spawnSync(
+    "strace",
+    [
+      "-f",
+      "-qq",
+      "-e",
+      "trace=openat,open",
+      "-o",
+      log,
+      process.execPath,
+      "--import",
+      "tsx",
+      join(repoRoot, "test", "kernel", "fixtures", "kernel-probe.ts"),
+      ...args,
+    ],
+    { cwd: repoRoot, encoding: "utf8" },
+  );
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, /"ok":true/);
+  return [...readFileSync(log, "utf8").matchAll(/open(?:at)?\([^"]*"([^"]*)"/g)].map(
+    (m) => m[1] ?? "",
+  );
+}
+
+linuxTest(
+  "with { pid } the proof path never scans: only /proc/<pid>/fd is opened (strace); without, every process is",
+  async () => {
+    if (!haveCommand("strace")) {
+      console.log("SKIP: strace is not installed (apt-get install strace)");
+      return;
+    }
+    const dir = tempDir("noscan");
+    const path = join(dir, "s.sock");
+    const listener = await spawnListener(path);
+    const pid = listener.pid ?? 0;
+    const fdDirs = (opened: string[]) => opened.filter((p) => /^(\/proc\/)?\d+\/fd$/.test(p));
+    const targeted = openedBy(["socket-pid", path, String(pid)]);
+    assert.equal(fdDirs(targeted), [`/proc/${pid}/fd`]);
+    assert.not.ok(targeted.includes("/proc"), "/proc itself is not listed");
+    const scanned = fdDirs(openedBy(["socket", path]));
+    assert.ok(scanned.length > 20, `the scan opened ${scanned.length} fd directories`);
   },
 );
 
@@ -247,7 +337,7 @@ linuxTest(
     const dir = tempDir("nobody");
     chmodSync(dir, 0o755);
     const rootSock = join(dir, "root.sock");
-    await spawnListener(rootSock);
+    const rootListener = await spawnListener(rootSock);
     const nobodyDir = join(dir, "nobody");
     mkdirSync(nobodyDir, { mode: 0o700 });
     spawnSync("chown", ["65534:65534", nobodyDir]);
@@ -261,6 +351,23 @@ linuxTest(
     const seenOwn = v.parse(ProbeSocket, probeAsNobody(["socket", nobodySock]));
     assert.equal(seenOwn.value?.listeners, [nobodyChild.pid]);
     assert.is(seenOwn.value?.listeningSockets, 1);
+
+    // With { pid }: root's listener cannot be checked by nobody (an unreadable fd table is not a
+    // negative proof), its own can.
+    const rootPid = v.parse(
+      ProbeSocket,
+      probeAsNobody(["socket-pid", rootSock, String(rootListener.pid)]),
+    );
+    assert.is(rootPid.code, "ACCESS_DENIED");
+    const ownPid = v.parse(
+      ProbeSocket,
+      probeAsNobody(["socket-pid", nobodySock, String(nobodyChild.pid)]),
+    );
+    assert.equal(ownPid.value?.listeners, [nobodyChild.pid]);
+    // As root, nobody's listener is checked like any other.
+    assert.equal(socketFacts(nobodySock, { pid: nobodyChild.pid ?? 0 }).listeners, [
+      nobodyChild.pid,
+    ]);
 
     const privateDir = join(dir, "private");
     mkdirSync(privateDir, { mode: 0o700 });

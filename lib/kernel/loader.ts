@@ -10,11 +10,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as v from "valibot";
 import { GrokSeatError, UsageError } from "../errors.js";
+import { isNativeAddon, missingExports, type NativeAddon, RawNativeError } from "./binding.js";
 import { KernelError } from "./kernel-error.js";
-import { isNativeAddon, missingExports, type NativeAddon, RawNativeError } from "./native.js";
 
 /**
- * The package root: `lib/kernel/addon.ts` under tsx and `dist/kernel/addon.js` after `tsc` are
+ * The package root: `lib/kernel/loader.ts` under tsx and `dist/kernel/loader.js` after `tsc` are
  * both two levels below it, so one relative URL is right for both.
  */
 export const packageRoot: string = fileURLToPath(new URL("../..", import.meta.url));
