@@ -173,7 +173,8 @@ export function startProactiveRefresh(): void {
     let delay = 300_000;
     if (entry !== undefined && refreshable(entry)) {
       const jitter = Math.floor(Math.random() * JITTER_RANGE_MS);
-      delay = Math.max(0, expiryMs(entry) - jitter - Date.now());
+      // setTimeout holds at most 2^31-1 ms; a later refresh point is re-armed from there.
+      delay = Math.min(Math.max(0, expiryMs(entry) - jitter - Date.now()), 2 ** 31 - 1);
     }
     const timer = setTimeout(() => {
       const e = lookupAuth();

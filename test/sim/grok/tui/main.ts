@@ -72,6 +72,7 @@ export async function runTui(
   // app::run: the sandbox request vetoes leader mode (resolve_leader_mode), `--trust` grants
   // the workspace before anything reads the store, the screen-mode override is taken once.
   const confinement = requestedConfinement(args.sandbox);
+  trace("tui_leader_mode", { use_leader: confinement === undefined, sandbox: confinement ?? null });
   if (confinement !== undefined)
     process.stderr.write(`${leaderDisabledBySandboxNote(confinement)}\n`);
   if (args.trust) recordTrust(workspaceKey(cwd), true);
