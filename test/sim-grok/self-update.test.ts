@@ -24,7 +24,7 @@ import {
   waitFor,
 } from "../helpers/grok-sim.js";
 import { stat } from "./kernel-oracles.js";
-import { RawClient } from "./raw.js";
+import { get, RawClient } from "./raw.js";
 
 const PLATFORM = `${process.platform === "darwin" ? "macos" : "linux"}-${process.arch === "arm64" ? "aarch64" : "x86_64"}`;
 
@@ -169,7 +169,9 @@ test("with the variable set nothing is installed; the force knob still shuts the
 });
 
 test("a busy leader defers the update shutdown at most 24 times, then shuts down mid-turn", async () => {
-  const home = grokHomeFixture();
+  // Updates start switched off in config.toml (re-read at every check), so the turn is running
+  // before the first check can find the newer build.
+  const home = grokHomeFixture({ extraToml: "[cli]\nauto_update = false\n" });
   const log = join(home.dir, "..", "trace.log");
   const leader = await startGrokLeader({
     grokHome: home.dir,
@@ -185,13 +187,19 @@ test("a busy leader defers the update shutdown at most 24 times, then shuts down
     await c.register("my-lib");
     await c.request("initialize", { protocolVersion: 1 });
     const created = await c.request("session/new", { cwd: home.cwd, mcpServers: [] });
-    const sessionId = String((created.result as Record<string, unknown>).sessionId);
+    const sessionId = String(get(created, "result", "sessionId"));
     c.sendAcp({
       jsonrpc: "2.0",
       id: "turn",
       method: "session/prompt",
       params: { sessionId, prompt: [{ type: "text", text: "[[sim:sleep=60000]] a long turn" }] },
     });
+    await c.nextAcp(
+      (m) =>
+        m.method === "session/update" &&
+        get(m, "params", "update", "sessionUpdate") === "agent_message_chunk",
+    );
+    home.writeConfig("");
     await c.waitClosed(20_000);
     const events = traceEvents(log);
     const deferred = events.filter((e) => e.event === "auto_update_deferred");
