@@ -458,6 +458,8 @@ export function simEnv(
       env[k] = v;
   }
   env.GROK_HOME = grokHome;
+  // What a seat must set (the leader inherits it; issue 13). Updates are on by default in the
+  // simulator as in real Grok, so tests of self-update override this.
   env.GROK_DISABLE_AUTOUPDATER = "1";
   env.TERM = "xterm-256color";
   return { ...env, ...extra };
