@@ -454,7 +454,15 @@ export function simEnv(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith("GROK_") && k !== "NODE_OPTIONS" && !k.startsWith("TMUX"))
+    // npm's own variables (npm_config_user_agent, when the tests run under `npm test`) would
+    // make the simulated updater, like the real one, believe npm installed it.
+    if (
+      v !== undefined &&
+      !k.startsWith("GROK_") &&
+      k !== "NODE_OPTIONS" &&
+      !k.startsWith("TMUX") &&
+      !k.startsWith("npm_")
+    )
       env[k] = v;
   }
   env.GROK_HOME = grokHome;

@@ -221,6 +221,37 @@ test("a busy leader defers the update shutdown at most 24 times, then shuts down
   }
 });
 
+test("an npm install updates outside GROK_HOME; the leader relaunches all the same", async () => {
+  const home = grokHomeFixture();
+  const log = join(home.dir, "..", "trace.log");
+  const leader = await startGrokLeader({
+    grokHome: home.dir,
+    cwd: home.cwd,
+    env: {
+      GROK_DISABLE_AUTOUPDATER: "0",
+      GROK_INSTALLER: "npm",
+      GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "100",
+      GROK_SIM_LOG: log,
+    },
+  });
+  try {
+    const c = await RawClient.open(leader.paths.socketPath);
+    await c.register("my-lib");
+    await c.waitClosed(10_000);
+    assert.is(
+      c.frames.at(-2)?.text,
+      '{"type":"shutting_down","reason":"auto_update","delay_ms":0}',
+    );
+    const installed = traceEvents(log).find((e) => e.event === "update_installed");
+    assert.is(installed?.installer, "npm");
+    assert.not.ok(existsSync(join(home.dir, "bin", "grok")), "npm installs globally");
+    assert.not.ok(existsSync(join(home.dir, "downloads")));
+  } finally {
+    await leader.stop();
+    home.remove();
+  }
+});
+
 test("[cli] auto_update = false keeps the leader's check from installing anything", async () => {
   const home = grokHomeFixture({ extraToml: "[cli]\nauto_update = false\n" });
   const log = join(home.dir, "..", "trace.log");

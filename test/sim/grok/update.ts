@@ -141,10 +141,16 @@ export function versionCacheFresh(): boolean {
 }
 
 /**
- * install_internal + activate_verified_download: the versioned binary under `downloads/`, the
- * relative `bin/grok` symlink swapped to it, `[cli] installer = "internal"`.
+ * run_install_script. internal / gh-release (install_internal + activate_verified_download): the
+ * versioned binary under `downloads/`, the relative `bin/grok` symlink swapped to it,
+ * `[cli] installer = "internal"`. npm installs globally, outside GROK_HOME (install_npm): nothing
+ * to write here.
  */
-export function installVersion(version: string): void {
+export function installVersion(version: string, inst = installer()): void {
+  if (inst === "npm") {
+    trace("update_installed", { version, installer: inst });
+    return;
+  }
   const home = grokHome();
   const downloads = join(home, "downloads");
   const bin = join(home, "bin");
@@ -167,7 +173,7 @@ export function installVersion(version: string): void {
   symlinkSync(join("..", "downloads", name), tmp);
   renameSync(tmp, link);
   updateConfigToml((text) => setTomlKey(text, ["cli"], "installer", "internal"));
-  trace("update_installed", { version });
+  trace("update_installed", { version, installer: inst });
 }
 
 export interface EnsureOutcome {
@@ -187,7 +193,7 @@ export function ensureLatestOnDisk(running: string, env: SimEnv): EnsureOutcome 
   const allow = allowsDowngrade(inst);
   const effective = diskVersionFor(inst) ?? running;
   if (needsUpdate(effective, target, channel, allow) === true) {
-    installVersion(target);
+    installVersion(target, inst);
     writeVersionCache(target, env.stableVersion);
     out.installed = target;
   }
@@ -262,7 +268,7 @@ export function runUpdateCommand(running: string, env: SimEnv): number {
     return 0;
   }
   process.stderr.write(`Updating Grok ${effective} → ${target}\n`);
-  installVersion(target);
+  installVersion(target, inst);
   writeVersionCache(target, env.stableVersion);
   process.stderr.write(`\n  ✓ grok v${target} installed successfully!\n`);
   return 0;
