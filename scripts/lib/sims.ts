@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processFacts } from "../../lib/kernel/index.js";
-import { ensureGrokSim } from "../../test/helpers/grok-sim.js";
+import { authJson, ensureGrokSim } from "../../test/helpers/grok-sim.js";
 import { type HerdrSimHandle, startHerdrSim } from "../../test/helpers/herdr-sim.js";
 
 export interface SimWorld {
@@ -50,9 +50,9 @@ export async function startSimWorld(): Promise<SimWorld> {
   mkdirSync(runtimeBase, { mode: 0o700 });
   writeFileSync(join(cwd, "README.md"), "# demo project\n");
   const loginFile = join(root, "existing-login.json");
-  writeFileSync(loginFile, `${JSON.stringify({ "demo-scope": { key: "simulated" } })}\n`, {
-    mode: 0o600,
-  });
+  // A signed-in login shaped like the real auth.json (fake tokens): the simulated TUI shows its
+  // sign-in screen without one, as real Grok does.
+  writeFileSync(loginFile, authJson(), { mode: 0o600 });
   let herdr: HerdrSimHandle;
   try {
     herdr = await startHerdrSim({ dir: join(root, "herdr"), switches: { detectMs: 100 } });

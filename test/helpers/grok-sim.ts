@@ -294,7 +294,91 @@ export interface GrokHomeFixture {
   cwd: string;
   /** Write `$GROK_HOME/config.toml` (replacing it). */
   writeConfig(toml: string): void;
+  /** `$GROK_HOME/auth.json` (absent when the fixture was made signed out). */
+  authPath: string;
   remove(): void;
+}
+
+/** The xAI OAuth2 scope auth.json is keyed by (issuer `::` the public client id). */
+export const AUTH_SCOPE = "https://auth.x.ai::b1a00492-073a-47ea-816f-4c329264a828";
+
+/**
+ * A signed-in login as the real `grok login` leaves it in `$GROK_HOME/auth.json` (an OIDC entry
+ * with a refresh token), valid for `validForMs` (negative: already expired). Fake tokens.
+ */
+export function authJson(opts: { validForMs?: number; refreshToken?: string } = {}): string {
+  const now = Date.now();
+  return `${JSON.stringify(
+    {
+      [AUTH_SCOPE]: {
+        key: "sim-access-fixture",
+        auth_mode: "oidc",
+        create_time: new Date(now).toISOString(),
+        user_id: "fixture-user",
+        email: "owner@example.com",
+        refresh_token: opts.refreshToken ?? "sim-refresh-fixture",
+        expires_at: new Date(now + (opts.validForMs ?? 12 * 3600_000)).toISOString(),
+        oidc_issuer: "https://auth.x.ai",
+        oidc_client_id: "b1a00492-073a-47ea-816f-4c329264a828",
+      },
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+/** The kinds of repo-local configuration that make the real TUI ask about folder trust. */
+export type RepoLocalConfig =
+  | "mcp_json"
+  | "grok_config_mcp"
+  | "envrc"
+  | "claude_settings"
+  | "hooks"
+  | "agents"
+  | "plugins"
+  | "lsp";
+
+/** Put one kind of repo-local configuration into `dir` (xai-grok-workspace folder_trust.rs). */
+export function writeRepoLocalConfig(dir: string, kind: RepoLocalConfig): void {
+  const put = (rel: string, text: string): void => {
+    mkdirSync(join(dir, rel, ".."), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  };
+  switch (kind) {
+    case "mcp_json":
+      put(".mcp.json", '{"mcpServers": {}}\n');
+      return;
+    case "grok_config_mcp":
+      put(".grok/config.toml", '[mcp_servers.repo]\ncommand = "./serve"\n');
+      return;
+    case "envrc":
+      put(".envrc", "export FOO=bar\n");
+      return;
+    case "claude_settings":
+      put(".claude/settings.json", "{}\n");
+      return;
+    case "hooks":
+      mkdirSync(join(dir, ".grok", "hooks"), { recursive: true });
+      return;
+    case "agents":
+      mkdirSync(join(dir, ".grok", "agents"), { recursive: true });
+      return;
+    case "plugins":
+      mkdirSync(join(dir, ".grok", "plugins", "repo-plugin"), { recursive: true });
+      return;
+    case "lsp":
+      put(".grok/lsp.json", "{}\n");
+      return;
+  }
+}
+
+/** Record `folder` as trusted in `$GROK_HOME/trusted_folders.toml`, as the owner's "y" does. */
+export function trustFolder(grokHome: string, folder: string): void {
+  const path = join(grokHome, "trusted_folders.toml");
+  const prior = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const key = realpathSync(folder);
+  const entry = `[folders.${JSON.stringify(key)}]\ntrusted = true\ndecided_at = ${Math.floor(Date.now() / 1000)}\n`;
+  writeFileSync(path, prior === "" ? entry : `${prior}\n${entry}`, { mode: 0o600 });
 }
 
 function tomlString(s: string): string {
@@ -310,6 +394,8 @@ export function grokHomeFixture(
     /** Writes version.json with this stable_version (drives the [alpha]/[stable] label). */
     stableVersion?: string;
     extraToml?: string;
+    /** false: no auth.json (the TUI then shows its sign-in screen). Default: signed in. */
+    signedIn?: boolean;
   } = {},
 ): GrokHomeFixture {
   const root = mkdtempSync(join(tmpdir(), "grok-sim-"));
@@ -340,6 +426,8 @@ export function grokHomeFixture(
   }
   if (opts.extraToml !== undefined) lines.push(opts.extraToml);
   writeFileSync(join(dir, "config.toml"), lines.join("\n"));
+  const authPath = join(dir, "auth.json");
+  if (opts.signedIn !== false) writeFileSync(authPath, authJson(), { mode: 0o600 });
   if (opts.stableVersion !== undefined) {
     writeFileSync(
       join(dir, "version.json"),
@@ -354,6 +442,7 @@ export function grokHomeFixture(
     dir,
     cwd,
     writeConfig: (toml) => writeFileSync(join(dir, "config.toml"), toml),
+    authPath,
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
 }
@@ -365,10 +454,20 @@ export function simEnv(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith("GROK_") && k !== "NODE_OPTIONS" && !k.startsWith("TMUX"))
+    // npm's own variables (npm_config_user_agent, when the tests run under `npm test`) would
+    // make the simulated updater, like the real one, believe npm installed it.
+    if (
+      v !== undefined &&
+      !k.startsWith("GROK_") &&
+      k !== "NODE_OPTIONS" &&
+      !k.startsWith("TMUX") &&
+      !k.startsWith("npm_")
+    )
       env[k] = v;
   }
   env.GROK_HOME = grokHome;
+  // What a seat must set (the leader inherits it; issue 13). Updates are on by default in the
+  // simulator as in real Grok, so tests of self-update override this.
   env.GROK_DISABLE_AUTOUPDATER = "1";
   env.TERM = "xterm-256color";
   return { ...env, ...extra };
@@ -409,6 +508,8 @@ export interface GrokTui {
   sessionReady(timeoutMs?: number): Promise<void>;
   /** Type text into the pane, then Enter unless `enter: false`. */
   typeIntoTui(text: string, opts?: { enter?: boolean }): Promise<void>;
+  /** Press one key as the owner answering a startup screen (`y`, `n`, `l`, `a`, `Enter`, ...). */
+  pressKey(key: string): Promise<void>;
   capture(): Promise<string>;
   waitForScreen(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
   /** Kill the TUI, every leader seen at this socket, and the tmux server. */
@@ -432,6 +533,10 @@ export async function startGrokTui(opts: {
   env?: Record<string, string>;
   /** An initial prompt the TUI submits once its session exists. */
   prompt?: string;
+  /** More TUI arguments, after `--session-id <id>` (e.g. `--sandbox workspace`). */
+  extraArgs?: string[];
+  /** Replace `--session-id <id>` (e.g. `--resume <id>` of an existing session). */
+  sessionArgs?: string[];
   cols?: number;
   rows?: number;
 }): Promise<GrokTui> {
@@ -447,7 +552,14 @@ export async function startGrokTui(opts: {
     leaderLog: join(opts.grokHome, "leader.log"),
   };
   const server = `grok-sim-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const argv = [grok, "--leader", "--leader-socket", socketPath, "--session-id", sessionId];
+  const argv = [
+    grok,
+    "--leader",
+    "--leader-socket",
+    socketPath,
+    ...(opts.sessionArgs ?? ["--session-id", sessionId]),
+    ...(opts.extraArgs ?? []),
+  ];
   if (opts.prompt !== undefined) argv.push(opts.prompt);
   const env = simEnv(opts.grokHome, opts.env);
   const exe = realpathSync(grok);
@@ -512,6 +624,10 @@ export async function startGrokTui(opts: {
     typeIntoTui: async (text, o = {}) => {
       tmux(server, ["send-keys", "-t", "sim", "-l", text]);
       if (o.enter !== false) tmux(server, ["send-keys", "-t", "sim", "Enter"]);
+    },
+    pressKey: async (key) => {
+      if (key === "Enter" || key === "Escape") tmux(server, ["send-keys", "-t", "sim", key]);
+      else tmux(server, ["send-keys", "-t", "sim", "-l", key]);
     },
     capture: async () => tmux(server, ["capture-pane", "-p", "-t", "sim"]),
     waitForScreen: (pattern, timeoutMs = 15_000) =>

@@ -6,12 +6,16 @@
  * removed and re-added ad hoc). The result is written to `.sim-build/bin/grok` by rename, so a
  * reader never sees a half-written file; a content hash of the inputs skips rebuilding when
  * nothing changed, and a lock directory keeps two concurrent builders from duplicating work.
+ * Beside it, `.sim-build/bin/grok-execve.node`: the test-only Node-API execve(2) shim
+ * (test/sim/grok/native/execve.c, compiled with the system C compiler against node's headers) that
+ * the simulated TUI loads to re-exec itself in place; it is never part of the package.
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -21,6 +25,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
+import { homedir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -30,6 +35,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = resolve(here, "../..");
 const outDir = join(repoRoot, ".sim-build", "bin");
 export const simBinaryPath = join(outDir, "grok");
+const execveShimName = "grok-execve.node";
 const hashPath = join(outDir, "grok.sha256");
 const lockDir = join(repoRoot, ".sim-build", "build.lock");
 const LOCK_STALE_MS = 10 * 60_000;
@@ -39,7 +45,7 @@ function sourceFiles(dir: string): string[] {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
-    else if (name.endsWith(".ts")) out.push(p);
+    else if (name.endsWith(".ts") || name.endsWith(".c")) out.push(p);
   }
   return out.sort();
 }
@@ -71,6 +77,7 @@ export function inputHash(): string {
 function upToDate(hash: string): boolean {
   try {
     statSync(simBinaryPath);
+    statSync(join(outDir, execveShimName));
     return readFileSync(hashPath, "utf8").trim() === hash;
   } catch {
     return false;
@@ -126,7 +133,53 @@ async function withLock<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Directory holding node_api.h: beside this node, else node-gyp's header cache. */
+function nodeIncludeDir(): string {
+  const version = process.versions.node;
+  const candidates = [
+    join(dirname(process.execPath), "..", "include", "node"),
+    join(
+      process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"),
+      "node-gyp",
+      version,
+      "include",
+      "node",
+    ),
+    join(homedir(), "Library", "Caches", "node-gyp", version, "include", "node"),
+    join(homedir(), ".node-gyp", version, "include", "node"),
+  ];
+  const found = candidates.find((d) => existsSync(join(d, "node_api.h")));
+  if (found === undefined) {
+    throw new Error(
+      `node_api.h not found (looked in ${candidates.join(", ")}); run \`npm run build:native\` (node-gyp fetches the headers)`,
+    );
+  }
+  return found;
+}
+
+/** The execve shim: a Node-API module built from one C file (test-only, see the header). */
+function buildExecveShim(tmp: string): void {
+  const src = join(here, "grok", "native", "execve.c");
+  const out = join(tmp, execveShimName);
+  const mac = process.platform === "darwin";
+  const link = mac ? ["-bundle", "-undefined", "dynamic_lookup"] : ["-shared"];
+  run(process.env.CC ?? "cc", [
+    "-std=c11",
+    "-O2",
+    "-fPIC",
+    "-Wall",
+    "-Wextra",
+    "-DNAPI_VERSION=8",
+    `-I${nodeIncludeDir()}`,
+    ...link,
+    "-o",
+    out,
+    src,
+  ]);
+}
+
 async function buildInto(tmp: string, hash: string): Promise<void> {
+  buildExecveShim(tmp);
   const bundle = join(tmp, "main.cjs");
   await build({
     entryPoints: [join(here, "grok", "main.ts")],
@@ -179,6 +232,7 @@ export async function buildSimReport(): Promise<{ path: string; built: boolean }
     mkdirSync(tmp, { recursive: true });
     try {
       await buildInto(tmp, hash);
+      renameSync(join(tmp, execveShimName), join(outDir, execveShimName));
       renameSync(join(tmp, "grok"), simBinaryPath);
       renameSync(join(tmp, "grok.sha256"), hashPath);
     } finally {

@@ -30,6 +30,15 @@ export interface TuiArgs {
   forkSession: boolean;
   cwd: string | undefined;
   prompt: string | undefined;
+  /** `--no-auto-update`: the TUI's own startup check only (its leader is spawned without it). */
+  noAutoUpdate: boolean;
+  /** `--sandbox <PROFILE>` (SandboxStartup; a confining profile turns leader mode off). */
+  sandbox: string | undefined;
+  /** `--minimal` / `--fullscreen` (screen mode; /minimal and /fullscreen re-exec with them). */
+  minimal: boolean;
+  fullscreen: boolean;
+  /** `--trust`: persist trust for the cwd's workspace before startup. */
+  trust: boolean;
 }
 
 const RESUME_ARG = "--resume [<SESSION_ID_OR_TITLE>]";
@@ -39,6 +48,7 @@ const CONTINUE_ARG = "--continue";
 export type Intent =
   | { kind: "version" }
   | { kind: "version_cmd"; json: boolean }
+  | { kind: "update"; trigger: string | undefined }
   | { kind: "leader_list"; json: boolean }
   | { kind: "leader_info"; json: boolean; pid: number | undefined }
   | { kind: "leader_kill" }
@@ -101,6 +111,11 @@ export function parseCli(argv: readonly string[]): ParsedCli {
     forkSession: false,
     cwd: undefined,
     prompt: undefined,
+    noAutoUpdate: false,
+    sandbox: undefined,
+    minimal: false,
+    fullscreen: false,
+    trust: false,
   };
   let version = false;
   // Order of appearance of the mutually exclusive resume selectors, for clap's conflict error.
@@ -116,6 +131,19 @@ export function parseCli(argv: readonly string[]): ParsedCli {
     else if (a === "--leader") tui.leader = true;
     else if (a === "--no-leader") tui.noLeader = true;
     else if (a === "--debug") continue;
+    else if (a === "--no-auto-update") tui.noAutoUpdate = true;
+    else if (a === "--minimal") tui.minimal = true;
+    else if (a === "--fullscreen") tui.fullscreen = true;
+    else if (a === "--trust") tui.trust = true;
+    else if (a === "--sandbox") {
+      const v = next();
+      if (v === undefined)
+        return {
+          intent: usageError("a value is required for '--sandbox <PROFILE>'"),
+          leaderSocket,
+        };
+      tui.sandbox = v;
+    } else if (a.startsWith("--sandbox=")) tui.sandbox = a.slice("--sandbox=".length);
     else if (a === "-s" || a === "--session-id") {
       const v = next();
       if (v === undefined)
@@ -152,13 +180,22 @@ export function parseCli(argv: readonly string[]): ParsedCli {
         return { intent: usageError("a value is required for '--cwd <CWD>'"), leaderSocket };
       tui.cwd = v;
     } else if (a.startsWith("--cwd=")) tui.cwd = a.slice(6);
-    else if (!a.startsWith("-") && (a === "version" || a === "agent" || a === "leader")) {
+    else if (
+      !a.startsWith("-") &&
+      (a === "version" || a === "agent" || a === "leader" || a === "update")
+    ) {
       if (version) return { intent: { kind: "version" }, leaderSocket };
       return { intent: subcommand(a, args.slice(i + 1), tui), leaderSocket };
     } else if (a.startsWith("-")) {
       return { intent: usageError(`unexpected argument '${a}' found`), leaderSocket };
     } else if (tui.prompt === undefined) tui.prompt = a;
     else return { intent: usageError(`unexpected argument '${a}' found`), leaderSocket };
+  }
+  if (tui.minimal && tui.fullscreen) {
+    return {
+      intent: usageError("the argument '--minimal' cannot be used with '--fullscreen'"),
+      leaderSocket,
+    };
   }
   if (tui.leader && tui.noLeader) {
     return {
@@ -190,6 +227,7 @@ function subcommand(name: string, rest: string[], top: TuiArgs): Intent {
     return { kind: "version_cmd", json: rest.includes("--json") };
   }
   if (name === "leader") return leaderMgmt(rest);
+  if (name === "update") return updateCmd(rest);
   // `agent`: a top-level --leader/--no-leader is rejected (bin/main.rs async_main).
   if (top.leader || top.noLeader) {
     const flag = top.leader ? "--leader" : "--no-leader";
@@ -202,6 +240,17 @@ function subcommand(name: string, rest: string[], top: TuiArgs): Intent {
   const mode = modeIdx < 0 ? undefined : rest[modeIdx];
   if (mode === "leader") return agentLeader(rest.slice(modeIdx + 1));
   return { kind: "agent_refused", mode: mode ?? "stdio" };
+}
+
+/** `grok update [--trigger=T] [--auto]`; the other update flags are not simulated. */
+function updateCmd(rest: string[]): Intent {
+  let trigger: string | undefined;
+  for (const a of rest) {
+    if (a.startsWith("--trigger=")) trigger = a.slice("--trigger=".length);
+    else if (a === "--auto") trigger ??= "auto_background";
+    else return usageError(`unexpected argument '${a}' found`);
+  }
+  return { kind: "update", trigger };
 }
 
 function leaderMgmt(rest: string[]): Intent {

@@ -43,7 +43,16 @@ export interface SimEnv {
   earlyRead: boolean;
   wrongPid: number | undefined;
   imposter: boolean;
+  /** Test-only force: shut the leader down for auto_update after N ms, gate or no gate. */
   autoUpdateAfterMs: number | undefined;
+  /** The leader's update-check interval (LeaderAutoUpdateConfig.check_interval, 1 h). */
+  autoUpdateIntervalMs: number;
+  /** The release channel's pointer: the newest published build (the simulated GCS bucket). */
+  latestVersion: string;
+  /** The stable channel pointer (try_fetch_stable_pointer), written to version.json. */
+  stableVersion: string;
+  /** The settings server's `consent_gate` for this account (RemoteSettings), as JSON text. */
+  consentGate: string | undefined;
   crashAfterChunks: number | undefined;
   crashSignal: "SIGKILL" | "SIGABRT";
   dropAfterPrompt: number;
@@ -81,6 +90,11 @@ export function readSimEnv(): SimEnv {
     wrongPid: int("GROK_SIM_WRONG_PID"),
     imposter: flag("GROK_SIM_IMPOSTER"),
     autoUpdateAfterMs: int("GROK_SIM_AUTO_UPDATE_AFTER_MS"),
+    autoUpdateIntervalMs: int("GROK_SIM_AUTO_UPDATE_INTERVAL_MS") ?? 60 * 60 * 1000,
+    latestVersion: text("GROK_SIM_LATEST_VERSION") ?? nextPatch(version),
+    stableVersion:
+      text("GROK_SIM_STABLE_VERSION") ?? text("GROK_SIM_LATEST_VERSION") ?? nextPatch(version),
+    consentGate: text("GROK_SIM_CONSENT_GATE"),
     crashAfterChunks: int("GROK_SIM_CRASH_AFTER_CHUNKS"),
     crashSignal: text("GROK_SIM_CRASH_SIGNAL") === "SIGABRT" ? "SIGABRT" : "SIGKILL",
     dropAfterPrompt: int("GROK_SIM_DROP_AFTER_PROMPT") ?? 0,
@@ -96,6 +110,41 @@ export function readSimEnv(): SimEnv {
     skipActiveSessions: flag("GROK_SIM_SKIP_ACTIVE_SESSIONS"),
     tuiExitAfterMs: int("GROK_SIM_TUI_EXIT_AFTER_MS"),
   };
+}
+
+/**
+ * A release is always out: the simulated channel pointer defaults to the running version with
+ * its patch number plus one (a real grok meets a newer build within one release cycle).
+ */
+function nextPatch(version: string): string {
+  const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(version);
+  return m === null ? version : `${m[1]}.${m[2]}.${Number(m[3]) + 1}`;
+}
+
+/**
+ * bin/main.rs `env_flag_enabled`: every value enables except the usual falsy spellings (`0`,
+ * `false`, `off`, `no`, empty), trimmed and case-insensitive.
+ */
+export function envFlagEnabled(value: string): boolean {
+  return !["", "0", "false", "off", "no"].includes(value.trim().toLowerCase());
+}
+
+/** xai-grok-config `env_bool`: true/false spellings, anything else (or unset) is no answer. */
+export function envBool(name: string): boolean | undefined {
+  const raw = process.env[name];
+  if (raw === undefined) return undefined;
+  const v = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on", "enabled"].includes(v)) return true;
+  if (["0", "false", "no", "off", "disabled"].includes(v)) return false;
+  return undefined;
+}
+
+/** agent/config.rs `env_string`: trimmed, undefined when unset or blank. */
+export function envString(name: string): string | undefined {
+  const raw = process.env[name];
+  if (raw === undefined) return undefined;
+  const t = raw.trim();
+  return t === "" ? undefined : t;
 }
 
 /**

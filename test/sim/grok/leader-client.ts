@@ -47,6 +47,8 @@ export class LeaderClient {
   private closeHandler: (reason: CloseReason) => void = () => {};
   private closed = false;
   private sawShutdown = false;
+  /** The reason of the leader's `shutting_down` notice, when it sent one. */
+  shutdownReason: string | undefined;
   private keepalive: NodeJS.Timeout | undefined;
 
   private constructor(socket: Socket, reader: FrameReader, registration: Registration) {
@@ -178,6 +180,7 @@ export class LeaderClient {
       settle?.(field(msg, "result"));
     } else if (type === "shutdown" || type === "shutting_down") {
       this.sawShutdown = true;
+      if (type === "shutting_down") this.shutdownReason = str(field(msg, "reason"));
     }
   }
 

@@ -14,6 +14,7 @@ import { runLeader } from "./leader/main.js";
 import { anchorToLaunchDir } from "./paths.js";
 import { initTrace } from "./trace.js";
 import { runTui } from "./tui/main.js";
+import { runUpdateCommand } from "./update.js";
 import { versionJson, versionText } from "./version.js";
 
 async function main(argv: string[]): Promise<void> {
@@ -70,6 +71,10 @@ async function main(argv: string[]): Promise<void> {
       return;
     case "leader_info":
       process.exit(await leaderInfo(intent.json, intent.pid));
+      return;
+    case "update":
+      initTrace(env.log, "update");
+      process.exit(runUpdateCommand(env.version, env));
       return;
     case "leader_kill":
       process.stderr.write("grok simulator: `grok leader kill` is not simulated\n");

@@ -11,6 +11,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { SimEnv } from "../env.js";
 import { field, has, isRecord, type JsonRecord, parseJson, str, u64 } from "../json.js";
 import { trace } from "../trace.js";
+import { authenticate, authMethods } from "./auth-methods.js";
 import { parseUpdatesRequest, recordedPromptCount, sessionUpdates } from "./bulk-updates.js";
 import {
   DEFAULT_MODEL_ID,
@@ -28,6 +29,13 @@ import {
   mergeSessionMcpServers,
   type SessionMcpServer,
 } from "./mcp.js";
+import {
+  applyAttachModes,
+  applyYoloModeChanged,
+  launchModeDefaults,
+  requestedModes,
+} from "./permissions.js";
+import { activePluginServers, mcpServerOwners, sessionPluginDirs } from "./plugins.js";
 import { prepareReplay } from "./replay.js";
 import {
   errorResponse,
@@ -78,6 +86,8 @@ export class SimAgent implements SessionHost, UpdateSink {
   private currentModelId = DEFAULT_MODEL_ID;
   private readonly instanceId = randomUUID();
   private config: SimConfig = loadConfig();
+  /** The config's permission mode, read once at leader start (permissions.ts). */
+  private readonly modeDefaults = launchModeDefaults();
 
   constructor(opts: AgentOptions) {
     this.opts = opts;
@@ -179,7 +189,7 @@ export class SimAgent implements SessionHost, UpdateSink {
       case "initialize":
         return this.initialize(p);
       case "authenticate":
-        return {};
+        return authenticate(p.methodId);
       case "session/new":
         return this.newSession(p);
       case "session/load":
@@ -243,6 +253,13 @@ export class SimAgent implements SessionHost, UpdateSink {
           ?.clearQueue(str(p.owner) ?? str(p.clientIdentifier));
         return;
       }
+      case "_x.ai/yolo_mode_changed":
+      case "x.ai/yolo_mode_changed": {
+        for (const session of this.sessions.values()) {
+          if (applyYoloModeChanged(session, p)) this.rosterChanged(session, session.activity);
+        }
+        return;
+      }
       case "_x.ai/internal/evict_sessions": {
         const ids = Array.isArray(p.sessionIds) ? p.sessionIds : [];
         for (const sid of ids) {
@@ -271,6 +288,7 @@ export class SimAgent implements SessionHost, UpdateSink {
     }
     this.initialized = true;
     this.config = loadConfig();
+    const auth = authMethods();
     return {
       protocolVersion: 1,
       agentCapabilities: {
@@ -295,10 +313,10 @@ export class SimAgent implements SessionHost, UpdateSink {
           },
         },
       },
-      authMethods: [{ id: "cached_token", name: "Sign in with grok.com", description: null }],
+      authMethods: auth.methods,
       _meta: {
         grokShell: true,
-        defaultAuthMethodId: "cached_token",
+        ...(auth.defaultId === undefined ? {} : { defaultAuthMethodId: auth.defaultId }),
         "x.ai/mcp/sdk": true,
         "x.ai/pluginDirs": true,
         currentWorkingDirectory: this.opts.launchCwd,
@@ -344,10 +362,11 @@ export class SimAgent implements SessionHost, UpdateSink {
     return cwd;
   }
 
-  /** resolve_mcp_servers against the config as it is on disk now (mcp.ts). */
-  private resolveMcpServers(list: unknown): SessionMcpServer[] {
+  /** resolve_mcp_servers against the config and plugins as they are on disk now (mcp.ts). */
+  private resolveMcpServers(list: unknown, meta: unknown): SessionMcpServer[] {
     this.config = loadConfig();
-    return mergeSessionMcpServers(this.config, clientMcpServers(list));
+    const plugin = activePluginServers(sessionPluginDirs(meta));
+    return mergeSessionMcpServers(this.config, clientMcpServers(list), plugin);
   }
 
   private newSession(p: Params): unknown {
@@ -380,10 +399,14 @@ export class SimAgent implements SessionHost, UpdateSink {
       cwd,
       modelId: model.id,
       effort: effectiveEffort(model, parseEffort(field(meta, "reasoningEffort"))),
-      mcpServers: this.resolveMcpServers(p.mcpServers),
+      mcpServers: this.resolveMcpServers(p.mcpServers, meta),
       store,
       host: this,
     });
+    const modes = requestedModes(meta, this.modeDefaults);
+    session.yoloMode = modes.yolo;
+    session.autoMode = modes.auto;
+    session.originClient = str(field(meta, "clientIdentifier"));
     this.sessions.set(id, session);
     this.rosterChanged(session, "idle");
     const gitRoot = findGitRoot(cwd);
@@ -447,7 +470,8 @@ export class SimAgent implements SessionHost, UpdateSink {
       }
       for (const line of prepared.lines) this.forwardReplayLine(line, target, markReplay);
     }
-    const mcpServers = this.resolveMcpServers(p.mcpServers);
+    const mcpServers = this.resolveMcpServers(p.mcpServers, meta);
+    const modes = requestedModes(meta, this.modeDefaults);
     if (session === undefined) {
       const model = findModel(summary.modelId ?? "") ?? findModel(this.currentModelId);
       const modelId = model?.id ?? DEFAULT_MODEL_ID;
@@ -464,11 +488,15 @@ export class SimAgent implements SessionHost, UpdateSink {
         host: this,
         promptIndex: recordedPromptCount(store.readUpdates()),
       });
+      session.yoloMode = modes.yolo;
+      session.autoMode = modes.auto;
+      session.originClient = str(field(meta, "clientIdentifier"));
       this.sessions.set(sid, session);
       this.rosterChanged(session, "idle");
     } else {
       // UpdateMcpServers with the merged list: config.toml servers stay whatever the client sent.
       session.mcpServers = mcpServers;
+      if (applyAttachModes(session, modes)) this.rosterChanged(session, session.activity);
     }
     if (this.env.loadDelayMs > 0) await new Promise((r) => setTimeout(r, this.env.loadDelayMs));
     if (resident && !noReplay) {
@@ -479,6 +507,7 @@ export class SimAgent implements SessionHost, UpdateSink {
       }
       session.emitter.gatewayEnabled = true;
     }
+    this.restoreModel(session, meta);
     const responseMeta: Record<string, unknown> = { sessionId: sid, codebaseIndexed: [] };
     const running = session.runningPromptId;
     if (running !== undefined) responseMeta["x.ai/runningPromptId"] = running;
@@ -559,10 +588,36 @@ export class SimAgent implements SessionHost, UpdateSink {
     );
     session.modelId = model.id;
     session.effort = effort;
-    const update: Record<string, unknown> = { sessionUpdate: "model_changed", model_id: model.id };
-    if (effort !== undefined) update.reasoning_effort = effort;
-    this.opts.emit(notification("_x.ai/session_notification", { sessionId: session.id, update }));
+    this.broadcastModelChanged(session);
     return { _meta: { model: { Ok: model.id } } };
+  }
+
+  /**
+   * broadcast_model_changed (handlers/model_switch.rs): to every subscriber of the session,
+   * broadcast-only (no eventId, not persisted).
+   */
+  private broadcastModelChanged(session: Session): void {
+    const update: Record<string, unknown> = {
+      sessionUpdate: "model_changed",
+      model_id: session.modelId,
+    };
+    if (session.effort !== undefined) update.reasoning_effort = session.effort;
+    this.opts.emit(notification("_x.ai/session_notification", { sessionId: session.id, update }));
+  }
+
+  /**
+   * session_setup.rs `restore_persisted_model`, run by EVERY attach (load and resume, resident or
+   * not) just before the response: model_switch::apply with the session's model and the
+   * request's `reasoningEffort` (else the session's), which broadcasts model_changed.
+   */
+  private restoreModel(session: Session, meta: unknown): void {
+    const model = findModel(session.modelId);
+    if (model === undefined) return;
+    session.effort = effectiveEffort(
+      model,
+      parseEffort(field(meta, "reasoningEffort")) ?? session.effort,
+    );
+    this.broadcastModelChanged(session);
   }
 
   private setMode(p: Params): unknown {
@@ -582,7 +637,9 @@ export class SimAgent implements SessionHost, UpdateSink {
   private mcpList(p: Params): unknown {
     this.config = loadConfig();
     const session = this.sessions.get(str(p.sessionId) ?? "");
-    return { result: { servers: mcpListServers(this.config, session?.mcpServers) } };
+    return {
+      result: { servers: mcpListServers(this.config, session?.mcpServers, mcpServerOwners()) },
+    };
   }
 
   /** handle_session_info: the named resident session, else the first resident one, else {}. */
@@ -613,7 +670,7 @@ export class SimAgent implements SessionHost, UpdateSink {
     };
     if (session.effort !== undefined) entry.reasoningEffort = session.effort;
     Object.assign(entry, {
-      yolo: false,
+      yolo: session.yoloMode,
       activity,
       resident,
       lastChangeUnixMs: Date.now(),

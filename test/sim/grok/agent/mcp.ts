@@ -12,8 +12,9 @@
  * (`insert`), sorts by key, and drops every name in `disabled_mcp_server_names` (enabled = false
  * plus `disabled_mcp_servers`). So a list of `[]` (or a resume without `mcpServers`, which
  * deserialises to `[]`) leaves a session with exactly the configured servers, and a non-empty
- * list adds to or overrides them. Plugins, ~/.claude.json, ~/.cursor/mcp.json, `.mcp.json`,
- * project `.grok/config.toml`, vendor kill switches and managed allowlists are not simulated.
+ * list adds to or overrides them. Plugin servers join after config.toml (plugins.ts);
+ * ~/.claude.json, ~/.cursor/mcp.json, `.mcp.json`, project `.grok/config.toml`, vendor kill
+ * switches and managed allowlists are not simulated.
  *
  * `x.ai/mcp/list` (extensions/mcp.rs `handle_list`): the catalog of config servers that are not
  * `enabled = false` (load_mcp_servers), then one placeholder row per disabled name that has a
@@ -62,14 +63,24 @@ export function clientMcpServers(list: unknown): SessionMcpServer[] {
   return out;
 }
 
-/** resolve_mcp_servers → merge_managed_mcp_servers (see the module comment). */
+/**
+ * resolve_mcp_servers → merge_managed_mcp_servers (see the module comment). Plugin servers
+ * (plugins.ts) come after config.toml with `or_insert`, skipped when config.toml defines a server
+ * of that name (`all_toml_mcp_server_names`, enabled or not).
+ */
 export function mergeSessionMcpServers(
   config: SimConfig,
   client: readonly SessionMcpServer[],
+  plugin: readonly SessionMcpServer[] = [],
 ): SessionMcpServer[] {
   const byKey = new Map<string, SessionMcpServer>();
   for (const s of config.mcpServers) {
     if (s.enabled) byKey.set(configKey(s), { name: s.name, key: configKey(s) });
+  }
+  const tomlNames = new Set(config.mcpServers.map((s) => s.name));
+  for (const s of plugin) {
+    if (tomlNames.has(s.name) || byKey.has(s.key)) continue;
+    byKey.set(s.key, { name: s.name, key: s.key });
   }
   for (const s of client) byKey.set(s.key, s);
   const disabled = disabledMcpServerNames(config);
@@ -116,10 +127,23 @@ function placeholderRow(name: string, session: Record<string, unknown>): Record<
   return { name, source: "local", type: "stdio", command: "", session };
 }
 
+/** handle_list's last pass: `sourceLabel: "plugin: <name>"` on rows a plugin owns (key order kept). */
+function labelled(row: Record<string, unknown>, owners: ReadonlyMap<string, string>) {
+  const owner = owners.get(String(row.name));
+  if (owner === undefined || row.sourceLabel !== undefined) return row;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    out[k] = v;
+    if (k === "source") out.sourceLabel = `plugin: ${owner}`;
+  }
+  return out;
+}
+
 /** The `servers` of an `x.ai/mcp/list` answer; `session` is the resident session's servers. */
 export function mcpListServers(
   config: SimConfig,
   session: readonly SessionMcpServer[] | undefined,
+  owners: ReadonlyMap<string, string> = new Map(),
 ): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   const seen = new Set<string>();
@@ -128,7 +152,8 @@ export function mcpListServers(
     seen.add(s.name);
     rows.push(catalogRow(s));
   }
-  const defined = new Set(config.mcpServers.map((s) => s.name));
+  // reenableable_disabled_stubs: a disabled name counts when config.toml or a plugin defines it.
+  const defined = new Set([...config.mcpServers.map((s) => s.name), ...owners.keys()]);
   const stubs = [...disabledMcpServerNames(config)]
     .filter((n) => defined.has(n) && !seen.has(n))
     .sort();
@@ -136,12 +161,12 @@ export function mcpListServers(
     seen.add(name);
     rows.push(placeholderRow(name, { enabled: false }));
   }
-  if (session === undefined) return rows;
+  if (session === undefined) return rows.map((r) => labelled(r, owners));
   for (const row of rows) row.session = sessionState(config, String(row.name), session);
   for (const s of session) {
     if (seen.has(s.name)) continue;
     seen.add(s.name);
     rows.push(placeholderRow(s.name, sessionState(config, s.name, session)));
   }
-  return rows;
+  return rows.map((r) => labelled(r, owners));
 }

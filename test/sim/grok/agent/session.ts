@@ -69,6 +69,11 @@ export class Session {
   promptIndex: number;
   /** Tool calls the turns ran (the signals' tool_call_count). */
   toolCalls = 0;
+  /** Always-approve and auto permission modes (permissions.ts): tool calls run unasked. */
+  yoloMode = false;
+  autoMode = false;
+  /** The client that created the session (`_meta.clientIdentifier`, handle.origin_client). */
+  originClient: string | undefined;
   private readonly queue: QueueItem[] = [];
   private running: RunningTurn | undefined;
   private readonly pendingInteractions = new Map<string, string>();
@@ -356,6 +361,15 @@ export class Session {
     };
     this.toolCalls++;
     this.emitter.update({ sessionUpdate: "tool_call", ...toolCall });
+    if (this.yoloMode || this.autoMode) {
+      // The permission manager approves without asking anyone (yolo; auto's classifier allows).
+      this.emitter.update({
+        sessionUpdate: "tool_call_update",
+        toolCallId: id,
+        status: "completed",
+      });
+      return "Permission was granted automatically.";
+    }
     const res = await this.interaction(turn, id, "permission", "session/request_permission", {
       sessionId: this.id,
       toolCall,

@@ -19,12 +19,15 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { SimAgent } from "../agent/agent.js";
+import { startProactiveRefresh } from "../auth.js";
 import type { LeaderArgs } from "../cli.js";
 import { grokHome, PROD_RELAY_WS_URL, type SimEnv } from "../env.js";
 import { lockExclusive } from "../flock.js";
 import { leaderPaths, wsUrlSuffix } from "../paths.js";
 import { selfCommand } from "../self.js";
 import { trace } from "../trace.js";
+import { leaderUpdateCheck, updatesEnabled } from "../update.js";
+import { startAutoUpdateChecker } from "./auto-update.js";
 import { LeaderServer } from "./server.js";
 
 const LEADER_ACQUIRE_TIMEOUT_MS = 15_000;
@@ -153,6 +156,8 @@ export async function runLeader(args: LeaderArgs, env: SimEnv): Promise<void> {
     process.exit(1);
   }
   log("Leader server listening");
+  // agent/app.rs run_leader: the shared AuthManager refreshes ahead of expiry from the start.
+  startProactiveRefresh();
   const ready = (): void => {
     server?.setReady();
     log("Leader ready: ACP forwarding enabled");
@@ -160,8 +165,19 @@ export async function runLeader(args: LeaderArgs, env: SimEnv): Promise<void> {
   };
   if (env.authDelayMs > 0) setTimeout(ready, env.authDelayMs);
   else ready();
+  // Test-only force: the update shutdown after N ms, whatever the gate says.
   if (env.autoUpdateAfterMs !== undefined) {
     setTimeout(() => void server?.stop("auto_update"), env.autoUpdateAfterMs);
+  }
+  if (updatesEnabled(args.noAutoUpdate)) {
+    startAutoUpdateChecker({
+      intervalMs: env.autoUpdateIntervalMs,
+      check: () => leaderUpdateCheck(env.leaderVersion, env),
+      busy: () => (server?.agentBusyFromIpc ?? false) || agent.busy,
+      shutdown: () => void server?.stop("auto_update"),
+    });
+  } else {
+    log("Leader auto-update disabled");
   }
   // Keep the lock fd (and so the flock) for the whole life of the process.
   process.on("exit", () => void lockFd);

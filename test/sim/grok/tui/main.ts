@@ -9,6 +9,13 @@
  * and question modals, `/quit` or Ctrl-C exits (the leader keeps running). When the leader goes
  * away it reconnects (spawning a new one) and reloads the session from its last event id, like
  * the real bridge.
+ *
+ * Around the session, as the real TUI: the owner's startup gates (sign-in, consent, folder
+ * trust; gates.ts) hold `session/new`/`session/load` until answered; the launch permission mode
+ * and the status row come from config.toml; a background update check runs at startup
+ * (update.ts); a confining sandbox profile runs the agent in-process instead of a leader
+ * (channel.ts); `/minimal` and `/fullscreen` re-exec the TUI in place (relaunch.ts);
+ * `/always-approve` toggles the session's always-approve mode.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -22,10 +29,17 @@ import type { TuiArgs } from "../cli.js";
 import { rfc3339 } from "../clock.js";
 import { grokHome, LEADER_SOCKET_ENV, PROD_RELAY_WS_URL, type SimEnv } from "../env.js";
 import { field, str } from "../json.js";
-import type { LeaderClient } from "../leader-client.js";
 import { anchorToLaunchDir, leaderPaths } from "../paths.js";
+import { leaderDisabledBySandboxNote, requestedConfinement } from "../sandbox.js";
+import { permissionMode, statusLineReservesRow } from "../settings.js";
+import { setTomlKey, updateConfigToml } from "../toml-edit.js";
 import { trace } from "../trace.js";
+import { recordTrust, workspaceKey } from "../trust.js";
+import { checkUpdateBackground, updatesEnabled } from "../update.js";
 import type { ClientCapabilities } from "../wire.js";
+import { type AgentChannel, EmbeddedAgent } from "./channel.js";
+import { type GateName, StartupGates } from "./gates.js";
+import { execRelaunch, takeScreenModeOverride } from "./relaunch.js";
 import { connectOrSpawn, readLockPid } from "./spawn.js";
 import { materializeStartup, type Startup, StartupError, startupIntent } from "./startup.js";
 import { type Modal, View } from "./view.js";
@@ -55,6 +69,20 @@ export async function runTui(
     fatal("grok simulator: the embedded (non-leader) agent is not simulated; run with --leader", 2);
   }
   const cwd = process.cwd();
+  // app::run: the sandbox request vetoes leader mode (resolve_leader_mode), `--trust` grants
+  // the workspace before anything reads the store, the screen-mode override is taken once.
+  const confinement = requestedConfinement(args.sandbox);
+  trace("tui_leader_mode", { use_leader: confinement === undefined, sandbox: confinement ?? null });
+  if (confinement !== undefined)
+    process.stderr.write(`${leaderDisabledBySandboxNote(confinement)}\n`);
+  if (args.trust) recordTrust(workspaceKey(cwd), true);
+  const override = takeScreenModeOverride();
+  const launch: Launch = {
+    args,
+    argv: process.argv.slice(2),
+    minimal: override === undefined ? args.minimal : override === "minimal",
+    embedded: confinement !== undefined,
+  };
   // app::run: session_startup_intent, then materialize_startup, before the terminal is set up.
   let startup: Startup;
   try {
@@ -70,9 +98,19 @@ export async function runTui(
   }
   const tui =
     startup.kind === "new"
-      ? new Tui(env, cwd, startup.sessionId ?? randomUUID(), false, args.prompt)
-      : new Tui(env, startup.cwd, startup.sessionId, true, args.prompt);
+      ? new Tui(env, cwd, startup.sessionId ?? randomUUID(), false, args.prompt, launch)
+      : new Tui(env, startup.cwd, startup.sessionId, true, args.prompt, launch);
   await tui.start();
+}
+
+/** How this TUI was launched, beyond the session it opens. */
+interface Launch {
+  args: TuiArgs;
+  /** Our own arguments (argv without the executable), for the in-place relaunch. */
+  argv: string[];
+  minimal: boolean;
+  /** Leader mode is off (a confining sandbox profile): the agent runs in this process. */
+  embedded: boolean;
 }
 
 function fatal(message: string, code: number): never {
@@ -88,7 +126,13 @@ class Tui {
   private readonly resumed: boolean;
   private readonly initialPrompt: string | undefined;
   private readonly view: View;
-  private client: LeaderClient | undefined;
+  private readonly launch: Launch;
+  private readonly gates: StartupGates;
+  /** The TUI's own permission mode (launch: config.toml `[ui] permission_mode`). */
+  private yolo: boolean;
+  private auto: boolean;
+  private pendingUpdate: string | undefined;
+  private client: AgentChannel | undefined;
   private sessionReady = false;
   private lastEventId: string | undefined;
   private registered = false;
@@ -105,8 +149,23 @@ class Tui {
     sessionId: string,
     resumed: boolean,
     initialPrompt: string | undefined,
+    launch: Launch,
   ) {
     this.env = env;
+    this.launch = launch;
+    // effective_yolo_for_launch / effective_auto_for_launch without CLI flags.
+    const mode = permissionMode();
+    this.yolo = mode === "always-approve";
+    this.auto = mode === "auto";
+    this.gates = new StartupGates({
+      show: (gate, lines) => this.showGate(gate, lines),
+      quit: () => this.exit(0),
+      authenticate: async (methodId) => {
+        const res = await this.client?.request("authenticate", { methodId });
+        if (res === undefined) return "not connected";
+        return res.error === undefined ? undefined : (str(field(res.error, "data")) ?? "failed");
+      },
+    });
     this.cwd = cwd;
     this.sessionId = sessionId;
     this.resumed = resumed;
@@ -115,18 +174,33 @@ class Tui {
     this.view.header = `Grok Build ${env.version} (simulated) — session ${sessionId}`;
   }
 
+  /**
+   * acp/mod.rs connect: yolo/auto from the launch permission mode; `status_line` is whether this
+   * process draws a status row (app/status_line.rs `draws_a_row`: not minimal, and
+   * `[ui.status_line]` reserves one; by default it does not).
+   */
   private capabilities(): ClientCapabilities {
     return {
-      yolo_mode: false,
-      auto_mode: false,
+      yolo_mode: this.yolo,
+      auto_mode: this.auto && !this.yolo,
       default_model: null,
       client_version: this.env.version,
       code_nav_enabled: false,
       terminal: false,
       fs_read: false,
       fs_write: false,
-      status_line: true,
+      status_line: !this.launch.minimal && statusLineReservesRow(),
     };
+  }
+
+  /** SessionFlags::to_meta: both permission keys, always. */
+  private modeMeta(): Record<string, boolean> {
+    return { yoloMode: this.yolo, autoMode: this.auto && !this.yolo };
+  }
+
+  private showGate(gate: GateName | undefined, lines: string[]): void {
+    this.view.gate = lines;
+    this.status(gate === undefined ? "connecting" : `waiting for ${gate.replace("_", " ")}`);
   }
 
   async start(): Promise<void> {
@@ -142,6 +216,15 @@ class Tui {
     if (this.env.tuiExitAfterMs !== undefined)
       setTimeout(() => this.exit(0), this.env.tuiExitAfterMs);
     this.status("connecting");
+    if (updatesEnabled(this.launch.args.noAutoUpdate)) {
+      // pager-bin main.rs: the startup check runs beside app::run (check_update_background).
+      setImmediate(() => {
+        const r = checkUpdateBackground(this.env.version, this.env);
+        if (r.latest === undefined) return;
+        this.pendingUpdate = r.latest;
+        this.view.note(`Update: v${r.latest} available — press ctrl+u to restart`);
+      });
+    }
     await this.connect(false);
   }
 
@@ -151,7 +234,12 @@ class Tui {
     if (activity !== undefined) this.activity = activity;
     const { socketPath } = leaderPaths(PROD_RELAY_WS_URL);
     const pid = this.leaderPid === undefined ? "?" : String(this.leaderPid);
-    this.view.status = `cwd ${this.cwd} · leader pid ${pid} · socket ${socketPath} · session ${this.sessionState} · ${this.activity}`;
+    const where = this.launch.embedded
+      ? "no leader (sandbox)"
+      : `leader pid ${pid} · socket ${socketPath}`;
+    const mode = this.launch.minimal ? " · minimal" : "";
+    const perm = this.yolo ? " · always-approve" : this.auto ? " · auto" : "";
+    this.view.status = `cwd ${this.cwd} · ${where} · session ${this.sessionState} · ${this.activity}${mode}${perm}`;
     this.view.render();
   }
 
@@ -160,6 +248,10 @@ class Tui {
     for (;;) {
       if (this.exiting) return;
       try {
+        if (this.launch.embedded) {
+          this.client = new EmbeddedAgent(this.env);
+          break;
+        }
         const { client } = await connectOrSpawn(
           "grok-shell",
           this.capabilities(),
@@ -179,22 +271,35 @@ class Tui {
       }
     }
     const client = this.client;
-    this.leaderPid = readLockPid(leaderPaths(PROD_RELAY_WS_URL).lockPath);
+    if (!this.launch.embedded)
+      this.leaderPid = readLockPid(leaderPaths(PROD_RELAY_WS_URL).lockPath);
     client.startKeepalive(KEEPALIVE_MS);
     client.onAcp((msg) => this.acp(msg));
     client.onClose((reason) => {
       if (this.exiting) return;
       this.sessionReady = false;
-      this.view.note(`leader connection lost (${reason}); reconnecting…`);
+      const why =
+        client.shutdownReason === undefined ? reason : `shutting down: ${client.shutdownReason}`;
+      this.view.note(`leader connection lost (${why}); reconnecting…`);
       this.status("reconnecting");
       setTimeout(() => void this.connect(true), 1000);
     });
-    await client.request("initialize", {
+    const init = await client.request("initialize", {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       _meta: { clientType: "grok-pager" },
     });
-    await client.request("authenticate", { methodId: "cached_token" });
+    if (!reconnect) {
+      // The owner's startup screens: nothing creates or loads the session before they are done.
+      const passed = await this.gates.run(init.result, {
+        cwd: this.cwd,
+        minimal: this.launch.minimal,
+        consentGate: this.env.consentGate,
+      });
+      if (!passed) return;
+    } else {
+      await client.request("authenticate", { methodId: "cached_token" });
+    }
     const config = loadConfig();
     const mcpServers = acpMcpServers(config);
     if (!reconnect && this.resumed) {
@@ -203,7 +308,7 @@ class Tui {
       const res = await client.request("session/new", {
         cwd: this.cwd,
         mcpServers,
-        _meta: { sessionId: this.sessionId, yoloMode: false, autoMode: false },
+        _meta: { sessionId: this.sessionId, ...this.modeMeta() },
       });
       if (res.error !== undefined) {
         this.view.note(`session/new failed: ${JSON.stringify(res.error)}`);
@@ -212,7 +317,7 @@ class Tui {
       }
       this.registerActive();
     } else {
-      const meta: Record<string, unknown> = {};
+      const meta: Record<string, unknown> = { ...this.modeMeta() };
       if (this.lastEventId !== undefined) meta.cursor = this.lastEventId;
       const res = await client.request("session/load", {
         sessionId: this.sessionId,
@@ -237,13 +342,13 @@ class Tui {
    * handle_session_load_failed shows "Couldn't load session: …" and the TUI stays open with no
    * session and no active_sessions.json entry.
    */
-  private async loadResumed(client: LeaderClient, mcpServers: unknown[]): Promise<boolean> {
+  private async loadResumed(client: AgentChannel, mcpServers: unknown[]): Promise<boolean> {
     this.view.note(`Loading session ${this.sessionId}...`);
     const res = await client.request("session/load", {
       sessionId: this.sessionId,
       cwd: this.cwd,
       mcpServers,
-      _meta: { yoloMode: false, autoMode: false },
+      _meta: this.modeMeta(),
     });
     trace("tui_load", { sessionId: this.sessionId, cwd: this.cwd, ok: res.error === undefined });
     if (res.error !== undefined) {
@@ -387,6 +492,11 @@ class Tui {
           : "exit plan mode";
     const modal: Modal = { requestId: id, kind, toolCallId, title };
     this.view.modal = modal;
+    if (kind === "permission" && this.yolo) {
+      // handle_permission_request: the pager approves at once while always-approve is on.
+      this.answer(true);
+      return;
+    }
     this.view.render();
     trace("tui_modal", { kind, toolCallId });
     if (this.env.owner !== "manual") {
@@ -445,8 +555,14 @@ class Tui {
 
   private keys(data: string): void {
     for (const ch of data) {
+      if (this.gates.key(ch)) continue;
       if (ch === "\x03" || ch === "\x04") {
         this.exit(0);
+        return;
+      }
+      if (ch === "\x15" && this.pendingUpdate !== undefined) {
+        // Action::QuitForUpdate: unregister and quit; the download finishes after exit.
+        this.exit(0, "Update installed. Run `grok` to start.");
         return;
       }
       if (ch === "\r" || ch === "\n") {
@@ -456,6 +572,14 @@ class Tui {
         if (line === "/quit" || line === "/exit") {
           this.exit(0);
           return;
+        }
+        if (line === "/minimal" || line === "/fullscreen") {
+          this.relaunch(line === "/minimal");
+          return;
+        }
+        if (line === "/always-approve") {
+          this.toggleAlwaysApprove();
+          continue;
         }
         if (line !== "") this.submit(line);
         continue;
@@ -477,16 +601,69 @@ class Tui {
   }
 
   /** UnregisterActiveSession (best effort), disconnect, exit; the leader keeps running. */
-  private exit(code: number): void {
+  private exit(code: number, farewell?: string): void {
     if (this.exiting) return;
+    this.leave();
+    if (farewell !== undefined) process.stderr.write(`${farewell}\n`);
+    setTimeout(() => process.exit(code), 20);
+  }
+
+  /** The quit tail shared by exit and relaunch: unregister, disconnect, restore the terminal. */
+  private leave(): void {
     this.exiting = true;
     if (this.registered) tryUnregisterActiveSession(grokHome(), this.sessionId);
+    this.registered = false;
     this.client?.close();
     if (process.stdin.isTTY) {
       process.stdout.write("\x1b[?1049l");
       process.stdin.setRawMode(false);
     }
-    setTimeout(() => process.exit(code), 20);
+  }
+
+  /**
+   * Action::RelaunchInScreenMode: with a session, unregister, quit the loop, restore the
+   * terminal and exec ourselves in place with `--resume <id>` (relaunch.ts); without one, quit.
+   */
+  private relaunch(minimal: boolean): void {
+    if (this.exiting) return;
+    if (!this.sessionReady) {
+      this.exit(0);
+      return;
+    }
+    trace("tui_relaunch", { minimal, sessionId: this.sessionId });
+    this.leave();
+    const mode = minimal ? "minimal" : "fullscreen";
+    process.stderr.write(
+      `Reopening session in ${mode} mode… (switch back with ${minimal ? "/fullscreen" : "/minimal"})\n`,
+    );
+    try {
+      execRelaunch(this.launch.argv, this.sessionId, minimal);
+    } catch (err) {
+      process.stderr.write(
+        `Failed to relaunch in requested mode: ${err instanceof Error ? err.message : String(err)}\nResume this session with:\n  GROK_SCREEN_MODE=${mode} grok --${mode} --resume ${this.sessionId}\n`,
+      );
+      setTimeout(() => process.exit(0), 20);
+    }
+  }
+
+  /**
+   * `/always-approve` (dispatch/modes.rs set_yolo_mode): flip the TUI's mode, persist
+   * `[ui] permission_mode`, then tell the agent with `x.ai/yolo_mode_changed`.
+   */
+  private toggleAlwaysApprove(): void {
+    if (!this.sessionReady) return;
+    this.yolo = !this.yolo;
+    this.auto = false;
+    const canonical = this.yolo ? "always-approve" : "ask";
+    updateConfigToml((text) => setTomlKey(text, ["ui"], "permission_mode", canonical));
+    this.client?.notify("_x.ai/yolo_mode_changed", {
+      yolo_mode: this.yolo,
+      auto_mode: false,
+      permission_mode: canonical,
+    });
+    trace("tui_permission_mode", { permission_mode: canonical });
+    this.view.note(`always-approve ${this.yolo ? "on" : "off"}`);
+    this.status();
   }
 }
 

@@ -31,6 +31,8 @@ export class View {
   input = "";
   queue: string[] = [];
   modal: Modal | undefined;
+  /** A startup screen (sign-in, consent, folder trust) that holds the session (gates.ts). */
+  gate: string[] = [];
   private readonly entries: Entry[] = [];
   private readonly tools = new Map<string, Entry>();
   private scheduled = false;
@@ -96,6 +98,7 @@ export class View {
       for (const line of wrap(e.text, cols - 4)) body.push(`${prefix}${line}${RESET}`);
     }
     const footer: string[] = [];
+    for (const line of this.gate) footer.push(`${BOLD}${YELLOW}${line.slice(0, cols - 2)}${RESET}`);
     if (this.queue.length > 0) {
       footer.push(`${DIM}Queued:${RESET}`);
       for (const [i, q] of this.queue.entries()) footer.push(`  ${i + 1}. ${q.slice(0, cols - 8)}`);

@@ -1,0 +1,160 @@
+// @platform linux: uses the grok simulator, not yet verified on macOS
+/**
+ * Plugin MCP servers and what `x.ai/mcp/list` shows of them (xai-grok-agent plugins/discovery.rs,
+ * manifest.rs, registry.rs; xai-grok-shell session/managed_mcp.rs, extensions/mcp.rs
+ * `handle_list`; mvp_agent/mod.rs `parse_session_plugin_dirs`): enabled user plugins under
+ * `$GROK_HOME/plugins` and the session's `_meta.pluginDirs` bring their servers into the
+ * session; the catalog is built from config.toml only, so those servers, and servers only a
+ * client named, are listed as `type:"stdio", command:""` placeholders, enabled, with no URL
+ * (plugin-owned ones labelled `plugin: <name>`); local rows carry no `session` without one.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { ensureGrokSim, grokHomeFixture, startGrokLeader } from "../helpers/grok-sim.js";
+import { get, RawClient } from "./raw.js";
+
+function put(path: string, text: string): void {
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, text);
+}
+
+const READY_TOOLS = [
+  { name: "search", enabled: true },
+  { name: "fetch", enabled: true },
+];
+
+test.before(async () => {
+  await ensureGrokSim();
+});
+
+test("plugin and client-only servers are stdio placeholder rows; catalog rows have no session without one", async () => {
+  const home = grokHomeFixture({
+    mcpServers: [{ name: "docs", url: "https://docs.example/mcp", tools: ["read"] }],
+    extraToml: '[plugins]\nenabled = ["linear-plugin", "proxy-plugin"]\n',
+  });
+  const plugins = join(home.dir, "plugins");
+  // Convention-based plugin: no manifest, a .mcp.json at its root.
+  put(
+    join(plugins, "linear-plugin", ".mcp.json"),
+    JSON.stringify({
+      mcpServers: { "linear-direct": { type: "http", url: "https://mcp.linear.app/mcp" } },
+    }),
+  );
+  // Manifest plugin with inline mcpServers: a stdio proxy to Linear.
+  put(
+    join(plugins, "proxy", "plugin.json"),
+    JSON.stringify({
+      name: "proxy-plugin",
+      mcpServers: {
+        "linear-proxy": { command: "npx", args: ["mcp-remote", "https://mcp.linear.app/sse"] },
+      },
+    }),
+  );
+  // A user plugin nobody enabled: populate_plugin_lists puts it on the disabled list.
+  put(
+    join(plugins, "off-plugin", ".mcp.json"),
+    JSON.stringify({ mcpServers: { "off-server": { command: "off" } } }),
+  );
+  // A per-session plugin root (`_meta.pluginDirs`, CliOverride scope).
+  const sessionPlugin = join(home.cwd, "..", "session-plugin");
+  put(
+    join(sessionPlugin, ".mcp.json"),
+    // The plugin-root token is substituted (manifest.rs substitute_env_vars).
+    JSON.stringify({ mcpServers: { "session-server": { command: `$\{GROK_PLUGIN_ROOT}/serve` } } }),
+  );
+  const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd });
+  try {
+    const c = await RawClient.open(leader.paths.socketPath);
+    await c.register("my-lib");
+    await c.request("initialize", { protocolVersion: 1 });
+    const created = await c.request("session/new", {
+      cwd: home.cwd,
+      mcpServers: [{ type: "http", name: "bank", url: "http://127.0.0.1:9/mcp", headers: [] }],
+      _meta: { pluginDirs: [sessionPlugin] },
+    });
+    const sessionId = String(get(created, "result", "sessionId"));
+
+    const bare = await c.request("_x.ai/mcp/list", {});
+    assert.equal(get(bare, "result", "result", "servers"), [
+      { name: "docs", source: "local", type: "http", url: "https://docs.example/mcp" },
+    ]);
+
+    const listed = await c.request("_x.ai/mcp/list", { sessionId });
+    const servers = get(listed, "result", "result", "servers");
+    assert.ok(Array.isArray(servers));
+    const placeholder = (name: string, plugin?: string): Record<string, unknown> => ({
+      name,
+      source: "local",
+      ...(plugin === undefined ? {} : { sourceLabel: `plugin: ${plugin}` }),
+      type: "stdio",
+      command: "",
+      session: { enabled: true, status: "ready", tools: READY_TOOLS },
+    });
+    assert.equal(servers, [
+      {
+        name: "docs",
+        source: "local",
+        type: "http",
+        url: "https://docs.example/mcp",
+        session: { enabled: true, status: "ready", tools: [{ name: "read", enabled: true }] },
+      },
+      // The session's servers in merge order (sorted by URL, or by name for stdio).
+      placeholder("bank"),
+      placeholder("linear-direct", "linear-plugin"),
+      placeholder("linear-proxy", "proxy-plugin"),
+      placeholder("session-server"),
+    ]);
+    assert.ok(
+      !JSON.stringify(servers).includes("off-server"),
+      "a plugin nobody enabled brings nothing",
+    );
+    c.destroy();
+  } finally {
+    await leader.stop();
+    home.remove();
+  }
+});
+
+test("config.toml wins a plugin server's name; a disabled name stays off", async () => {
+  const home = grokHomeFixture({
+    mcpServers: [{ name: "shared", command: "from-config" }],
+    disabledMcpServers: ["muted"],
+    extraToml: '[plugins]\nenabled = ["p"]\n',
+  });
+  put(
+    join(home.dir, "plugins", "p", ".mcp.json"),
+    JSON.stringify({
+      mcpServers: { shared: { command: "from-plugin" }, muted: { command: "x" } },
+    }),
+  );
+  const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd });
+  try {
+    const c = await RawClient.open(leader.paths.socketPath);
+    await c.register("my-lib");
+    await c.request("initialize", { protocolVersion: 1 });
+    const created = await c.request("session/new", { cwd: home.cwd, mcpServers: [] });
+    const sessionId = String(get(created, "result", "sessionId"));
+    const listed = await c.request("_x.ai/mcp/list", { sessionId });
+    const servers = get(listed, "result", "result", "servers");
+    assert.ok(Array.isArray(servers));
+    // The owner map knows the plugin's names whatever config.toml says (registry.rs
+    // mcp_server_owner), so the config row is labelled too; the disabled plugin server is a
+    // re-enableable stub.
+    assert.equal(
+      servers.map((s) => [get(s, "name"), get(s, "command"), get(s, "sourceLabel")]),
+      [
+        ["shared", "from-config", "plugin: p"],
+        ["muted", "", "plugin: p"],
+      ],
+    );
+    assert.equal(get(servers[1], "session"), { enabled: false });
+    c.destroy();
+  } finally {
+    await leader.stop();
+    home.remove();
+  }
+});
+
+test.run();

@@ -1,0 +1,225 @@
+/**
+ * Plugins and the MCP servers they bring into a session (xai-grok-agent plugins/discovery.rs
+ * `discover_plugins`, manifest.rs, registry.rs; xai-grok-shell session/managed_mcp.rs
+ * `non_toml_mcp_servers_with_source`, `load_plugin_mcp_servers`; agent/mvp_agent/mod.rs
+ * `parse_session_plugin_dirs`).
+ *
+ * Simulated scopes, in priority order:
+ * - the session's `_meta.pluginDirs` (session/new, session/load): absolute plugin roots at
+ *   CliOverride scope, always trusted and enabled, in that session's registry only;
+ * - `$GROK_HOME/plugins/<dir>` (User scope, trusted): enabled only when `[plugins] enabled`
+ *   names it (populate_plugin_lists puts unlisted user plugins on the disabled list);
+ * - `[plugins] paths` (ConfigPath scope): enabled unless `[plugins] disabled` names it, trusted
+ *   when its real path is under the home directory (`is_config_path_auto_trusted`).
+ * A root is a plugin when it has a manifest (`plugin.json`, `.grok-plugin/plugin.json`,
+ * `.claude-plugin/plugin.json`, with a kebab-case `name`) or, without one, a component
+ * (`skills/`, `commands/`, `agents/`, `.mcp.json`, `.lsp.json`, `hooks/hooks.json`; the name then
+ * comes from the directory). Its MCP servers come from the manifest's `mcpServers` (a path, or an
+ * inline object, with or without an `mcpServers` wrapper) and from `.mcp.json` at its root
+ * (`{mcpServers: {<name>: {command,args,env} | {url,type,headers}}}`), with
+ * `${GROK_PLUGIN_ROOT}` / `${CLAUDE_PLUGIN_ROOT}` / `${GROK_PLUGIN_DATA}` /
+ * `${CLAUDE_PLUGIN_DATA}` and `${VAR}` substituted. Project plugins, marketplace installs and the
+ * trusted-plugins store are not simulated.
+ */
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, isAbsolute, join, resolve } from "node:path";
+import { grokHome } from "../env.js";
+import { isRecord, type JsonRecord, parseJson, str } from "../json.js";
+import { pluginsSettings } from "../settings.js";
+
+export interface PluginMcpServer {
+  name: string;
+  /** mcp_server_key: normalized URL for http/sse, the name for stdio. */
+  key: string;
+  plugin: string;
+}
+
+interface Plugin {
+  name: string;
+  root: string;
+  scope: "cli" | "user" | "config";
+  enabled: boolean;
+  trusted: boolean;
+  manifest: JsonRecord | undefined;
+}
+
+const MANIFESTS = ["plugin.json", ".grok-plugin/plugin.json", ".claude-plugin/plugin.json"];
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function validName(name: string): boolean {
+  return /^[a-z0-9-]{1,64}$/.test(name) && !name.startsWith("-") && !name.endsWith("-");
+}
+
+/** name_from_dirname: lowercased, anything else than [a-z0-9-] becomes '-', trimmed. */
+function nameFromDir(dir: string): string | undefined {
+  const s = basename(dir)
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, "-")
+    .replace(/^-+|-+$/g, "");
+  return s === "" || s.length > 64 ? undefined : s;
+}
+
+/** collect_plugin: the manifest, or convention-based discovery; undefined when not a plugin. */
+function loadPlugin(root: string): { name: string; manifest: JsonRecord | undefined } | undefined {
+  for (const rel of MANIFESTS) {
+    const path = join(root, rel);
+    if (!isFile(path)) continue;
+    const doc = parseJson(readFileSync(path, "utf8"));
+    const name = str(isRecord(doc) ? doc.name : undefined);
+    if (!isRecord(doc) || name === undefined || !validName(name)) return undefined;
+    return { name, manifest: doc };
+  }
+  const name = nameFromDir(root);
+  if (name === undefined) return undefined;
+  const component =
+    isDir(join(root, "skills")) ||
+    isDir(join(root, "commands")) ||
+    isDir(join(root, "agents")) ||
+    isFile(join(root, ".mcp.json")) ||
+    isFile(join(root, ".lsp.json")) ||
+    isFile(join(root, "hooks", "hooks.json"));
+  return component ? { name, manifest: undefined } : undefined;
+}
+
+function canonical(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** discover_plugins + PluginRegistry::from_discovered for the simulated scopes. */
+function discover(sessionPluginDirs: readonly string[]): Plugin[] {
+  const settings = pluginsSettings();
+  const seen = new Set<string>();
+  const names = new Set<string>();
+  const out: Plugin[] = [];
+  const listed = (list: string[], name: string): boolean => list.includes(name);
+  const add = (root: string, scope: Plugin["scope"]): void => {
+    const real = canonical(root);
+    if (real === undefined || seen.has(real)) return;
+    seen.add(real);
+    const found = loadPlugin(root);
+    if (found === undefined || names.has(found.name)) return;
+    names.add(found.name);
+    const disabled = listed(settings.disabled, found.name);
+    const enabled =
+      scope === "user" ? listed(settings.enabled, found.name) && !disabled : !disabled;
+    const home = canonical(homedir());
+    const trusted =
+      scope !== "config" || (home !== undefined && (real === home || real.startsWith(`${home}/`)));
+    out.push({ name: found.name, root, scope, enabled, trusted, manifest: found.manifest });
+  };
+  for (const dir of sessionPluginDirs) if (isAbsolute(dir) && isDir(dir)) add(dir, "cli");
+  const userDir = join(grokHome(), "plugins");
+  if (isDir(userDir)) {
+    const subdirs = readdirSync(userDir)
+      .map((n) => join(userDir, n))
+      .filter(isDir)
+      .sort();
+    for (const d of subdirs) add(d, "user");
+  }
+  for (const p of settings.paths) if (isDir(p)) add(p, "config");
+  return out;
+}
+
+/** substitute_plugin_tokens, then `${VAR}` expansion (expand_env_vars_in_string). */
+function substitute(s: string, root: string, data: string): string {
+  const tokens: Record<string, string> = {
+    GROK_PLUGIN_ROOT: root,
+    CLAUDE_PLUGIN_ROOT: root,
+    GROK_PLUGIN_DATA: data,
+    CLAUDE_PLUGIN_DATA: data,
+  };
+  return s.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g,
+    (_m, v: string) => tokens[v] ?? process.env[v] ?? "",
+  );
+}
+
+function serverEntries(doc: unknown): [string, JsonRecord][] {
+  if (!isRecord(doc)) return [];
+  const inner = isRecord(doc.mcpServers) ? doc.mcpServers : doc;
+  return Object.entries(inner).filter((e): e is [string, JsonRecord] => isRecord(e[1]));
+}
+
+function readJson(path: string): unknown {
+  try {
+    return parseJson(readFileSync(path, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The plugin's servers: manifest path or inline object, then `.mcp.json` (first name wins). */
+function pluginServers(p: Plugin): PluginMcpServer[] {
+  const data = join(grokHome(), "plugin-data", p.name);
+  const sources: unknown[] = [];
+  const m = p.manifest?.mcpServers;
+  if (typeof m === "string") sources.push(readJson(resolve(p.root, m)));
+  else {
+    if (isRecord(m)) sources.push(m);
+    const dflt = join(p.root, ".mcp.json");
+    if (existsSync(dflt)) sources.unshift(readJson(dflt));
+  }
+  const out: PluginMcpServer[] = [];
+  const names = new Set<string>();
+  for (const src of sources) {
+    for (const [name, cfg] of serverEntries(src)) {
+      if (names.has(name)) continue;
+      const command = str(cfg.command);
+      const url = str(cfg.url);
+      const type = str(cfg.type);
+      let key: string;
+      if (command !== undefined && command.trim() !== "") key = name;
+      else if (url !== undefined && url.trim() !== "") {
+        const u = substitute(url, p.root, data).replace(/\/+$/, "");
+        key = type === "stdio" ? name : u;
+      } else continue;
+      names.add(name);
+      out.push({ name, key, plugin: p.name });
+    }
+  }
+  return out;
+}
+
+/** Servers of every enabled and trusted plugin (active_plugins), in scope order. */
+export function activePluginServers(sessionPluginDirs: readonly string[]): PluginMcpServer[] {
+  return discover(sessionPluginDirs)
+    .filter((p) => p.enabled && p.trusted)
+    .flatMap(pluginServers);
+}
+
+/**
+ * PluginRegistry::mcp_server_owner for the agent-level registry (no session pluginDirs): which
+ * enabled, trusted plugin owns each server name (first one wins).
+ */
+export function mcpServerOwners(): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const s of activePluginServers([])) if (!owners.has(s.name)) owners.set(s.name, s.plugin);
+  return owners;
+}
+
+/** parse_session_plugin_dirs: the absolute strings of `_meta.pluginDirs`. */
+export function sessionPluginDirs(meta: unknown): string[] {
+  const dirs = isRecord(meta) ? meta.pluginDirs : undefined;
+  if (!Array.isArray(dirs)) return [];
+  return dirs.filter((d): d is string => typeof d === "string" && isAbsolute(d));
+}

@@ -1,0 +1,98 @@
+/**
+ * How the TUI talks to its agent: through the leader socket (LeaderClient) or, when leader mode
+ * is off (a confining sandbox profile), to an agent running in this very process (the real TUI's
+ * embedded agent, pager acp/spawn.rs): no socket, no lock, no leader process. Both carry the
+ * same ACP lines; the embedded one simply has nothing to lose.
+ */
+import { SimAgent } from "../agent/agent.js";
+import type { SimEnv } from "../env.js";
+import { isRecord, parseJson } from "../json.js";
+import type { CloseReason } from "../leader-client.js";
+
+export interface AgentChannel {
+  onAcp(handler: (msg: Record<string, unknown>) => void): void;
+  onClose(handler: (reason: CloseReason) => void): void;
+  startKeepalive(intervalMs: number): void;
+  request(method: string, params: unknown): Promise<{ result?: unknown; error?: unknown }>;
+  notify(method: string, params: unknown): void;
+  respond(id: unknown, result: unknown): void;
+  respondError(id: unknown, error: unknown): void;
+  close(): void;
+  /** Why the connection ended, when the leader said (`shutting_down.reason`). */
+  readonly shutdownReason?: string | undefined;
+}
+
+export class EmbeddedAgent implements AgentChannel {
+  private readonly agent: SimAgent;
+  private nextId = 0;
+  private readonly pending = new Map<
+    string,
+    (msg: { result?: unknown; error?: unknown }) => void
+  >();
+  private handler: (msg: Record<string, unknown>) => void = () => {};
+
+  constructor(env: SimEnv) {
+    this.agent = new SimAgent({
+      env,
+      launchCwd: process.cwd(),
+      emit: (line) => setImmediate(() => this.fromAgent(line)),
+      crash: () => process.kill(process.pid, "SIGKILL"),
+    });
+  }
+
+  private fromAgent(line: string): void {
+    const msg = parseJson(line);
+    if (!isRecord(msg)) return;
+    if (msg.method === undefined && msg.id !== undefined) {
+      const key = JSON.stringify(msg.id);
+      const settle = this.pending.get(key);
+      if (settle !== undefined) {
+        this.pending.delete(key);
+        settle({ result: msg.result, error: msg.error });
+        return;
+      }
+    }
+    this.handler(msg);
+  }
+
+  private send(msg: unknown): void {
+    const line = JSON.stringify(msg);
+    setImmediate(() => this.agent.receive(line));
+  }
+
+  onAcp(handler: (msg: Record<string, unknown>) => void): void {
+    this.handler = handler;
+  }
+
+  onClose(): void {
+    // An in-process agent never goes away on its own.
+  }
+
+  startKeepalive(): void {
+    // Nothing to keep alive.
+  }
+
+  request(method: string, params: unknown): Promise<{ result?: unknown; error?: unknown }> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(JSON.stringify(id), resolve);
+      this.send({ jsonrpc: "2.0", id, method, params });
+    });
+  }
+
+  notify(method: string, params: unknown): void {
+    this.send({ jsonrpc: "2.0", method, params });
+  }
+
+  respond(id: unknown, result: unknown): void {
+    this.send({ jsonrpc: "2.0", id, result });
+  }
+
+  respondError(id: unknown, error: unknown): void {
+    this.send({ jsonrpc: "2.0", id, error });
+  }
+
+  close(): void {
+    // The agent ends with the process.
+  }
+}
