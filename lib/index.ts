@@ -10,6 +10,14 @@
 
 // ── ACP over the leader ────────────────────────────────────────────────────────────────────
 export { AcpSeat, type Delivery } from "./acp/client.js";
+export {
+  allPassed,
+  type CheckResult,
+  expectEqual,
+  fail,
+  firstFailure,
+  pass,
+} from "./check.js";
 // ── Delivery fence journal and admission ───────────────────────────────────────────────────
 export {
   admitController,
@@ -93,14 +101,6 @@ export { fetchRawTools, upstreamTransport } from "./mcp/upstream.js";
 export { createToolValidator, type ToolValidator } from "./mcp/validate.js";
 // ── Proof checks (pure functions of recorded facts) ────────────────────────────────────────
 export { agentCheck, nativeSessionCheck } from "./proof/agent.js";
-export {
-  allPassed,
-  type CheckResult,
-  expectEqual,
-  fail,
-  firstFailure,
-  pass,
-} from "./proof/check.js";
 export { checkLeader, type LeaderProofInput, parseLockPid } from "./proof/leader.js";
 export {
   bindPaneProof,

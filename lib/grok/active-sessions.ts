@@ -15,7 +15,7 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import * as v from "valibot";
-import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { activeSessionsPath } from "./paths.js";
 
 /** chrono `DateTime<Utc>` as serde writes it: RFC 3339 (`2026-08-19T19:55:30.123456789Z`). */

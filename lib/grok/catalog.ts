@@ -21,8 +21,8 @@
  * passing vacuously.
  */
 import * as v from "valibot";
+import { type CheckResult, fail, pass } from "../check.js";
 import type { JsonValue } from "../json.js";
-import { type CheckResult, fail, pass } from "../proof/check.js";
 
 export const LINEAR_DIRECT_HOST = "mcp.linear.app";
 

@@ -27,10 +27,10 @@
 
 import { isUtf8 } from "node:buffer";
 import { type ExecFileException, execFile } from "node:child_process";
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import type { Registered } from "../leader/messages.js";
 import { LEADER_PROTOCOL_VERSION } from "../leader/messages.js";
-import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
 
 export const VERSION_FLOOR = "1.0.46";
 

@@ -5,10 +5,10 @@
  * checks can name it; nothing here decides whether control is allowed.
  */
 import { lstat } from "node:fs/promises";
+import type { CheckResult } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import type { ProcessFacts } from "../kernel/types.js";
 import { onlyAgentRetryable } from "../proof/agent.js";
-import type { CheckResult } from "../proof/check.js";
 import {
   bindPaneProof,
   checkPaneProof,

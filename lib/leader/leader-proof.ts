@@ -4,9 +4,9 @@
  * `get_leader_info` (legacy, no `control_v1`, an `Err`, a timeout) fails `leader.info` and nothing
  * else is claimed about it.
  */
+import { type CheckResult, fail, pass } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import type { PeerCredentials } from "../kernel/types.js";
-import { type CheckResult, fail, pass } from "../proof/check.js";
 import { checkLeader, type LeaderProofInput, type TuiRecord } from "../proof/leader.js";
 import type { LeaderConnection } from "./connection.js";
 import type { LeaderInfo } from "./control.js";

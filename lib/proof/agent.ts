@@ -3,10 +3,10 @@
  * pure reconciler in `lib/herdr/agent-reconcile.ts`. The refusal code is both the start of the
  * check's `reason` and the `reason` field of `received`, so callers branch on it without parsing.
  */
+import { type CheckResult, fail, pass } from "../check.js";
 import { type AgentVerdict, observedNativeSession } from "../herdr/agent-reconcile.js";
 import type { PaneInfo } from "../herdr/wire-pane.js";
 import type { JsonValue } from "../json.js";
-import { type CheckResult, fail, pass } from "./check.js";
 
 /**
  * `pane.agent`: passes on an accepted verdict. Without an agent claim (`expectedAgent` null) a

@@ -23,6 +23,7 @@
  * Pure: recorded facts in, CheckResult values out, so every check is testable from recorded facts.
  * Gathering them is `lib/leader/leader-facts.ts`.
  */
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import type { JsonValue } from "../json.js";
 import type {
   PeerCredentials,
@@ -30,7 +31,6 @@ import type {
   ProcessIdentity,
   SocketFacts,
 } from "../kernel/types.js";
-import { type CheckResult, expectEqual, fail, pass } from "./check.js";
 import { checkCwd, checkExecutable, checkUid, type ProcessRead } from "./process.js";
 
 /** One gathered fact, or the typed error its read failed with (a failed read is not a negative fact). */

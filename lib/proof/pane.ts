@@ -10,6 +10,7 @@
  * is `pane.process_info.shell_pid` and the terminal comes from the kernel for that pid.
  */
 import * as v from "valibot";
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { type AgentVerdict, reconcileAgent } from "../herdr/agent-reconcile.js";
 import {
   ProcessIdentitySchema,
@@ -20,7 +21,6 @@ import type { PaneInfo, PaneProcessInfo } from "../herdr/wire-pane.js";
 import type { JsonValue } from "../json.js";
 import type { ProcessFacts } from "../kernel/types.js";
 import { agentCheck, nativeSessionCheck } from "./agent.js";
-import { type CheckResult, expectEqual, fail, pass } from "./check.js";
 
 const uint = v.pipe(v.number(), v.integer(), v.minValue(0));
 

@@ -4,8 +4,8 @@
  * recorded with `checkProcess`. Check names are stable: `<prefix>.exists`, `.alive`, `.readable`,
  * `.identity_stable`, `.identity`, `.executable`, `.cwd`, `.uid`, `.tty` (prefix "process").
  */
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import type { ProcessFacts, ProcessIdentity } from "../kernel/types.js";
-import { type CheckResult, expectEqual, fail, pass } from "./check.js";
 
 /** The outcome of one `processFacts` call: facts, or the error code the kernel layer gave. */
 export type ProcessRead =

@@ -11,12 +11,12 @@
  */
 import { AcpSeat } from "../acp/client.js";
 import type { InitializeFacts } from "../acp/session.js";
+import { expectEqual, firstFailure, pass } from "../check.js";
 import type { Journal } from "../delivery/journal.js";
 import { GrokSeatError } from "../errors.js";
 import type { ModelEcho } from "../grok/models.js";
 import { admitVersion, type GrokVersion } from "../grok/version.js";
 import type { LeaderConnection } from "../leader/connection.js";
-import { expectEqual, firstFailure, pass } from "../proof/check.js";
 import { outcome, type StepOutcome, type StepRunner } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
 import type { HireStep } from "./steps.js";

@@ -9,8 +9,8 @@
  * record of a released seat, a record whose pane was re-bound — is ADOPTION_REFUSED, and nothing
  * is connected to: no socket is opened, no frame is sent, no signal is delivered.
  */
+import { jsonEqual } from "../check.js";
 import type { ProcessIdentity } from "../kernel/types.js";
-import { jsonEqual } from "../proof/check.js";
 import type { PaneProofRecord } from "../proof/pane.js";
 import type { SeatRecord } from "./record.js";
 import { SeatRefusal } from "./refusal.js";

@@ -9,6 +9,7 @@
  *   absent, Herdr 0.9.3) with, when present, our native session id. `agent_absent` is waited for
  *   (detection comes some time after launch, golden G1); every other verdict refuses by name.
  */
+import { firstFailure } from "../check.js";
 import {
   type ActiveSession,
   checkActiveSession,
@@ -21,7 +22,6 @@ import { observeBoundPane } from "../herdr/observe.js";
 import type { JsonValue } from "../json.js";
 import type { ProcessHandle } from "../kernel/types.js";
 import { onlyAgentRetryable } from "../proof/agent.js";
-import { firstFailure } from "../proof/check.js";
 import { checkPaneProof, type PaneProofRecord, paneAgentVerdict } from "../proof/pane.js";
 import { outcome, type StepOutcome } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";

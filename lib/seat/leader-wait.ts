@@ -7,11 +7,11 @@
  * Nothing is connected to here: the socket proof comes first.
  */
 import { lstatSync } from "node:fs";
+import { pass } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import { socketFacts } from "../kernel/socket.js";
 import type { ProcessHandle, SocketFacts } from "../kernel/types.js";
 import { readSmallFile } from "../leader/lock-file.js";
-import { pass } from "../proof/check.js";
 import { parseLockPid } from "../proof/leader.js";
 import { outcome, type StepOutcome } from "./progress.js";
 import { SeatRefusal } from "./refusal.js";

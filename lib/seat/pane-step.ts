@@ -9,13 +9,13 @@
  * No agent is required at bind time: Herdr identifies the agent (and the Grok hook reports its
  * session) some time after launch (golden G1); that is the later `agent` step.
  */
+import { type CheckResult, expectEqual, firstFailure } from "../check.js";
 import type { HerdrClient } from "../herdr/client.js";
 import type { SessionDescriptor } from "../herdr/descriptor.js";
 import type { HerdrKernel } from "../herdr/kernel-port.js";
 import { type LaunchPaneOptions, type LaunchResult, launchPane } from "../herdr/launch.js";
 import { bindPane } from "../herdr/observe.js";
 import type { ProcessHandle } from "../kernel/types.js";
-import { type CheckResult, expectEqual, firstFailure } from "../proof/check.js";
 import type { PaneProofRecord } from "../proof/pane.js";
 import { outcome, type StepOutcome } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";

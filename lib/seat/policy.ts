@@ -9,7 +9,7 @@
  *   the I/O that gathers the facts is `resume.ts`.
  */
 import { randomUUID } from "node:crypto";
-import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import type { SeatRecord } from "./record.js";
 
 export type LaunchMode =

@@ -6,6 +6,7 @@
  * about to ask for a pane).
  */
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { type CheckResult, fail, firstFailure, pass } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import { resolveGrokExecutable } from "../grok/paths.js";
 import {
@@ -19,7 +20,6 @@ import type { HerdrClient } from "../herdr/client.js";
 import type { SessionDescriptor } from "../herdr/descriptor.js";
 import type { HerdrKernel } from "../herdr/kernel-port.js";
 import { readSessionDescriptor } from "../herdr/observe.js";
-import { type CheckResult, fail, firstFailure, pass } from "../proof/check.js";
 import { checkProfileSpec, type ProfileSpec } from "./profile.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
 import { buildSkillManifest, type SkillEntry } from "./skills.js";

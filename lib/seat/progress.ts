@@ -4,9 +4,9 @@
  * step is never retried (seed ADR 0224: "Never … replay uncertain input"; issue 8: "Nothing is
  * retried automatically after an uncertain step").
  */
+import type { CheckResult } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import type { JsonValue } from "../json.js";
-import type { CheckResult } from "../proof/check.js";
 import { SeatRefusal } from "./refusal.js";
 import type { HireEvent, HireListener, HireStep } from "./steps.js";
 

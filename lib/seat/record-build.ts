@@ -3,13 +3,13 @@
  * `record.ts` writes it). Every kernel number is copied as the proof saw it.
  */
 import type { InitializeFacts } from "../acp/session.js";
+import type { CheckResult } from "../check.js";
 import type { ActiveSession } from "../grok/active-sessions.js";
 import type { GrokVersion } from "../grok/version.js";
 import type { AgentVerdict } from "../herdr/agent-reconcile.js";
 import type { ProcessFacts, ProcessIdentity, SocketFacts } from "../kernel/types.js";
 import type { LeaderInfo } from "../leader/control.js";
 import type { Registered } from "../leader/messages.js";
-import type { CheckResult } from "../proof/check.js";
 import type { PaneProofRecord } from "../proof/pane.js";
 import type { Profile } from "./profile.js";
 import { SEAT_RECORD_KIND, SEAT_RECORD_VERSION, type SeatRecord } from "./record.js";

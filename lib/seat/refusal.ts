@@ -4,10 +4,10 @@
  * the owner's next step (seed ADR 0224: a refusal "names the owner's disable-and-start-fresh
  * step"). Codes are stable; tests and callers branch on `code`, never on text.
  */
+import type { CheckResult } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import { LINEAR_OWNER_STEP } from "../grok/catalog.js";
 import { VERSION_FLOOR } from "../grok/version.js";
-import type { CheckResult } from "../proof/check.js";
 import type { SeatStep } from "./steps.js";
 
 /** What the owner can do about each code; a code not listed gets the generic step. */

@@ -7,7 +7,7 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import * as v from "valibot";
-import { type CheckResult, fail, pass } from "../proof/check.js";
+import { type CheckResult, fail, pass } from "../check.js";
 
 export const SkillEntrySchema = v.object({
   /** The path as the caller gave it (made absolute). */

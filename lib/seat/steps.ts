@@ -3,8 +3,8 @@
  * (seed ADR 0224, "Decision"; issue 8). Step names are stable strings: an orchestrator's UI and
  * the CLI key on them, and every refusal names the step it happened in.
  */
+import type { CheckResult } from "../check.js";
 import type { JsonValue } from "../json.js";
-import type { CheckResult } from "../proof/check.js";
 
 export const HIRE_STEPS = [
   "preflight",

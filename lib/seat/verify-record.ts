@@ -14,6 +14,7 @@
  * - the lock (`leader.lock_pid`, Linux `leader.flock_holder`): it still names the leader;
  * - `active_sessions.*`: Grok's own evidence still names the TUI, session and cwd.
  */
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import { checkActiveSession, readActiveSessions } from "../grok/active-sessions.js";
 import type { AgentVerdict } from "../herdr/agent-reconcile.js";
@@ -24,7 +25,6 @@ import { kernelInfo } from "../kernel/info.js";
 import { socketFacts } from "../kernel/socket.js";
 import type { SocketFacts } from "../kernel/types.js";
 import { flockHolder, readSmallFile } from "../leader/lock-file.js";
-import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
 import { parseLockPid } from "../proof/leader.js";
 import { checkProcess, checkProcessRead, type ProcessRead } from "../proof/process.js";
 import { checkPrivateSocket, octal } from "../proof/socket.js";

@@ -20,10 +20,10 @@ import { basename, dirname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as v from "valibot";
+import type { CheckResult } from "../../lib/check.js";
 import { checkActiveSession, readActiveSessions } from "../../lib/grok/active-sessions.js";
 import { processFacts } from "../../lib/kernel/process.js";
 import { socketFacts } from "../../lib/kernel/socket.js";
-import type { CheckResult } from "../../lib/proof/check.js";
 import { checkLeader, type LeaderProofInput, parseLockPid } from "../../lib/proof/leader.js";
 import {
   ensureGrokSim,

@@ -11,6 +11,7 @@
  * the leader checks follow the socket checks in `checks`.
  */
 import { resolve } from "node:path";
+import { type CheckResult, fail } from "../../check.js";
 import { GrokSeatError, UsageError } from "../../errors.js";
 import { resolveGrokExecutable } from "../../grok/paths.js";
 import type { JsonValue } from "../../json.js";
@@ -20,7 +21,6 @@ import { connectLeader, type LeaderConnection } from "../../leader/connection.js
 import type { LeaderInfo } from "../../leader/control.js";
 import { proveLeader } from "../../leader/leader-proof.js";
 import type { Registered } from "../../leader/messages.js";
-import { type CheckResult, fail } from "../../proof/check.js";
 import type { TuiRecord } from "../../proof/leader.js";
 import type { CommandInput, FlagSpec, Progress, Report } from "../command.js";
 

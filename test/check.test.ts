@@ -1,13 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  allPassed,
-  expectEqual,
-  fail,
-  firstFailure,
-  jsonEqual,
-  pass,
-} from "../../lib/proof/check.js";
+import { allPassed, expectEqual, fail, firstFailure, jsonEqual, pass } from "../lib/check.js";
 
 test("pass and fail carry the expected shape", () => {
   assert.equal(pass("a", 1, 1), { check: "a", ok: true, expected: 1, received: 1, reason: null });

@@ -1,4 +1,4 @@
-import type { JsonValue } from "../json.js";
+import type { JsonValue } from "./json.js";
 
 /**
  * One named check of a proof. A failed check is a value with a reason, never an exception
