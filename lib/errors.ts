@@ -63,3 +63,19 @@ export function isErrorCode<C extends string>(
 ): err is GrokSeatError & { code: C } {
   return err instanceof GrokSeatError && (codes.length === 0 || codes.includes(err.code as C));
 }
+
+/**
+ * The stable code and message of a thrown value: a GrokSeatError's `code`, or the errno code of a
+ * Node system error (`ENOENT`, `EFBIG`, …). Null for anything else: that is a bug, not a failure
+ * to report, and each caller says what it does with one.
+ */
+export function failureOf(
+  err: unknown,
+): { readonly code: string; readonly message: string } | null {
+  if (err instanceof GrokSeatError) return { code: err.code, message: err.message };
+  if (err instanceof Error) {
+    const code: unknown = Reflect.get(err, "code");
+    if (typeof code === "string") return { code, message: err.message };
+  }
+  return null;
+}

@@ -47,20 +47,11 @@ export {
   probeGrokVersion,
   VERSION_FLOOR,
 } from "./grok/version.js";
-// ── Herdr ──────────────────────────────────────────────────────────────────────────────────
-export {
-  type AgentVerdict,
-  observedNativeSession,
-  reconcileAgent,
-} from "./herdr/agent-reconcile.js";
 export { HerdrClient, type HerdrClientOptions } from "./herdr/client.js";
 export type { SessionDescriptor } from "./herdr/descriptor.js";
 export { discoverSocket, herdrConfigDir, isValidSessionName } from "./herdr/discovery.js";
-export { type ExitVerdict, type PaneExitWatch, watchPaneExit } from "./herdr/exit-watch.js";
-export { type HerdrKernel, systemKernel } from "./herdr/kernel-port.js";
 export { type LaunchPaneOptions, type LaunchResult, launchPane } from "./herdr/launch.js";
 export { ALLOWED_METHODS, INJECTION_METHODS } from "./herdr/methods.js";
-export { bindPane, readSessionDescriptor, verifyPane } from "./herdr/observe.js";
 export type { JsonValue } from "./json.js";
 // ── Kernel proofs (the native addon) ───────────────────────────────────────────────────────
 export {
@@ -87,10 +78,10 @@ export {
   signalNumber,
   socketFacts,
 } from "./kernel/index.js";
+export { type KernelPort, systemKernel } from "./kernel/port.js";
 // ── The Grok leader ────────────────────────────────────────────────────────────────────────
 export { connectLeader, type LeaderConnection } from "./leader/connection.js";
 export { encodeFrame, FrameDecoder, MAX_FRAME_BYTES } from "./leader/frame-codec.js";
-export { type LeaderProof, proveLeader } from "./leader/leader-proof.js";
 export { CLIENT_TYPE, LEADER_PROTOCOL_VERSION, parseServerMessage } from "./leader/messages.js";
 export { serveLoopbackHttp } from "./mcp/loopback-http.js";
 export { objectCapability } from "./mcp/object-capable.js";
@@ -99,8 +90,18 @@ export { ProjectingProxy } from "./mcp/proxy.js";
 // ── MCP tool-bank projection ───────────────────────────────────────────────────────────────
 export { fetchRawTools, upstreamTransport } from "./mcp/upstream.js";
 export { createToolValidator, type ToolValidator } from "./mcp/validate.js";
+export { readSessionDescriptor } from "./observe/herdr-descriptor.js";
+export { type LeaderProof, proveLeader } from "./observe/leader-proof.js";
+export { bindPane, verifyPane } from "./observe/pane.js";
+export { type ExitVerdict, type PaneExitWatch, watchPaneExit } from "./observe/pane-exit.js";
 // ── Proof checks (pure functions of recorded facts) ────────────────────────────────────────
 export { agentCheck, nativeSessionCheck } from "./proof/agent.js";
+// ── Herdr ──────────────────────────────────────────────────────────────────────────────────
+export {
+  type AgentVerdict,
+  observedNativeSession,
+  reconcileAgent,
+} from "./proof/agent-reconcile.js";
 export { checkLeader, type LeaderProofInput, parseLockPid } from "./proof/leader.js";
 export {
   bindPaneProof,

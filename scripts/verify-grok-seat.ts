@@ -25,10 +25,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { HerdrClient } from "../lib/herdr/client.js";
 import { discoverSocket } from "../lib/herdr/discovery.js";
-import { systemKernel } from "../lib/herdr/kernel-port.js";
-import { readSessionDescriptor } from "../lib/herdr/observe.js";
 import type { JsonValue } from "../lib/json.js";
-import { kernelInfo } from "../lib/kernel/index.js";
+import { kernelInfo, systemKernel } from "../lib/kernel/index.js";
+import { readSessionDescriptor } from "../lib/observe/herdr-descriptor.js";
 import {
   type HireEvent,
   hire,

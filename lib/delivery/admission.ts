@@ -17,8 +17,9 @@
  */
 import * as fs from "node:fs";
 import { join } from "node:path";
-import { flock } from "../kernel/flock.js";
-import { DeliveryError, errnoCode } from "./delivery-error.js";
+import { failureOf } from "../errors.js";
+import { flock } from "../kernel/index.js";
+import { DeliveryError } from "./delivery-error.js";
 import { Journal, type JournalGuard, type RecoveryReport } from "./journal.js";
 import {
   nodeJournalIO,
@@ -74,7 +75,7 @@ class FlockLock implements ControllerLock {
     try {
       now = fs.lstatSync(this.path, { bigint: true, throwIfNoEntry: false });
     } catch (cause) {
-      this.#lost(`lstat failed (${errnoCode(cause) ?? "error"})`);
+      this.#lost(`lstat failed (${failureOf(cause)?.code ?? "error"})`);
     }
     if (now === undefined) this.#lost("lock-file-unlinked");
     if (now.ino !== this.#ino || now.dev !== this.#dev) this.#lost("lock-file-replaced");
@@ -105,7 +106,7 @@ export function acquireControllerLock(seatDir: string): ControllerLock {
   try {
     dirProblem = seatDirProblem(lstatFacts(seatDir), me);
   } catch (cause) {
-    dirProblem = `lstat failed (${errnoCode(cause) ?? "error"})`;
+    dirProblem = `lstat failed (${failureOf(cause)?.code ?? "error"})`;
   }
   if (dirProblem !== null) {
     throw new DeliveryError(
@@ -126,7 +127,7 @@ export function acquireControllerLock(seatDir: string): ControllerLock {
         0o600,
       );
     } catch (cause) {
-      const errno = errnoCode(cause);
+      const errno = failureOf(cause)?.code ?? null;
       const reason = errno === "ELOOP" ? "symlink" : `open failed (${errno ?? "error"})`;
       throw new DeliveryError("JOURNAL_FILE_UNSAFE", `controller lock ${path}: ${reason}`, {
         details: { path, reason },

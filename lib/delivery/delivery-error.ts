@@ -41,10 +41,3 @@ export class DeliveryError extends GrokSeatError {
     super(code, message, options);
   }
 }
-
-/** The errno-style code of a thrown Node error (`EIO`, `ENOSPC`), or null. */
-export function errnoCode(err: unknown): string | null {
-  if (typeof err !== "object" || err === null) return null;
-  const code: unknown = Reflect.get(err, "code");
-  return typeof code === "string" ? code : null;
-}

@@ -23,9 +23,9 @@
 import { Buffer } from "node:buffer";
 import { hash } from "node:crypto";
 import { join } from "node:path";
-import { UsageError } from "../errors.js";
+import { failureOf, UsageError } from "../errors.js";
 import { encodeRecord } from "./codec.js";
-import { DeliveryError, errnoCode } from "./delivery-error.js";
+import { DeliveryError } from "./delivery-error.js";
 import {
   JOURNAL_FILE,
   type JournalGuard,
@@ -430,7 +430,7 @@ export class Journal {
       return f();
     } catch (cause) {
       if (cause instanceof DeliveryError) throw this.#fail(cause);
-      const errno = errnoCode(cause);
+      const errno = failureOf(cause)?.code ?? null;
       throw this.#fail(
         new DeliveryError("JOURNAL_IO", `${op} of ${path} failed (${errno ?? "error"})`, {
           details: { op, path, errno },

@@ -16,6 +16,7 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import * as v from "valibot";
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
+import { failureOf } from "../errors.js";
 import { activeSessionsPath } from "./paths.js";
 
 /** chrono `DateTime<Utc>` as serde writes it: RFC 3339 (`2026-08-19T19:55:30.123456789Z`). */
@@ -95,8 +96,7 @@ export async function readActiveSessions(
 }
 
 function errnoOf(err: unknown): string {
-  if (err instanceof Error && "code" in err && typeof err.code === "string") return err.code;
-  return "EIO";
+  return failureOf(err)?.code ?? "EIO";
 }
 
 export interface ExpectedSession {

@@ -6,6 +6,14 @@ export { type KernelInfoDetails, kernelInfo } from "./info.js";
 export { KernelError } from "./kernel-error.js";
 export { peerCredentials, peerCredentialsOfFd } from "./peer.js";
 export { type PeerSocketFile, peerBoundTo, peerSocketFile } from "./peer-socket.js";
+export {
+  identityJson,
+  type KernelPort,
+  type ProcessRead,
+  readProcess,
+  sameIdentity,
+  systemKernel,
+} from "./port.js";
 export { processFacts } from "./process.js";
 export { socketFacts } from "./socket.js";
 export type {

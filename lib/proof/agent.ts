@@ -4,9 +4,9 @@
  * check's `reason` and the `reason` field of `received`, so callers branch on it without parsing.
  */
 import { type CheckResult, fail, pass } from "../check.js";
-import { type AgentVerdict, observedNativeSession } from "../herdr/agent-reconcile.js";
 import type { PaneInfo } from "../herdr/wire-pane.js";
 import type { JsonValue } from "../json.js";
+import { type AgentVerdict, observedNativeSession } from "./agent-reconcile.js";
 
 /**
  * `pane.agent`: passes on an accepted verdict. Without an agent claim (`expectedAgent` null) a

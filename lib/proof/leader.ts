@@ -25,13 +25,16 @@
  */
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import type { JsonValue } from "../json.js";
-import type {
-  PeerCredentials,
-  ProcessFacts,
-  ProcessIdentity,
-  SocketFacts,
-} from "../kernel/types.js";
-import { checkCwd, checkExecutable, checkUid, type ProcessRead } from "./process.js";
+import {
+  identityJson,
+  type PeerCredentials,
+  type ProcessFacts,
+  type ProcessIdentity,
+  type ProcessRead,
+  type SocketFacts,
+  sameIdentity,
+} from "../kernel/index.js";
+import { checkCwd, checkExecutable, checkUid } from "./process.js";
 
 /** One gathered fact, or the typed error its read failed with (a failed read is not a negative fact). */
 export type FactRead<T> =
@@ -86,14 +89,6 @@ export interface LeaderProofInput {
   readonly lockContent: FactRead<string>;
   /** Linux: pid of the FLOCK WRITE holder of the lock file's inode in /proc/locks (null: none). */
   readonly flockHolder: FactRead<number | null> | null;
-}
-
-function identityJson(id: ProcessIdentity | null): JsonValue {
-  return id === null ? null : { kind: id.kind, value: id.value };
-}
-
-function sameIdentity(a: ProcessIdentity | null, b: ProcessIdentity | null): boolean {
-  return a !== null && b !== null && a.kind === b.kind && a.value === b.value;
 }
 
 function unread(

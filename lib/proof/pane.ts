@@ -11,7 +11,6 @@
  */
 import * as v from "valibot";
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
-import { type AgentVerdict, reconcileAgent } from "../herdr/agent-reconcile.js";
 import {
   ProcessIdentitySchema,
   type SessionDescriptor,
@@ -19,8 +18,9 @@ import {
 } from "../herdr/descriptor.js";
 import type { PaneInfo, PaneProcessInfo } from "../herdr/wire-pane.js";
 import type { JsonValue } from "../json.js";
-import type { ProcessFacts } from "../kernel/types.js";
+import type { ProcessFacts } from "../kernel/index.js";
 import { agentCheck, nativeSessionCheck } from "./agent.js";
+import { type AgentVerdict, reconcileAgent } from "./agent-reconcile.js";
 
 const uint = v.pipe(v.number(), v.integer(), v.minValue(0));
 

@@ -10,7 +10,7 @@
  * is connected to: no socket is opened, no frame is sent, no signal is delivered.
  */
 import { jsonEqual } from "../check.js";
-import type { ProcessIdentity } from "../kernel/types.js";
+import type { ProcessIdentity } from "../kernel/index.js";
 import type { PaneProofRecord } from "../proof/pane.js";
 import type { SeatRecord } from "./record.js";
 import { SeatRefusal } from "./refusal.js";

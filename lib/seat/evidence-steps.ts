@@ -15,13 +15,12 @@ import {
   checkActiveSession,
   readActiveSessions,
 } from "../grok/active-sessions.js";
-import type { AgentVerdict } from "../herdr/agent-reconcile.js";
 import type { HerdrClient } from "../herdr/client.js";
-import type { HerdrKernel } from "../herdr/kernel-port.js";
-import { observeBoundPane } from "../herdr/observe.js";
 import type { JsonValue } from "../json.js";
-import type { ProcessHandle } from "../kernel/types.js";
+import type { KernelPort, ProcessHandle } from "../kernel/index.js";
+import { observeBoundPane } from "../observe/pane.js";
 import { onlyAgentRetryable } from "../proof/agent.js";
+import type { AgentVerdict } from "../proof/agent-reconcile.js";
 import { checkPaneProof, type PaneProofRecord, paneAgentVerdict } from "../proof/pane.js";
 import { outcome, type StepOutcome } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
@@ -95,7 +94,7 @@ export async function activeSessionStep(
 
 export interface AgentInput {
   readonly herdr: HerdrClient;
-  readonly kernel: HerdrKernel;
+  readonly kernel: KernelPort;
   /** The pane record with the agent claim (`expectedAgent: "grok"`, our session id). */
   readonly record: PaneProofRecord;
   readonly tui: ProcessHandle;

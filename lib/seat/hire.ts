@@ -22,11 +22,15 @@ import { GrokSeatError } from "../errors.js";
 import { lockPathForSocket } from "../grok/paths.js";
 import { HerdrClient } from "../herdr/client.js";
 import { discoverSocket } from "../herdr/discovery.js";
-import { type PaneExitWatch, watchPaneExit } from "../herdr/exit-watch.js";
-import { type HerdrKernel, systemKernel } from "../herdr/kernel-port.js";
-import { processFacts } from "../kernel/process.js";
-import type { ProcessHandle, ProcessIdentity } from "../kernel/types.js";
+import {
+  type KernelPort,
+  type ProcessHandle,
+  type ProcessIdentity,
+  processFacts,
+  systemKernel,
+} from "../kernel/index.js";
 import type { LeaderConnection } from "../leader/connection.js";
+import { type PaneExitWatch, watchPaneExit } from "../observe/pane-exit.js";
 import { attachSteps, modelStep } from "./acp-steps.js";
 import { defaultSeatRegistry, type SeatRegistry } from "./bridge.js";
 import { activeSessionStep, agentStep } from "./evidence-steps.js";
@@ -92,7 +96,7 @@ export interface HireOptions {
   readonly registry?: SeatRegistry<Seat>;
   readonly signal?: AbortSignal;
   /** The kernel port (default: the real one); the bench instruments it. */
-  readonly kernel?: HerdrKernel;
+  readonly kernel?: KernelPort;
 }
 
 /** What a refused hire left behind, for the owner (and for tests that clean up). */

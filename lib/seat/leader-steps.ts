@@ -18,30 +18,31 @@ import { constants } from "node:os";
 import { dirname, resolve } from "node:path";
 import { type CheckResult, expectEqual, fail, firstFailure, pass } from "../check.js";
 import { admitController, type Controller } from "../delivery/index.js";
-import { GrokSeatError } from "../errors.js";
 import { admitVersion, type GrokVersion } from "../grok/version.js";
-import type { HerdrKernel } from "../herdr/kernel-port.js";
-import { kernelInfo } from "../kernel/info.js";
-import { KernelError } from "../kernel/kernel-error.js";
-import { peerCredentials } from "../kernel/peer.js";
-import { type PeerSocketFile, peerBoundTo, peerSocketFile } from "../kernel/peer-socket.js";
-import { processFacts } from "../kernel/process.js";
-import { socketFacts } from "../kernel/socket.js";
-import type {
-  FileType,
-  PeerCredentials,
-  ProcessFacts,
-  ProcessHandle,
-  ProcessIdentity,
-  SocketDirFacts,
-  SocketFacts,
-} from "../kernel/types.js";
+import {
+  type FileType,
+  identityJson,
+  KernelError,
+  type KernelPort,
+  kernelInfo,
+  type PeerCredentials,
+  type PeerSocketFile,
+  type ProcessFacts,
+  type ProcessHandle,
+  peerBoundTo,
+  peerCredentials,
+  peerSocketFile,
+  readProcess,
+  type SocketDirFacts,
+  type SocketFacts,
+  socketFacts,
+  systemKernel,
+} from "../kernel/index.js";
 import { connectPath } from "../leader/connect-path.js";
 import { connectLeader, type LeaderConnection } from "../leader/connection.js";
 import type { LeaderInfo } from "../leader/control.js";
-import { proveLeader } from "../leader/leader-proof.js";
+import { proveLeader } from "../observe/leader-proof.js";
 import type { LeaderProofInput, TuiRecord } from "../proof/leader.js";
-import type { ProcessRead } from "../proof/process.js";
 import { checkPrivateSocket, checkSocketAddress, checkSocketDir } from "../proof/socket.js";
 import { outcome, type StepOutcome } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
@@ -157,19 +158,6 @@ export interface ConnectExpectation {
   readonly tui: TuiRecord;
 }
 
-function readProcess(pid: number): ProcessRead {
-  try {
-    return { ok: true, facts: processFacts(pid) };
-  } catch (err) {
-    if (!(err instanceof GrokSeatError)) throw err;
-    return { ok: false, error: { code: err.code, message: err.message } };
-  }
-}
-
-function identityJson(id: ProcessIdentity): { kind: string; value: string } {
-  return { kind: id.kind, value: id.value };
-}
-
 /**
  * The peer as a process, before a byte is written (reliability-plan.md §6 T4): the kernel names
  * it by a pidfd identity (SO_PEERPIDFD / LOCAL_PEERTOKEN; a bare SO_PEERCRED pid may be stale,
@@ -181,7 +169,7 @@ function peerProcessChecks(
   peer: PeerCredentials,
   expected: ConnectExpectation | undefined,
 ): CheckResult[] {
-  const read = readProcess(peer.pid);
+  const read = readProcess(systemKernel, peer.pid);
   const want = peer.identity === null ? null : identityJson(peer.identity);
   const checks = [
     want === null
@@ -207,7 +195,7 @@ function peerProcessChecks(
   ];
   if (expected === undefined) return checks;
   const tui = expected.tui;
-  const tuiNow = readProcess(tui.pid);
+  const tuiNow = readProcess(systemKernel, tui.pid);
   const tuiAlive =
     tuiNow.ok &&
     tuiNow.facts.identity.kind === tui.identity.kind &&
@@ -381,7 +369,7 @@ export interface ProvenLeader {
 
 export async function leaderProofStep(
   conn: LeaderConnection,
-  kernel: HerdrKernel,
+  kernel: KernelPort,
   req: { socketPath: string; tui: TuiRecord; grokExecutable: string; controlTimeoutMs: number },
 ): Promise<StepOutcome<ProvenLeader>> {
   const proof = await proveLeader(conn, req);

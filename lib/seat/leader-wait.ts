@@ -9,8 +9,7 @@
 import { lstatSync } from "node:fs";
 import { pass } from "../check.js";
 import { GrokSeatError } from "../errors.js";
-import { socketFacts } from "../kernel/socket.js";
-import type { ProcessHandle, SocketFacts } from "../kernel/types.js";
+import { type ProcessHandle, type SocketFacts, socketFacts } from "../kernel/index.js";
 import { readSmallFile } from "../leader/lock-file.js";
 import { parseLockPid } from "../proof/leader.js";
 import { outcome, type StepOutcome } from "./progress.js";

@@ -12,10 +12,9 @@
 import { type CheckResult, expectEqual, firstFailure } from "../check.js";
 import type { HerdrClient } from "../herdr/client.js";
 import type { SessionDescriptor } from "../herdr/descriptor.js";
-import type { HerdrKernel } from "../herdr/kernel-port.js";
 import { type LaunchPaneOptions, type LaunchResult, launchPane } from "../herdr/launch.js";
-import { bindPane } from "../herdr/observe.js";
-import type { ProcessHandle } from "../kernel/types.js";
+import type { KernelPort, ProcessHandle } from "../kernel/index.js";
+import { bindPane } from "../observe/pane.js";
 import type { PaneProofRecord } from "../proof/pane.js";
 import { outcome, type StepOutcome } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
@@ -84,7 +83,7 @@ export async function launchStep(input: LaunchInput): Promise<StepOutcome<Launch
 
 export interface PaneProofInput {
   readonly herdr: HerdrClient;
-  readonly kernel: HerdrKernel;
+  readonly kernel: KernelPort;
   readonly launch: LaunchResult;
   readonly descriptor: SessionDescriptor;
   readonly sessionId: string;

@@ -18,8 +18,8 @@ import {
 } from "../grok/version.js";
 import type { HerdrClient } from "../herdr/client.js";
 import type { SessionDescriptor } from "../herdr/descriptor.js";
-import type { HerdrKernel } from "../herdr/kernel-port.js";
-import { readSessionDescriptor } from "../herdr/observe.js";
+import type { KernelPort } from "../kernel/index.js";
+import { readSessionDescriptor } from "../observe/herdr-descriptor.js";
 import { checkProfileSpec, type ProfileSpec } from "./profile.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
 import { buildSkillManifest, type SkillEntry } from "./skills.js";
@@ -32,7 +32,7 @@ export interface PreflightInput {
   readonly env: NodeJS.ProcessEnv;
   readonly herdr: HerdrClient;
   readonly herdrSessionName: string | null;
-  readonly kernel: HerdrKernel;
+  readonly kernel: KernelPort;
 }
 
 export interface Preflight {

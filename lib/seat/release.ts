@@ -8,9 +8,7 @@
  */
 import { lstatSync, unlinkSync } from "node:fs";
 import { GrokSeatError } from "../errors.js";
-import { processFacts } from "../kernel/process.js";
-import { socketFacts } from "../kernel/socket.js";
-import type { ProcessHandle } from "../kernel/types.js";
+import { type ProcessHandle, processFacts, socketFacts } from "../kernel/index.js";
 import type { LeaderNow } from "./release-policy.js";
 
 function listenersOf(socketPath: string): readonly number[] {

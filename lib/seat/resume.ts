@@ -9,7 +9,7 @@
 import { realpathSync } from "node:fs";
 import { firstFailure } from "../check.js";
 import { GrokSeatError } from "../errors.js";
-import { systemKernel } from "../herdr/kernel-port.js";
+import { systemKernel } from "../kernel/index.js";
 import { defaultSeatRegistry } from "./bridge.js";
 import { type HireOptions, hireWith } from "./hire.js";
 import { checkResume, type Requester, type ResumeFacts } from "./policy.js";

@@ -9,7 +9,7 @@ import { lstatSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
-import { kernelInfo } from "../kernel/info.js";
+import { kernelInfo } from "../kernel/index.js";
 import { octal } from "../proof/socket.js";
 
 export const SOCKET_NAME = "leader.sock";

@@ -8,11 +8,10 @@ import type { AcpSeat, AcpSeatEvent, Delivery } from "../acp/client.js";
 import type { Controller } from "../delivery/index.js";
 import type { Receipt } from "../delivery/receipt.js";
 import type { HerdrClient } from "../herdr/client.js";
-import type { ExitVerdict, PaneExitWatch } from "../herdr/exit-watch.js";
-import type { HerdrKernel } from "../herdr/kernel-port.js";
 import type { JsonValue } from "../json.js";
-import type { ProcessHandle } from "../kernel/types.js";
+import type { KernelPort, ProcessHandle } from "../kernel/index.js";
 import type { LeaderConnection } from "../leader/connection.js";
+import type { ExitVerdict, PaneExitWatch } from "../observe/pane-exit.js";
 import type { RegisteredSeat, SeatRegistry } from "./bridge.js";
 import { type SeatRecord, writeSeatRecord } from "./record.js";
 import { SeatRefusal } from "./refusal.js";
@@ -21,7 +20,7 @@ import { decideLeaderStop, type ReleaseReason } from "./release-policy.js";
 
 export interface SeatParts {
   readonly herdr: HerdrClient;
-  readonly kernel: HerdrKernel;
+  readonly kernel: KernelPort;
   readonly conn: LeaderConnection;
   readonly controller: Controller;
   readonly acp: AcpSeat;

@@ -8,6 +8,7 @@ import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import * as v from "valibot";
 import { type CheckResult, fail, pass } from "../check.js";
+import { failureOf } from "../errors.js";
 
 export const SkillEntrySchema = v.object({
   /** The path as the caller gave it (made absolute). */
@@ -21,7 +22,7 @@ export const SkillEntrySchema = v.object({
 export type SkillEntry = v.InferOutput<typeof SkillEntrySchema>;
 
 function errno(err: unknown): string {
-  return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : "EIO";
+  return failureOf(err)?.code ?? "EIO";
 }
 
 /** One `skills.readable` check per path, and the manifest of those that passed. */

@@ -15,18 +15,15 @@
  * - `active_sessions.*`: Grok's own evidence still names the TUI, session and cwd.
  */
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
-import { GrokSeatError } from "../errors.js";
+import { failureOf } from "../errors.js";
 import { checkActiveSession, readActiveSessions } from "../grok/active-sessions.js";
-import type { AgentVerdict } from "../herdr/agent-reconcile.js";
 import type { HerdrClient } from "../herdr/client.js";
-import type { HerdrKernel } from "../herdr/kernel-port.js";
-import { verifyPane } from "../herdr/observe.js";
-import { kernelInfo } from "../kernel/info.js";
-import { socketFacts } from "../kernel/socket.js";
-import type { SocketFacts } from "../kernel/types.js";
+import { type KernelPort, readProcess, type SocketFacts } from "../kernel/index.js";
 import { flockHolder, readSmallFile } from "../leader/lock-file.js";
+import { verifyPane } from "../observe/pane.js";
+import type { AgentVerdict } from "../proof/agent-reconcile.js";
 import { parseLockPid } from "../proof/leader.js";
-import { checkProcess, checkProcessRead, type ProcessRead } from "../proof/process.js";
+import { checkProcess, checkProcessRead } from "../proof/process.js";
 import { checkPrivateSocket, octal } from "../proof/socket.js";
 import type { SeatRecord } from "./record.js";
 
@@ -39,18 +36,12 @@ export interface RecordVerification {
 }
 
 function errorOf(err: unknown): { code: string; message: string } {
-  if (err instanceof GrokSeatError) return { code: err.code, message: err.message };
-  if (err instanceof Error)
-    return { code: "code" in err ? String(err.code) : "ERROR", message: err.message };
-  return { code: "ERROR", message: String(err) };
-}
-
-function readProcess(kernel: HerdrKernel, pid: number): ProcessRead {
-  try {
-    return { ok: true, facts: kernel.processFacts(pid) };
-  } catch (err) {
-    return { ok: false, error: errorOf(err) };
-  }
+  return (
+    failureOf(err) ?? {
+      code: "ERROR",
+      message: err instanceof Error ? err.message : String(err),
+    }
+  );
 }
 
 function euid(): number {
@@ -72,7 +63,7 @@ export function checkRecordFile(file: { uid: number; mode: number }): CheckResul
 export async function verifyRecord(
   record: SeatRecord,
   herdr: HerdrClient,
-  kernel: HerdrKernel,
+  kernel: KernelPort,
 ): Promise<RecordVerification> {
   const checks: CheckResult[] = [];
 
@@ -105,7 +96,7 @@ export async function verifyRecord(
 
   let sock: SocketFacts | null = null;
   try {
-    sock = socketFacts(record.socketPath);
+    sock = kernel.socketFacts(record.socketPath);
   } catch (err) {
     const e = errorOf(err);
     checks.push(
@@ -149,7 +140,7 @@ export async function verifyRecord(
       fail("leader.lock_pid", l.pid, e.code, `the lock file cannot be read: ${e.message}`),
     );
   }
-  if (kernelInfo().platform === "linux") {
+  if (kernel.kernelInfo().platform === "linux") {
     try {
       const holder = await flockHolder(record.lockPath);
       checks.push(

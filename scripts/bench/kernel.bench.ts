@@ -12,8 +12,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { processFacts } from "../../lib/kernel/process.js";
-import { socketFacts } from "../../lib/kernel/socket.js";
+import { processFacts, socketFacts } from "../../lib/kernel/index.js";
 import { figure, row, summarize, timeUs } from "./lib/stats.js";
 
 const PYTHON = "/usr/bin/python3";

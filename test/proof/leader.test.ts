@@ -22,8 +22,7 @@ import * as assert from "uvu/assert";
 import * as v from "valibot";
 import type { CheckResult } from "../../lib/check.js";
 import { checkActiveSession, readActiveSessions } from "../../lib/grok/active-sessions.js";
-import { processFacts } from "../../lib/kernel/process.js";
-import { socketFacts } from "../../lib/kernel/socket.js";
+import { processFacts, socketFacts } from "../../lib/kernel/index.js";
 import { checkLeader, type LeaderProofInput, parseLockPid } from "../../lib/proof/leader.js";
 import {
   ensureGrokSim,

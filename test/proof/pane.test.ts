@@ -9,7 +9,7 @@ import * as v from "valibot";
 import { type CheckResult, firstFailure } from "../../lib/check.js";
 import type { SessionDescriptor } from "../../lib/herdr/descriptor.js";
 import type { PaneInfo, PaneProcessInfo } from "../../lib/herdr/wire-pane.js";
-import type { ProcessFacts } from "../../lib/kernel/types.js";
+import type { ProcessFacts } from "../../lib/kernel/index.js";
 import {
   bindPaneProof,
   checkPaneProof,

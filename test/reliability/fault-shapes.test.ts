@@ -24,7 +24,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Receipt } from "../../lib/delivery/receipt.js";
 import { GrokSeatError } from "../../lib/errors.js";
-import { socketFacts } from "../../lib/kernel/socket.js";
+import { socketFacts } from "../../lib/kernel/index.js";
 import { readSeatRecord } from "../../lib/seat/record.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { pidAlive, waitFor } from "../helpers/grok-sim.js";

@@ -13,9 +13,9 @@ import type { CheckResult } from "../../check.js";
 import { UsageError } from "../../errors.js";
 import { HerdrClient } from "../../herdr/client.js";
 import { discoverSocket } from "../../herdr/discovery.js";
-import { systemKernel } from "../../herdr/kernel-port.js";
-import { bindPane, verifyPane } from "../../herdr/observe.js";
 import type { JsonValue } from "../../json.js";
+import { systemKernel } from "../../kernel/index.js";
+import { bindPane, verifyPane } from "../../observe/pane.js";
 import {
   isUnavailable,
   type PaneObservation,

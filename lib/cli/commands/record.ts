@@ -9,8 +9,8 @@
  */
 import { GrokSeatError, UsageError } from "../../errors.js";
 import { HerdrClient } from "../../herdr/client.js";
-import { systemKernel } from "../../herdr/kernel-port.js";
 import type { JsonValue } from "../../json.js";
+import { systemKernel } from "../../kernel/index.js";
 import { readSeatRecord } from "../../seat/record.js";
 import { checkRecordFile, verifyRecord } from "../../seat/verify-record.js";
 import type { Command } from "../command.js";

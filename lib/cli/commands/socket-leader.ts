@@ -15,12 +15,11 @@ import { type CheckResult, fail } from "../../check.js";
 import { GrokSeatError, UsageError } from "../../errors.js";
 import { resolveGrokExecutable } from "../../grok/paths.js";
 import type { JsonValue } from "../../json.js";
-import { processFacts } from "../../kernel/process.js";
-import type { ProcessIdentity, SocketFacts } from "../../kernel/types.js";
+import { type ProcessIdentity, processFacts, type SocketFacts } from "../../kernel/index.js";
 import { connectLeader, type LeaderConnection } from "../../leader/connection.js";
 import type { LeaderInfo } from "../../leader/control.js";
-import { proveLeader } from "../../leader/leader-proof.js";
 import type { Registered } from "../../leader/messages.js";
+import { proveLeader } from "../../observe/leader-proof.js";
 import type { TuiRecord } from "../../proof/leader.js";
 import type { CommandInput, FlagSpec, Progress, Report } from "../command.js";
 

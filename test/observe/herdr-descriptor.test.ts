@@ -10,10 +10,9 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { GrokSeatError } from "../../lib/errors.js";
 import { HerdrClient } from "../../lib/herdr/client.js";
-import { systemKernel } from "../../lib/herdr/kernel-port.js";
-import { readSessionDescriptor } from "../../lib/herdr/observe.js";
-import { processFacts } from "../../lib/kernel/index.js";
-import { startFakeHerdr, until } from "./fake-server.js";
+import { processFacts, systemKernel } from "../../lib/kernel/index.js";
+import { readSessionDescriptor } from "../../lib/observe/herdr-descriptor.js";
+import { startFakeHerdr, until } from "../herdr/fake-server.js";
 
 const pong = {
   type: "pong",

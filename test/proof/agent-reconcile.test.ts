@@ -3,13 +3,13 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as v from "valibot";
+import { parseReply } from "../../lib/herdr/client.js";
+import { PaneInfoResultSchema } from "../../lib/herdr/wire-envelope.js";
 import {
   type AgentBinding,
   observedNativeSession,
   reconcileAgent,
-} from "../../lib/herdr/agent-reconcile.js";
-import { parseReply } from "../../lib/herdr/client.js";
-import { PaneInfoResultSchema } from "../../lib/herdr/wire-envelope.js";
+} from "../../lib/proof/agent-reconcile.js";
 
 const fixtures = join(import.meta.dirname, "..", "fixtures", "herdr");
 const Golden = v.object({

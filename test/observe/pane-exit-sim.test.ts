@@ -7,11 +7,11 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { watchPaneExit } from "../../lib/herdr/exit-watch.js";
-import { systemKernel } from "../../lib/herdr/kernel-port.js";
-import { verifyPane } from "../../lib/herdr/observe.js";
+import { systemKernel } from "../../lib/kernel/index.js";
+import { verifyPane } from "../../lib/observe/pane.js";
+import { watchPaneExit } from "../../lib/observe/pane-exit.js";
 import { startHerdrSim } from "../helpers/herdr-sim.js";
-import { failedNames, kill, launchAndBind, newClient, waitGone } from "./sim-support.js";
+import { failedNames, kill, launchAndBind, newClient, waitGone } from "../herdr/sim-support.js";
 
 test("launch, prove, watch, exit: kernel evidence + live pane_exited; injection log empty", async () => {
   const sim = await startHerdrSim({ switches: { detectMs: 100 } });

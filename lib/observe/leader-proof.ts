@@ -6,10 +6,10 @@
  */
 import { type CheckResult, fail, pass } from "../check.js";
 import { GrokSeatError } from "../errors.js";
-import type { PeerCredentials } from "../kernel/types.js";
+import { type KernelPort, type PeerCredentials, systemKernel } from "../kernel/index.js";
+import type { LeaderConnection } from "../leader/connection.js";
+import type { LeaderInfo } from "../leader/control.js";
 import { checkLeader, type LeaderProofInput, type TuiRecord } from "../proof/leader.js";
-import type { LeaderConnection } from "./connection.js";
-import type { LeaderInfo } from "./control.js";
 import { gatherLeaderFacts } from "./leader-facts.js";
 
 export interface LeaderProofRequest {
@@ -17,6 +17,8 @@ export interface LeaderProofRequest {
   readonly tui: TuiRecord | null;
   readonly grokExecutable: string | null;
   readonly controlTimeoutMs?: number;
+  /** The kernel the facts are read from (default: the real one). */
+  readonly kernel?: KernelPort;
 }
 
 export interface LeaderProof {
@@ -55,6 +57,7 @@ export async function proveLeader(
     socketPath: req.socketPath,
     tui: req.tui,
     grokExecutable: req.grokExecutable,
+    kernel: req.kernel ?? systemKernel,
   });
   return {
     leaderInfo,

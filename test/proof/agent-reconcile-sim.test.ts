@@ -7,10 +7,9 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { systemKernel } from "../../lib/herdr/kernel-port.js";
-import { bindPane, verifyPane } from "../../lib/herdr/observe.js";
+import { systemKernel } from "../../lib/kernel/index.js";
+import { bindPane, verifyPane } from "../../lib/observe/pane.js";
 import { startHerdrSim } from "../helpers/herdr-sim.js";
-import type { PartialSwitches } from "../sim/herdr/switches.js";
 import {
   agentReason,
   failedNames,
@@ -18,7 +17,8 @@ import {
   launchAndBind,
   newClient,
   reportAs,
-} from "./sim-support.js";
+} from "../herdr/sim-support.js";
+import type { PartialSwitches } from "../sim/herdr/switches.js";
 
 const SESSION = "0198c2d4-7f3a-7b21-9e55-3c1d2a4b5e6f";
 

@@ -7,11 +7,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { HerdrClient } from "../../lib/herdr/client.js";
-import { watchPaneExit } from "../../lib/herdr/exit-watch.js";
-import { systemKernel } from "../../lib/herdr/kernel-port.js";
-import { processFacts } from "../../lib/kernel/index.js";
+import { processFacts, systemKernel } from "../../lib/kernel/index.js";
+import { watchPaneExit } from "../../lib/observe/pane-exit.js";
 import type { PaneProofRecord } from "../../lib/proof/pane.js";
-import { type FakeConn, startFakeHerdr, until } from "./fake-server.js";
+import { type FakeConn, startFakeHerdr, until } from "../herdr/fake-server.js";
 
 const PANE = "w1:p2";
 const TERMINAL = "term_64a1f3c2b9e0d5";

@@ -1,14 +1,17 @@
 /**
- * The I/O side of the pane proof: read the Herdr session descriptor, look at a pane through Herdr
- * and the kernel, and bind or re-verify a `PaneProofRecord` (`lib/proof/pane.ts` holds the pure
- * checks). A fact that cannot be read becomes an `Unavailable` value with its code, so the pure
- * checks can name it; nothing here decides whether control is allowed.
+ * The I/O side of the pane proof: look at a pane through Herdr and the kernel, and bind or
+ * re-verify a `PaneProofRecord` (`lib/proof/pane.ts` holds the pure checks). A fact that cannot be
+ * read becomes an `Unavailable` value with its code, so the pure checks can name it; nothing here
+ * decides whether control is allowed.
  */
-import { lstat } from "node:fs/promises";
 import type { CheckResult } from "../check.js";
-import { GrokSeatError } from "../errors.js";
-import type { ProcessFacts } from "../kernel/types.js";
+import { failureOf } from "../errors.js";
+import type { HerdrClient, RequestOptions } from "../herdr/client.js";
+import type { SessionDescriptor } from "../herdr/descriptor.js";
+import type { PaneInfo, PaneProcessInfo } from "../herdr/wire-pane.js";
+import type { KernelPort, ProcessFacts } from "../kernel/index.js";
 import { onlyAgentRetryable } from "../proof/agent.js";
+import type { AgentVerdict } from "../proof/agent-reconcile.js";
 import {
   bindPaneProof,
   checkPaneProof,
@@ -20,16 +23,12 @@ import {
   paneAgentVerdict,
   type Unavailable,
 } from "../proof/pane.js";
-import type { AgentVerdict } from "./agent-reconcile.js";
-import type { HerdrClient, RequestOptions } from "./client.js";
-import type { SessionDescriptor } from "./descriptor.js";
-import type { HerdrKernel } from "./kernel-port.js";
-import type { PaneInfo, PaneProcessInfo } from "./wire-pane.js";
+import { readSessionDescriptor } from "./herdr-descriptor.js";
 
 function unavailable(err: unknown): Unavailable {
-  if (err instanceof GrokSeatError)
-    return { unavailable: true, code: err.code, message: err.message };
-  throw err;
+  const f = failureOf(err);
+  if (f === null) throw err; // a bug, not a fact that could not be read
+  return { unavailable: true, code: f.code, message: f.message };
 }
 
 async function attempt<T>(fn: () => Promise<T> | T): Promise<Observed<T>> {
@@ -38,75 +37,6 @@ async function attempt<T>(fn: () => Promise<T> | T): Promise<Observed<T>> {
   } catch (err) {
     return unavailable(err);
   }
-}
-
-async function socketFile(path: string): Promise<SessionDescriptor["socketFile"]> {
-  const st = await lstat(path, { bigint: true }).catch((err: NodeJS.ErrnoException) => {
-    throw new GrokSeatError("HERDR_SOCKET_MISSING", `cannot lstat ${path}: ${err.code}`, {
-      details: { path, errno: err.code ?? null },
-      cause: err,
-    });
-  });
-  if (!st.isSocket()) {
-    throw new GrokSeatError("HERDR_NOT_A_SOCKET", `${path} is not a unix socket`, {
-      details: { path },
-    });
-  }
-  return {
-    device: String(st.dev),
-    inode: String(st.ino),
-    uid: Number(st.uid),
-    mode: Number(st.mode & 0o7777n),
-  };
-}
-
-/**
- * Assemble the session descriptor (herdr-socket-api.md §2.2): lstat the socket file, `ping` on a
- * connection whose peer credentials name the listening process, lstat again. A socket file that
- * changed in between means a server was re-bound mid-read: refused, never averaged.
- */
-export async function readSessionDescriptor(
-  client: HerdrClient,
-  kernel: HerdrKernel,
-  sessionName: string | null,
-  options: RequestOptions = {},
-): Promise<SessionDescriptor> {
-  const before = await socketFile(client.socketPath);
-  const { result: pong, peer } = await client.requestWithPeer(
-    "ping",
-    {},
-    (socket) => kernel.peerCredentials(socket),
-    options,
-  );
-  const after = await socketFile(client.socketPath);
-  if (before.device !== after.device || before.inode !== after.inode) {
-    throw new GrokSeatError(
-      "HERDR_DESCRIPTOR_UNSTABLE",
-      "the Herdr socket was re-bound while reading",
-      {
-        details: { before, after },
-      },
-    );
-  }
-  const caps = pong.capabilities ?? null;
-  return {
-    socketPath: client.socketPath,
-    sessionName,
-    version: pong.version,
-    protocol: pong.protocol ?? null,
-    capabilities:
-      caps === null
-        ? null
-        : { liveHandoff: caps.live_handoff, detachedServerDaemon: caps.detached_server_daemon },
-    socketFile: after,
-    server: {
-      pid: peer.pid,
-      uid: peer.uid,
-      identity:
-        peer.identity === null ? null : { kind: peer.identity.kind, value: peer.identity.value },
-      method: peer.method,
-    },
-  };
 }
 
 async function paneGet(
@@ -127,7 +57,7 @@ async function processInfo(
   );
 }
 
-function factsOf(kernel: HerdrKernel, pid: number): Promise<Observed<ProcessFacts>> {
+function factsOf(kernel: KernelPort, pid: number): Promise<Observed<ProcessFacts>> {
   return attempt(() => kernel.processFacts(pid));
 }
 
@@ -162,7 +92,7 @@ export interface PaneBinding extends PaneBindResult {
  */
 export async function bindPane(
   client: HerdrClient,
-  kernel: HerdrKernel,
+  kernel: KernelPort,
   options: BindPaneOptions,
 ): Promise<PaneBinding> {
   const deadline = Date.now() + (options.agentTimeoutMs ?? 0);
@@ -176,7 +106,7 @@ export async function bindPane(
 
 async function bindOnce(
   client: HerdrClient,
-  kernel: HerdrKernel,
+  kernel: KernelPort,
   options: BindPaneOptions,
 ): Promise<PaneBinding> {
   const o = options.request ?? {};
@@ -223,7 +153,7 @@ async function bindOnce(
 }
 
 function isSettled(
-  kernel: HerdrKernel,
+  kernel: KernelPort,
   a: Observed<ProcessFacts>,
   b: Observed<ProcessFacts>,
 ): boolean {
@@ -241,7 +171,7 @@ function isSettled(
 /** One fresh look at a bound pane: Herdr's view, then the kernel's for the *bound* pid. */
 export async function observeBoundPane(
   client: HerdrClient,
-  kernel: HerdrKernel,
+  kernel: KernelPort,
   record: PaneProofRecord,
   options: RequestOptions = {},
 ): Promise<PaneObservation> {
@@ -263,7 +193,7 @@ export interface PaneVerification {
 /** Re-verify a record before any control: every check, passing or failing, plus the verdict. */
 export async function verifyPane(
   client: HerdrClient,
-  kernel: HerdrKernel,
+  kernel: KernelPort,
   record: PaneProofRecord,
   options: RequestOptions = {},
 ): Promise<PaneVerification> {

@@ -13,12 +13,11 @@
  * Only events received after that reply count: an exit event for a pane that was alive after the
  * stream began cannot be history. Earlier events, and other panes' events, are counted and ignored.
  */
-import { GrokSeatError } from "../errors.js";
-import type { ProcessHandle, ProcessIdentity } from "../kernel/types.js";
+import { failureOf, isErrorCode } from "../errors.js";
+import type { HerdrClient } from "../herdr/client.js";
+import type { HerdrSubscription } from "../herdr/subscription.js";
+import type { KernelPort, ProcessHandle, ProcessIdentity } from "../kernel/index.js";
 import type { PaneProofRecord } from "../proof/pane.js";
-import type { HerdrClient } from "./client.js";
-import type { HerdrKernel } from "./kernel-port.js";
-import type { HerdrSubscription } from "./subscription.js";
 
 export type KernelExitEvidence =
   | {
@@ -76,14 +75,13 @@ export interface PaneExitWatch {
 }
 
 function codeOf(err: unknown): { code: string; message: string } {
-  if (err instanceof GrokSeatError) return { code: err.code, message: err.message };
-  return { code: "UNKNOWN", message: String(err) };
+  return failureOf(err) ?? { code: "UNKNOWN", message: String(err) };
 }
 
 /** Resolves once the watch is armed (handle open, stream subscribed and anchored). */
 export async function watchPaneExit(
   client: HerdrClient,
-  kernel: HerdrKernel,
+  kernel: KernelPort,
   record: PaneProofRecord,
   options: ExitWatchOptions = {},
 ): Promise<PaneExitWatch> {
@@ -237,6 +235,6 @@ async function paneGone(client: HerdrClient, paneId: string): Promise<boolean> {
     await client.request("pane.get", { pane_id: paneId });
     return false;
   } catch (err) {
-    return err instanceof GrokSeatError && err.code === "pane_not_found";
+    return isErrorCode(err, "pane_not_found");
   }
 }

@@ -4,28 +4,21 @@
  * the report only says *which* pid and paths to look at. A read that fails is recorded as its
  * typed error (a denied read is not a negative proof, kernel-proofs.md §3), never thrown.
  */
-import { GrokSeatError } from "../errors.js";
+import { failureOf } from "../errors.js";
 import { lockPathForSocket } from "../grok/paths.js";
-import { kernelInfo } from "../kernel/info.js";
-import { peerCredentials } from "../kernel/peer.js";
-import { peerSocketFile } from "../kernel/peer-socket.js";
-import { processFacts } from "../kernel/process.js";
-import { socketFacts } from "../kernel/socket.js";
+import { type KernelPort, readProcess } from "../kernel/index.js";
+import type { LeaderConnection } from "../leader/connection.js";
+import type { LeaderInfo } from "../leader/control.js";
+import { flockHolder, readSmallFile } from "../leader/lock-file.js";
 import type { FactRead, LeaderProofInput, TuiRecord } from "../proof/leader.js";
-import type { ProcessRead } from "../proof/process.js";
-import type { LeaderConnection } from "./connection.js";
-import type { LeaderInfo } from "./control.js";
-import { flockHolder, readSmallFile } from "./lock-file.js";
 
 /** The lock file holds a u32 in decimal; anything longer is not a lock file of a leader. */
 const MAX_LOCK_BYTES = 64;
 
 function failure(err: unknown): { code: string; message: string } {
-  if (err instanceof GrokSeatError) return { code: err.code, message: err.message };
-  if (err instanceof Error && "code" in err && typeof err.code === "string") {
-    return { code: err.code, message: err.message };
-  }
-  throw err; // not an I/O or kernel failure: a bug, let it surface
+  const f = failureOf(err);
+  if (f === null) throw err; // not an I/O or kernel failure: a bug, let it surface
+  return f;
 }
 
 function read<T>(fn: () => T): FactRead<T> {
@@ -44,11 +37,6 @@ async function readAsync<T>(fn: () => Promise<T>): Promise<FactRead<T>> {
   }
 }
 
-function readProcess(pid: number): ProcessRead {
-  const r = read(() => processFacts(pid));
-  return r.ok ? { ok: true, facts: r.value } : { ok: false, error: r.error };
-}
-
 export interface LeaderFactsRequest {
   /** A registered, ready connection to the leader (its socket is "our connection"). */
   readonly connection: LeaderConnection;
@@ -58,24 +46,26 @@ export interface LeaderFactsRequest {
   readonly socketPath: string;
   readonly tui: TuiRecord | null;
   readonly grokExecutable: string | null;
+  readonly kernel: KernelPort;
 }
 
 export async function gatherLeaderFacts(req: LeaderFactsRequest): Promise<LeaderProofInput> {
-  const { platform } = kernelInfo();
+  const kernel = req.kernel;
+  const { platform } = kernel.kernelInfo();
   const pid = req.leaderInfo.pid;
   const lockPath = lockPathForSocket(req.socketPath);
   const socket = req.connection.socket;
-  const leader = readProcess(pid);
-  const tuiNow = req.tui === null ? null : readProcess(req.tui.pid);
-  const peer = read(() => peerCredentials(socket));
+  const leader = readProcess(kernel, pid);
+  const tuiNow = req.tui === null ? null : readProcess(kernel, req.tui.pid);
+  const peer = read(() => kernel.peerCredentials(socket));
   const peerFile =
     platform === "linux"
       ? read(() => {
-          const p = peerSocketFile(socket);
+          const p = kernel.peerSocketFile(socket);
           return p.file === null ? null : { device: p.file.device, inode32: p.file.inode32 };
         })
       : null;
-  const sock = read(() => socketFacts(req.socketPath));
+  const sock = read(() => kernel.socketFacts(req.socketPath));
   const lockContent = await readAsync(async () =>
     (await readSmallFile(lockPath, MAX_LOCK_BYTES)).toString("utf8"),
   );

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { CheckResult } from "../../lib/check.js";
-import { processFacts } from "../../lib/kernel/process.js";
+import { processFacts } from "../../lib/kernel/index.js";
 import { connectLeader, type LeaderConnection } from "../../lib/leader/connection.js";
-import { proveLeader } from "../../lib/leader/leader-proof.js";
+import { proveLeader } from "../../lib/observe/leader-proof.js";
 
 let dir = "";
 let child: ChildProcess | null = null;

@@ -10,13 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { systemKernel } from "../../lib/herdr/kernel-port.js";
 import { launchPane } from "../../lib/herdr/launch.js";
-import { bindPane, verifyPane } from "../../lib/herdr/observe.js";
+import { systemKernel } from "../../lib/kernel/index.js";
+import { bindPane, verifyPane } from "../../lib/observe/pane.js";
 import { ensureGrokSim, grokHomeFixture, readLockPid } from "../helpers/grok-sim.js";
 import { type HerdrSimHandle, startHerdrSim } from "../helpers/herdr-sim.js";
-import { sessionMembers } from "../sim/herdr/procfs.js";
-import { startRewriteProxy } from "./rewrite-proxy.js";
+import { startRewriteProxy } from "../herdr/rewrite-proxy.js";
 import {
   agentReason,
   failedNames,
@@ -26,7 +25,8 @@ import {
   psTty,
   reportAs,
   waitGone,
-} from "./sim-support.js";
+} from "../herdr/sim-support.js";
+import { sessionMembers } from "../sim/herdr/procfs.js";
 
 let sim: HerdrSimHandle;
 const launched: number[] = [];
