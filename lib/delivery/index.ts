@@ -45,6 +45,7 @@ export {
   type ResultEvidence,
   TERMINAL_STATES,
 } from "./receipt.js";
+export type { Rejection, RejectionEvidence } from "./receipt-types.js";
 export type {
   CancelHow,
   ConsumptionKind,
@@ -53,4 +54,3 @@ export type {
   ResultChannel,
   UncertainReason,
 } from "./record.js";
-export type { Rejection, RejectionEvidence } from "./rejection.js";

@@ -26,113 +26,30 @@
  * `decide` turns an event into the record to journal (or a named reason not to); `applyRecord` is the
  * one transition function, used for live appends and for replay alike.
  */
-import {
-  type CancelHow,
-  type ConsumptionKind,
-  clipDetail,
-  type FenceRecord,
-  type ReceiptRecord,
-  type ResultChannel,
-  type UncertainReason,
-} from "./record.js";
-import { decideRejection, type Rejection, type RejectionEvidence } from "./rejection.js";
+import type {
+  Consumption,
+  Decision,
+  FinalResult,
+  Receipt,
+  ReceiptEvent,
+  ReceiptState,
+} from "./receipt-types.js";
+import { clipDetail, type FenceRecord, type ReceiptRecord, type ResultChannel } from "./record.js";
+import { decideRejection } from "./rejection.js";
 
-export type { Rejection, RejectionEvidence } from "./rejection.js";
-
-export type ReceiptState =
-  | "fenced"
-  | "dispatched"
-  | "consumed"
-  | "completed"
-  | "cancel-submitted"
-  | "cancelled"
-  | "uncertain"
-  /** Grok refused the prompt with a JSON-RPC error before taking it (`Receipt.rejection`). */
-  | "rejected";
-
-export interface Consumption {
-  readonly kind: ConsumptionKind;
-  readonly detail: string | null;
-  readonly at: number;
-  /** True when this evidence reconciled an uncertain receipt. */
-  readonly reconciled: boolean;
-}
-
-export interface FinalResult {
-  readonly channel: ResultChannel;
-  readonly stopReason: string;
-  readonly detail: string | null;
-  readonly at: number;
-  readonly reconciled: boolean;
-}
-
-export interface Receipt {
-  readonly promptId: string;
-  readonly sessionId: string;
-  readonly leader: string;
-  readonly pane: string;
-  readonly textSha256: string;
-  readonly textBytes: number;
-  /** The admission epoch of the controller that fenced it. */
-  readonly epoch: number;
-  readonly fencedAt: number;
-  readonly state: ReceiptState;
-  readonly dispatchedAt: number | null;
-  /** The leader took the prompt. Consumption, not model awareness. */
-  readonly consumption: Consumption | null;
-  /** The model finished: a final result echoing our session and prompt id. */
-  readonly result: FinalResult | null;
-  readonly cancelRequest: { readonly how: CancelHow; readonly at: number } | null;
-  /** The last time the receipt became uncertain; kept after reconciliation as history. */
-  readonly uncertainty: {
-    readonly reason: UncertainReason;
-    readonly detail: string | null;
-    readonly at: number;
-  } | null;
-  /** Grok refused the prompt (state `rejected`): the wire error, durable. Null otherwise. */
-  readonly rejection: Rejection | null;
-}
-
-/** Evidence that the leader consumed a prompt (its id in `x.ai/queue/changed`). */
-export interface ConsumptionEvidence {
-  readonly promptId: string;
-  readonly sessionId: string;
-  readonly kind: ConsumptionKind;
-  readonly detail?: string;
-}
-
-/** A final result from one of the three channels; it must echo our session and prompt id. */
-export interface ResultEvidence {
-  readonly promptId: string;
-  readonly sessionId: string;
-  readonly channel: ResultChannel;
-  readonly stopReason: string;
-  readonly detail?: string;
-}
-
-export type ReceiptEvent =
-  | { readonly type: "dispatched" }
-  | { readonly type: "consumed"; readonly evidence: ConsumptionEvidence }
-  | { readonly type: "result"; readonly evidence: ResultEvidence }
-  | { readonly type: "rejected"; readonly evidence: RejectionEvidence }
-  | { readonly type: "cancel-submitted"; readonly how: CancelHow }
-  | { readonly type: "uncertain"; readonly reason: UncertainReason; readonly detail?: string };
-
-/** What happened to a piece of evidence that was not journaled. */
-export type IgnoredOutcome =
-  | "duplicate" // the receipt already shows this (e.g. the second of three result channels)
-  | "stale" // the receipt is already past this (e.g. queue evidence after the result)
-  | "conflict" // disagrees with the recorded end (completed vs cancelled; anything after a refusal)
-  | "session-mismatch"; // the evidence names another session: not ours, never applied
-
-export type Decision =
-  | {
-      readonly kind: "record";
-      readonly record: ReceiptRecord;
-      readonly outcome: "applied" | "reconciled";
-    }
-  | { readonly kind: "ignore"; readonly outcome: IgnoredOutcome }
-  | { readonly kind: "illegal"; readonly from: ReceiptState; readonly reason: string };
+export type {
+  Consumption,
+  ConsumptionEvidence,
+  Decision,
+  FinalResult,
+  IgnoredOutcome,
+  Receipt,
+  ReceiptEvent,
+  ReceiptState,
+  Rejection,
+  RejectionEvidence,
+  ResultEvidence,
+} from "./receipt-types.js";
 
 export const TERMINAL_STATES: ReadonlySet<ReceiptState> = new Set([
   "completed",

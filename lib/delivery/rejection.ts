@@ -18,39 +18,8 @@
  * completes the receipt with that stop reason over the `rpc-response` channel, or is the
  * duplicate of the `prompt_complete` that did.
  */
-import type { Decision, Receipt } from "./receipt.js";
+import type { Decision, Receipt, RejectionEvidence } from "./receipt-types.js";
 import { clipDetail, STOP_REASON_PATTERN } from "./record.js";
-
-/** Why Grok refused a prompt: the JSON-RPC error object of its `session/prompt` answer. */
-export interface Rejection {
-  /** The error's `code` (e.g. -32602 invalid params, -32002 `leader_starting`). */
-  readonly code: number;
-  /** The error's `message` (clipped to MAX_DETAIL_CHARS). */
-  readonly message: string;
-  /** The error's `data` as text (e.g. "unknown session id"), clipped; null when it had none. */
-  readonly detail: string | null;
-  readonly at: number;
-}
-
-/**
- * A JSON-RPC error answering our `session/prompt` (correlated by request id, so it is ours). A
- * refusal while the receipt awaits consumption; a failed turn once consumption was seen.
- */
-export interface RejectionEvidence {
-  readonly promptId: string;
-  /** The session our `session/prompt` named. */
-  readonly sessionId: string;
-  /** The error's `code`: an integer. */
-  readonly code: number;
-  readonly message: string;
-  /** The error's `data` as text, if any. */
-  readonly detail?: string;
-  /**
-   * The stop reason this error means if the turn had already started: what Grok's
-   * `prompt_complete` reports for it (`rate_limit` for -32003, else `error`). Default `error`.
-   */
-  readonly stopReason?: string;
-}
 
 /** The stop reasons Grok gives a turn that ended in an error (`sampling/error.rs`). */
 const ERROR_STOP_REASONS: ReadonlySet<string> = new Set(["error", "rate_limit"]);

@@ -32,7 +32,6 @@ import {
 import type { LeaderConnection } from "../leader/connection.js";
 import { type PaneExitWatch, watchPaneExit } from "../observe/pane-exit.js";
 import { attachSteps, modelStep } from "./acp-steps.js";
-import { defaultSeatRegistry, type SeatRegistry } from "./bridge.js";
 import { activeSessionStep, agentStep } from "./evidence-steps.js";
 import {
   admissionStep,
@@ -50,8 +49,9 @@ import { outcome, StepRunner } from "./progress.js";
 import { type SeatRecord, writeSeatRecord } from "./record.js";
 import { buildSeatRecord } from "./record-build.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
+import type { SeatRegistry } from "./registry.js";
 import { createRuntimeDir, RECORD_NAME, removeRuntimeDir } from "./runtime-dir.js";
-import { Seat } from "./seat.js";
+import { defaultSeatRegistry, Seat } from "./seat.js";
 import type { HireListener } from "./steps.js";
 
 export interface HireTimeouts {

@@ -1,10 +1,5 @@
 /** lib/seat: hire, deliver, release and resume a seat; worker admission; seat records. */
-export {
-  defaultSeatRegistry,
-  type RegisteredSeat,
-  SeatRegistry,
-  type WorkerClaim,
-} from "./bridge.js";
+
 export { type HireOptions, type HireTimeouts, hire } from "./hire.js";
 export type { PanePlacement } from "./pane-step.js";
 export { checkResume, freshSessionId, type LaunchMode, type Requester, tuiArgv } from "./policy.js";
@@ -18,10 +13,17 @@ export {
   writeSeatRecord,
 } from "./record.js";
 export { ownerStepFor, SeatRefusal } from "./refusal.js";
+export { type RegisteredSeat, SeatRegistry, type WorkerClaim } from "./registry.js";
 export { decideLeaderStop, type ReleaseReason, type StopDecision } from "./release-policy.js";
 export { type ResumeOptions, resume, resumeChecks } from "./resume.js";
 export { createRuntimeDir, removeRuntimeDir } from "./runtime-dir.js";
-export { type LeaderAction, type ReleaseOptions, type ReleaseReport, Seat } from "./seat.js";
+export {
+  defaultSeatRegistry,
+  type LeaderAction,
+  type ReleaseOptions,
+  type ReleaseReport,
+  Seat,
+} from "./seat.js";
 export { buildSkillManifest, type SkillEntry } from "./skills.js";
 export {
   HIRE_STEPS,

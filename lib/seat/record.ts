@@ -3,7 +3,7 @@
  * private runtime directory (atomic: write a fresh temp file, fsync, rename, fsync the directory).
  * A record can be re-verified against live facts (`verify-record.ts`, `verify-proof record`) but
  * never adopts a leader (seed ADR 0224: "Saved disk records cannot adopt arbitrary leaders";
- * `bridge.ts`).
+ * `registry.ts`).
  */
 
 import { randomBytes } from "node:crypto";

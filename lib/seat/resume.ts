@@ -10,12 +10,11 @@ import { realpathSync } from "node:fs";
 import { firstFailure } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import { systemKernel } from "../kernel/index.js";
-import { defaultSeatRegistry } from "./bridge.js";
 import { type HireOptions, hireWith } from "./hire.js";
 import { checkResume, type Requester, type ResumeFacts } from "./policy.js";
 import type { SeatRecord } from "./record.js";
 import { refuseOnCheck } from "./refusal.js";
-import type { Seat } from "./seat.js";
+import { defaultSeatRegistry, type Seat } from "./seat.js";
 
 export interface ResumeOptions extends Omit<HireOptions, "cwd" | "profile" | "conversationId"> {
   /** The saved record of the seat whose session is resumed. */

@@ -12,9 +12,9 @@ import type { JsonValue } from "../json.js";
 import type { KernelPort, ProcessHandle } from "../kernel/index.js";
 import type { LeaderConnection } from "../leader/connection.js";
 import type { ExitVerdict, PaneExitWatch } from "../observe/pane-exit.js";
-import type { RegisteredSeat, SeatRegistry } from "./bridge.js";
 import { type SeatRecord, writeSeatRecord } from "./record.js";
 import { SeatRefusal } from "./refusal.js";
+import { type RegisteredSeat, SeatRegistry } from "./registry.js";
 import { leaderNow, removeStaleLeaderFiles, stopLeader, tuiExitUnderway } from "./release.js";
 import { decideLeaderStop, type ReleaseReason } from "./release-policy.js";
 
@@ -264,6 +264,9 @@ export class Seat implements RegisteredSeat {
     };
   }
 }
+
+/** The registry of this process: `hire` registers here unless given another. */
+export const defaultSeatRegistry = new SeatRegistry<Seat>();
 
 function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());

@@ -12,10 +12,11 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { defaultSeatRegistry, SeatRegistry } from "../../lib/seat/bridge.js";
 import { hire } from "../../lib/seat/hire.js";
 import { readSeatRecord } from "../../lib/seat/record.js";
+import { SeatRegistry } from "../../lib/seat/registry.js";
 import { resume, resumeChecks } from "../../lib/seat/resume.js";
+import { defaultSeatRegistry } from "../../lib/seat/seat.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
 import { refusalOf, type Stack, startStack } from "./stack.js";
 
@@ -56,7 +57,7 @@ test("the bridge admits only the controller's own seat with its original pane pr
 
     // The same record in another process (a worker with a copy of the file).
     const script = [
-      'import { defaultSeatRegistry } from "./lib/seat/bridge.ts";',
+      'import { defaultSeatRegistry } from "./lib/seat/seat.ts";',
       'import { readSeatRecord } from "./lib/seat/record.ts";',
       "try { defaultSeatRegistry.admit(readSeatRecord(process.argv[1]).record); console.log('ADMITTED'); }",
       "catch (e) { console.log(e.code); }",

@@ -14,7 +14,6 @@ import type { ProcessIdentity } from "../kernel/index.js";
 import type { PaneProofRecord } from "../proof/pane.js";
 import type { SeatRecord } from "./record.js";
 import { SeatRefusal } from "./refusal.js";
-import type { Seat } from "./seat.js";
 
 /** What a worker presents: the leader it wants and the pane proof it was given. */
 export interface WorkerClaim {
@@ -83,6 +82,3 @@ export class SeatRegistry<S extends RegisteredSeat = RegisteredSeat> {
     return seat;
   }
 }
-
-/** The registry of this process: `hire` registers here unless given another. */
-export const defaultSeatRegistry = new SeatRegistry<Seat>();
