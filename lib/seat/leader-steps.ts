@@ -14,31 +14,22 @@
  */
 import { lstatSync } from "node:fs";
 import type net from "node:net";
-import { constants } from "node:os";
 import { dirname, resolve } from "node:path";
 import { type CheckResult, expectEqual, fail, firstFailure, pass } from "../check.js";
 import { admitController, type Controller } from "../delivery/index.js";
 import { admitVersion, type GrokVersion } from "../grok/version.js";
 import {
   type FileType,
-  identityJson,
-  KernelError,
   type KernelPort,
   kernelInfo,
-  type PeerCredentials,
-  type PeerSocketFile,
   type ProcessFacts,
   type ProcessHandle,
-  peerBoundTo,
-  peerCredentials,
-  peerSocketFile,
-  readProcess,
   type SocketDirFacts,
   type SocketFacts,
   socketFacts,
   systemKernel,
 } from "../kernel/index.js";
-import { connectPath } from "../leader/connect-path.js";
+import { connectProven } from "../leader/connect-proven.js";
 import { connectLeader, type LeaderConnection } from "../leader/connection.js";
 import type { LeaderInfo } from "../leader/control.js";
 import { proveLeader } from "../observe/leader-proof.js";
@@ -134,179 +125,31 @@ export function admissionStep(runtimeDir: string): StepOutcome<Controller> {
   );
 }
 
-/**
- * The file the peer of our connection is bound to. Until the server has accept()ed, the kernel
- * has no peer socket to describe (sock_diag answers EAGAIN, lib/kernel/peer-socket.ts): that is a
- * fact not yet available, so it is read again, bounded, never guessed.
- */
-async function acceptedPeerFile(socket: net.Socket, timeoutMs = 2_000): Promise<PeerSocketFile> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    try {
-      return peerSocketFile(socket);
-    } catch (err) {
-      const notYet = err instanceof KernelError && err.errno === constants.errno.EAGAIN;
-      if (!notYet || performance.now() >= deadline) throw err;
-    }
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
-
 /** Who must be at the other end, known before connecting. */
 export interface ConnectExpectation {
   /** The TUI we launched: while it lives, its leader is its direct child (protocol §13). */
   readonly tui: TuiRecord;
 }
 
-/**
- * The peer as a process, before a byte is written (reliability-plan.md §6 T4): the kernel names
- * it by a pidfd identity (SO_PEERPIDFD / LOCAL_PEERTOKEN; a bare SO_PEERCRED pid may be stale,
- * so there is no uid-only fallback) and, with an expectation, it is the child of the TUI we
- * launched while that TUI lives — an imposter of our own uid that listens on the file and names
- * itself in the lock file is refused here, not after our `register` reached it.
- */
-function peerProcessChecks(
-  peer: PeerCredentials,
-  expected: ConnectExpectation | undefined,
-): CheckResult[] {
-  const read = readProcess(systemKernel, peer.pid);
-  const want = peer.identity === null ? null : identityJson(peer.identity);
-  const checks = [
-    want === null
-      ? fail(
-          "connect.peer_identity",
-          "a kernel identity of our peer",
-          peer.method,
-          `the kernel names our peer only by pid ${peer.pid} (${peer.method}), which may be stale or reused`,
-        )
-      : read.ok
-        ? expectEqual(
-            "connect.peer_identity",
-            want,
-            identityJson(read.facts.identity),
-            `pid ${peer.pid} names another process than the peer of our connection`,
-          )
-        : fail(
-            "connect.peer_identity",
-            want,
-            read.error.code,
-            `the facts of our peer pid ${peer.pid} cannot be read: ${read.error.message}`,
-          ),
-  ];
-  if (expected === undefined) return checks;
-  const tui = expected.tui;
-  const tuiNow = readProcess(systemKernel, tui.pid);
-  const tuiAlive =
-    tuiNow.ok &&
-    tuiNow.facts.identity.kind === tui.identity.kind &&
-    tuiNow.facts.identity.value === tui.identity.value;
-  if (!read.ok) {
-    checks.push(fail("connect.peer_parent", tui.pid, null, `no facts of our peer pid ${peer.pid}`));
-  } else if (!tuiAlive) {
-    // The leader outlives its TUI and is reparented (as leader.ppid in lib/proof/leader.ts).
-    checks.push(
-      pass(
-        "connect.peer_parent",
-        { ppid: tui.pid, whileTuiAlive: true },
-        { ppid: read.facts.ppid, tuiAlive: false },
-      ),
-    );
-  } else {
-    checks.push(
-      expectEqual(
-        "connect.peer_parent",
-        tui.pid,
-        read.facts.ppid,
-        `our peer (pid ${peer.pid}) is a child of pid ${read.facts.ppid}, not of the TUI we launched (pid ${tui.pid})`,
-      ),
-    );
-  }
-  return checks;
-}
-
-/** The refusal code of a failed connect check. */
-function connectCode(check: string): string {
-  if (check === "connect.peer_identity") return "IDENTITY_UNPROVEN";
-  if (check === "connect.peer_parent") return "LEADER_UNPROVEN";
-  return "SOCKET_UNPROVEN";
-}
-
-/** Connect once and, before anything is written, prove who answered. */
+/** Connect once and, before anything is written, prove who answered (lib/leader/connect-proven.ts). */
 export async function connectStep(
   socketPath: string,
   facts: SocketFacts,
   uid: number,
   timeoutMs: number,
   expected?: ConnectExpectation,
+  kernel: KernelPort = systemKernel,
 ): Promise<StepOutcome<net.Socket>> {
-  let socket: net.Socket;
-  try {
-    socket = await connectPath(socketPath, timeoutMs);
-  } catch (err) {
-    throw new SeatRefusal({
-      step: "connect",
-      code: "LEADER_CONNECT_FAILED",
-      check: "connect.socket",
-      reason: `cannot connect to ${socketPath}`,
-      cause: err,
-    });
-  }
-  const checks: CheckResult[] = [];
-  try {
-    const peer = peerCredentials(socket);
-    checks.push(
-      facts.listeners.includes(peer.pid)
-        ? pass("connect.peer_listener", [...facts.listeners], peer.pid)
-        : fail(
-            "connect.peer_listener",
-            [...facts.listeners],
-            peer.pid,
-            `our connection's peer is pid ${peer.pid}, not a listener we saw on the socket`,
-          ),
-      expectEqual(
-        "connect.peer_uid",
-        uid,
-        peer.uid,
-        `our connection's peer runs as uid ${peer.uid}`,
-      ),
-    );
-    if (kernelInfo().platform === "linux") {
-      const file = await acceptedPeerFile(socket);
-      checks.push(
-        peerBoundTo(file, facts)
-          ? pass(
-              "connect.peer_socket_file",
-              { device: facts.device, inode: facts.inode },
-              file.file,
-            )
-          : fail(
-              "connect.peer_socket_file",
-              { device: facts.device, inode: facts.inode },
-              file.file,
-              "our connection reached a socket bound to another file than the one we proved",
-            ),
-      );
-    }
-    checks.push(...peerProcessChecks(peer, expected));
-  } catch (err) {
-    socket.destroy();
-    throw new SeatRefusal({
-      step: "connect",
-      code: "SOCKET_UNPROVEN",
-      check: "connect.peer",
-      reason: "the kernel could not name the peer of our connection",
-      cause: err,
-    });
-  }
-  const failed = firstFailure(checks);
-  if (failed !== undefined) {
-    socket.destroy(); // nothing was written on it
-    throw refuseOnCheck("connect", connectCode(failed.check), failed);
-  }
+  const r = await connectProven(
+    socketPath,
+    { socket: facts, uid, tui: expected?.tui ?? null },
+    { timeoutMs, kernel },
+  );
+  if (!r.ok) throw refuseOnCheck("connect", r.code, r.failed, {}, r.cause);
   return outcome(
-    socket,
+    r.socket,
     `connected once to ${socketPath}; the kernel names the listener as our peer${expected === undefined ? "" : ", the TUI's child"}`,
-    checks,
+    r.checks,
     null,
   );
 }

@@ -141,12 +141,13 @@ export class SeatRefusal extends GrokSeatError {
   }
 }
 
-/** A refusal built from the first failed check of a proof. */
+/** A refusal built from the first failed check of a proof (and the error behind it, if any). */
 export function refuseOnCheck(
   step: SeatStep,
   code: string,
   failed: CheckResult,
   details: Record<string, unknown> = {},
+  cause?: unknown,
 ): SeatRefusal {
   return new SeatRefusal({
     step,
@@ -154,5 +155,6 @@ export function refuseOnCheck(
     check: failed.check,
     reason: failed.reason ?? `${failed.check} failed`,
     details: { expected: failed.expected, received: failed.received, ...details },
+    ...(cause === undefined || cause === null ? {} : { cause }),
   });
 }
