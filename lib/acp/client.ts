@@ -181,8 +181,8 @@ export class AcpSeat {
         "prompt text must be non-empty, well-formed text",
       );
     }
-    const used = new Set(s.opts.journal.receipts().map((r) => r.promptId));
-    const promptId = assertPromptId(options.promptId ?? newPromptId(), used);
+    // A reused id is refused by the journal's fence (PROMPT_ID_DUPLICATE), before anything is sent.
+    const promptId = assertPromptId(options.promptId ?? newPromptId());
     const receipt = await dispatch(
       s.opts.journal,
       {
@@ -192,7 +192,7 @@ export class AcpSeat {
         pane: s.opts.paneIdentity,
         text,
       },
-      () => s.sendPrompt(promptId, text),
+      (prompt) => s.sendPrompt(prompt),
     );
     if (receipt.state === "uncertain") {
       throw new GrokSeatError("DELIVERY_UNCERTAIN", "the prompt may or may not have left", {

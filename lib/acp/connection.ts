@@ -6,6 +6,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import * as v from "valibot";
+import type { OutgoingPrompt } from "../delivery/dispatch.js";
 import type { Journal } from "../delivery/journal.js";
 import type { Receipt } from "../delivery/receipt.js";
 import { GrokSeatError, UsageError, WireError } from "../errors.js";
@@ -71,11 +72,6 @@ export type AcpSeatEvent =
   | { readonly type: "grok"; readonly event: GrokEvent }
   | { readonly type: "closed"; readonly reason: CloseReason };
 
-const OutgoingPromptSchema = v.looseObject({
-  method: v.literal("session/prompt"),
-  params: v.looseObject({ _meta: v.looseObject({ promptId: v.string() }) }),
-});
-
 /** Connection state shared by the seat's methods. */
 export class AcpConnection {
   readonly pipe: AcpPipe;
@@ -90,7 +86,12 @@ export class AcpConnection {
   models: AttachFacts["models"] = null;
   sessionConfig: AttachFacts["sessionConfig"] = null;
   #closed = false;
-  readonly #written = new Map<string, { resolve(): void; reject(err: unknown): void }>();
+  /**
+   * Write signals of prompts in flight, keyed by the very `params` object handed to the SDK: the
+   * SDK puts it into the message it writes (`prepareRequest`), so the stream's write callback
+   * finds our prompt by identity, without reading our own message back.
+   */
+  readonly #written = new Map<object, { resolve(): void; reject(err: unknown): void }>();
   readonly #modelWaiters = new Set<(echo: ModelEcho) => void>();
 
   constructor(pipe: AcpPipe, opts: AcpSeatOptions) {
@@ -102,8 +103,8 @@ export class AcpConnection {
     this.tracker = new DeliveryTracker(opts.journal, opts.sessionId, (e) => this.emit(e));
     this.tap.on((e) => this.#onEvent(e));
     const stream = createAcpStream(pipe, this.tap, {
-      onSent: (m) => this.#written.get(promptIdOf(m) ?? "")?.resolve(),
-      onSendFailed: (m, err) => this.#written.get(promptIdOf(m) ?? "")?.reject(err),
+      onSent: (m) => this.#writeSignal(m)?.resolve(),
+      onSendFailed: (m, err) => this.#writeSignal(m)?.reject(err),
     });
     this.conn = acp.client({ name: "grok-seat" }).connect(stream);
     void pipe.closed.then((reason) => this.#onClosed(reason));
@@ -175,16 +176,17 @@ export class AcpConnection {
     return catalogReadiness(parsed.output.result);
   }
 
-  /** Send the prompt through the SDK; resolves once its frame was written. */
-  sendPrompt(promptId: string, text: string): Promise<void> {
-    const written = new Promise<void>((resolve, reject) => {
-      this.#written.set(promptId, { resolve, reject });
-    });
+  /** Send the fenced prompt through the SDK; resolves once its frame was written. */
+  sendPrompt(prompt: OutgoingPrompt): Promise<void> {
+    const { promptId, sessionId, text } = prompt;
     const params = {
-      sessionId: this.opts.sessionId,
+      sessionId,
       prompt: [{ type: "text", text }],
       _meta: { promptId, clientIdentifier: this.clientIdentifier },
     };
+    const written = new Promise<void>((resolve, reject) => {
+      this.#written.set(params, { resolve, reject });
+    });
     const response = this.conn.agent.request<unknown>("session/prompt", params);
     response.then(
       (result) => {
@@ -194,12 +196,12 @@ export class AcpConnection {
       (err: unknown) => {
         if (!(err instanceof acp.RequestError)) {
           // Never written (closed before the write), or the connection ended before an answer.
-          this.#written.get(promptId)?.reject(err);
+          this.#written.get(params)?.reject(err);
           return;
         }
         // Grok answered with a JSON-RPC error. An answer proves the frame was written, even if
         // the write signal is still on its way: the send did not fail, nothing is uncertain.
-        this.#written.get(promptId)?.resolve();
+        this.#written.get(params)?.resolve();
         const evidence = evidenceFromPromptError(
           { code: err.code, message: err.message, data: err.data },
           this.opts.sessionId,
@@ -212,7 +214,14 @@ export class AcpConnection {
         }
       },
     );
-    return written.finally(() => this.#written.delete(promptId));
+    return written.finally(() => this.#written.delete(params));
+  }
+
+  /** The write signal of a prompt whose message the stream wrote (or failed to), if it is one. */
+  #writeSignal(message: unknown): { resolve(): void; reject(err: unknown): void } | undefined {
+    const params: unknown =
+      typeof message === "object" && message !== null ? Reflect.get(message, "params") : undefined;
+    return typeof params === "object" && params !== null ? this.#written.get(params) : undefined;
   }
 
   /** The first `model_changed` for our session confirming `selection`, within the timeout. */
@@ -276,11 +285,6 @@ export class AcpConnection {
     this.conn.close();
     this.emit({ type: "closed", reason });
   }
-}
-
-function promptIdOf(message: unknown): string | null {
-  const m = v.safeParse(OutgoingPromptSchema, message);
-  return m.success ? m.output.params._meta.promptId : null;
 }
 
 export function wireError(err: unknown, method: string): GrokSeatError {

@@ -8,7 +8,8 @@ import { GrokSeatError } from "../errors.js";
  * - ADMISSION_LOST: this controller is no longer the sole owner of the seat (lock file replaced or
  *   unlinked, lock released, journal replaced or grown by someone else). Fail-stopped as well.
  * - LEADER_BUSY: another live controller holds the seat's admission lock.
- * - DUPLICATE_PROMPT_ID: a receipt with this prompt id exists; nothing was fenced or sent.
+ * - PROMPT_ID_DUPLICATE: this journal fenced that prompt id before (compacted ones included);
+ *   nothing was fenced or sent. The one duplicate check of the library: `deliver` relies on it.
  * - ILLEGAL_TRANSITION: the caller asked for a move the receipt state machine forbids.
  * - UNKNOWN_PROMPT: no receipt with this prompt id.
  * - NOT_ADMITTED: a fence needs a controller epoch (`beginEpoch`, done by admission).
@@ -21,7 +22,7 @@ export type DeliveryErrorCode =
   | "JOURNAL_IO"
   | "ADMISSION_LOST"
   | "LEADER_BUSY"
-  | "DUPLICATE_PROMPT_ID"
+  | "PROMPT_ID_DUPLICATE"
   | "ILLEGAL_TRANSITION"
   | "UNKNOWN_PROMPT"
   | "NOT_ADMITTED"

@@ -181,7 +181,7 @@ export class Journal {
 
   /**
    * True for every prompt id this journal ever fenced, including compacted ones: the set a caller
-   * checks before choosing a prompt id, and what `fence` refuses as DUPLICATE_PROMPT_ID.
+   * checks before choosing a prompt id, and what `fence` refuses as PROMPT_ID_DUPLICATE.
    */
   isKnownPromptId(promptId: string): boolean {
     return this.#ledger.knows(promptId);
@@ -210,7 +210,7 @@ export class Journal {
     if (this.#ledger.knows(input.promptId)) {
       const state = this.#ledger.get(input.promptId)?.state ?? "compacted";
       throw new DeliveryError(
-        "DUPLICATE_PROMPT_ID",
+        "PROMPT_ID_DUPLICATE",
         `prompt id ${input.promptId} already has a receipt`,
         {
           details: { promptId: input.promptId, state },
