@@ -9,7 +9,7 @@
  */
 
 // ── ACP over the leader ────────────────────────────────────────────────────────────────────
-export { AcpSeat, type Delivery } from "./acp/client.js";
+export { AcpSession, type Delivery } from "./acp/acp-session.js";
 export {
   allPassed,
   type CheckResult,
@@ -79,9 +79,9 @@ export {
   socketFacts,
 } from "./kernel/index.js";
 export { type KernelPort, systemKernel } from "./kernel/port.js";
-// ── The Grok leader ────────────────────────────────────────────────────────────────────────
-export { connectLeader, type LeaderConnection } from "./leader/connection.js";
 export { encodeFrame, FrameDecoder, MAX_FRAME_BYTES } from "./leader/frame-codec.js";
+// ── The Grok leader ────────────────────────────────────────────────────────────────────────
+export { connectLeader, type LeaderConnection } from "./leader/leader-connection.js";
 export { CLIENT_TYPE, LEADER_PROTOCOL_VERSION, parseServerMessage } from "./leader/messages.js";
 export { serveLoopbackHttp } from "./mcp/loopback-http.js";
 export { objectCapability } from "./mcp/object-capable.js";

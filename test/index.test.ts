@@ -33,7 +33,7 @@ test("importing the package index exports the API and does not load the addon", 
         : false;
       const names = ["hire", "Seat", "SeatRefusal", "verifyRecord", "processFacts", "socketFacts",
         "peerCredentials", "openProcessHandle", "HerdrClient", "launchPane", "reconcileAgent",
-        "connectLeader", "FrameDecoder", "admitVersion", "AcpSeat", "Journal", "projectTools",
+        "connectLeader", "FrameDecoder", "admitVersion", "AcpSession", "Journal", "projectTools",
         "createToolValidator", "ProjectingProxy", "checkPrivateSocket", "checkLeader"];
       const kinds = Object.fromEntries(names.map((n) => [n, typeof m[n]]));
       console.log(JSON.stringify({ mapped, kinds }));

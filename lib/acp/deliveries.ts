@@ -27,7 +27,7 @@ import {
   type ResultEvidence,
 } from "../delivery/receipt.js";
 import { GrokSeatError } from "../errors.js";
-import type { Evidence, QueueRow } from "./evidence.js";
+import type { Evidence, QueueRow } from "./receipt-evidence.js";
 
 export type DeliveryEvent =
   | { readonly type: "consumed"; readonly receipt: Receipt; readonly reconciled: boolean }

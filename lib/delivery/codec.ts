@@ -20,7 +20,7 @@ import { Buffer, isUtf8 } from "node:buffer";
 import { crc32 } from "node:zlib";
 import * as v from "valibot";
 import { DeliveryError } from "./delivery-error.js";
-import { type JournalRecord, JournalRecordSchema, RECORD_VERSION } from "./record.js";
+import { type JournalRecord, JournalRecordSchema, RECORD_VERSION } from "./journal-record.js";
 
 /** The largest line (prefix, JSON and newline) the journal writes or accepts. */
 export const MAX_LINE_BYTES = 4096;

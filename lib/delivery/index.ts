@@ -31,6 +31,14 @@ export {
   type RecoveryReport,
 } from "./journal.js";
 export { type JournalIO, nodeJournalIO, type PathFacts, type PathKind } from "./journal-io.js";
+export type {
+  CancelHow,
+  ConsumptionKind,
+  JournalRecord,
+  PromptRejectedRecord,
+  ResultChannel,
+  UncertainReason,
+} from "./journal-record.js";
 export {
   type ConsumptionEvidence,
   type Decision,
@@ -46,11 +54,3 @@ export {
   TERMINAL_STATES,
 } from "./receipt.js";
 export type { Rejection, RejectionEvidence } from "./receipt-types.js";
-export type {
-  CancelHow,
-  ConsumptionKind,
-  JournalRecord,
-  PromptRejectedRecord,
-  ResultChannel,
-  UncertainReason,
-} from "./record.js";

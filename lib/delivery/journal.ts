@@ -34,6 +34,13 @@ import {
   type PathFacts,
   sameFile,
 } from "./journal-io.js";
+import {
+  type CancelHow,
+  type FenceInput,
+  fenceInputProblem,
+  type JournalRecord,
+  type UncertainReason,
+} from "./journal-record.js";
 import type { Ledger } from "./ledger.js";
 import {
   type ConsumptionEvidence,
@@ -44,17 +51,10 @@ import {
   type RejectionEvidence,
   type ResultEvidence,
 } from "./receipt.js";
-import {
-  type CancelHow,
-  type FenceInput,
-  fenceInputProblem,
-  type JournalRecord,
-  type UncertainReason,
-} from "./record.js";
 import { type RecoveredParts, type RecoveryReport, recoverFiles } from "./recovery.js";
 
 export { JOURNAL_FILE, type JournalGuard } from "./journal-io.js";
-export type { FenceInput } from "./record.js";
+export type { FenceInput } from "./journal-record.js";
 export type { JournalWarning, RecoveryReport } from "./recovery.js";
 
 export interface Fenced {

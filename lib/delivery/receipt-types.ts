@@ -9,7 +9,7 @@ import type {
   ReceiptRecord,
   ResultChannel,
   UncertainReason,
-} from "./record.js";
+} from "./journal-record.js";
 
 export type ReceiptState =
   | "fenced"

@@ -26,6 +26,12 @@
  * `decide` turns an event into the record to journal (or a named reason not to); `applyRecord` is the
  * one transition function, used for live appends and for replay alike.
  */
+import {
+  clipDetail,
+  type FenceRecord,
+  type ReceiptRecord,
+  type ResultChannel,
+} from "./journal-record.js";
 import type {
   Consumption,
   Decision,
@@ -34,7 +40,6 @@ import type {
   ReceiptEvent,
   ReceiptState,
 } from "./receipt-types.js";
-import { clipDetail, type FenceRecord, type ReceiptRecord, type ResultChannel } from "./record.js";
 import { decideRejection } from "./rejection.js";
 
 export type {

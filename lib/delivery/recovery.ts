@@ -23,8 +23,8 @@ import {
   seatDirProblem,
   seatFileProblem,
 } from "./journal-io.js";
+import type { JournalRecord, UncertainReason } from "./journal-record.js";
 import { Ledger } from "./ledger.js";
-import type { JournalRecord, UncertainReason } from "./record.js";
 
 export type JournalWarning =
   | {

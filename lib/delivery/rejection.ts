@@ -18,8 +18,8 @@
  * completes the receipt with that stop reason over the `rpc-response` channel, or is the
  * duplicate of the `prompt_complete` that did.
  */
+import { clipDetail, STOP_REASON_PATTERN } from "./journal-record.js";
 import type { Decision, Receipt, RejectionEvidence } from "./receipt-types.js";
-import { clipDetail, STOP_REASON_PATTERN } from "./record.js";
 
 /** The stop reasons Grok gives a turn that ended in an error (`sampling/error.rs`). */
 const ERROR_STOP_REASONS: ReadonlySet<string> = new Set(["error", "rate_limit"]);

@@ -7,7 +7,7 @@
 import type { Socket } from "node:net";
 import * as v from "valibot";
 import { GrokSeatError, UsageError, WireError } from "../errors.js";
-import { LineConnection } from "./connection.js";
+import { LineConnection } from "./line-connection.js";
 import {
   assertAllowedMethod,
   type HerdrMethod,
@@ -78,7 +78,7 @@ export class HerdrClient {
     const id = nextId();
     const deadline = Date.now() + (options.timeoutMs ?? this.timeoutMs);
     const seen: { peer?: { value: P } } = {};
-    const conn = await LineConnection.open({
+    const lines = await LineConnection.open({
       socketPath: this.socketPath,
       line: encodeRequest(id, method, params),
       deadline,
@@ -89,7 +89,7 @@ export class HerdrClient {
       },
     });
     try {
-      const line = await conn.nextLine(deadline, options.signal);
+      const line = await lines.nextLine(deadline, options.signal);
       if (line === null) throw closedEarly(method);
       const result = parseReply(line, id, method, RESULT_SCHEMAS[method]) as HerdrResult<M>;
       if (seen.peer === undefined) {
@@ -97,7 +97,7 @@ export class HerdrClient {
       }
       return { result, peer: seen.peer.value };
     } finally {
-      conn.close();
+      lines.close();
     }
   }
 
@@ -111,7 +111,7 @@ export class HerdrClient {
   ): Promise<HerdrSubscription> {
     const id = nextId();
     const deadline = Date.now() + (options.timeoutMs ?? this.timeoutMs);
-    const conn = await LineConnection.open({
+    const lines = await LineConnection.open({
       socketPath: this.socketPath,
       line: encodeRequest(id, SUBSCRIBE_METHOD, { subscriptions }),
       deadline,
@@ -119,14 +119,14 @@ export class HerdrClient {
       signal: options.signal,
     });
     try {
-      const line = await conn.nextLine(deadline, options.signal);
+      const line = await lines.nextLine(deadline, options.signal);
       if (line === null) throw closedEarly(SUBSCRIBE_METHOD);
       parseReply(line, id, SUBSCRIBE_METHOD, SubscriptionStartedSchema);
     } catch (err) {
-      conn.close();
+      lines.close();
       throw err;
     }
-    return new HerdrSubscription(conn);
+    return new HerdrSubscription(lines);
   }
 }
 

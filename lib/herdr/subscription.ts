@@ -7,11 +7,11 @@
  * has neither event shape or is over the size cap ends the stream with a typed error: after a
  * framing fault nothing later on the stream can be trusted. Every event pushed *before* the bad
  * line is still delivered first, however the kernel chunked the bytes: the connection queues the
- * lines a failing chunk completed before it records the failure (`connection.ts`,
+ * lines a failing chunk completed before it records the failure (`line-connection.ts`,
  * `line-buffer.ts`), and `next` takes queued lines before it reports the error.
  */
 import { GrokSeatError } from "../errors.js";
-import type { LineConnection } from "./connection.js";
+import type { LineConnection } from "./line-connection.js";
 import { type HerdrEvent, parseEventLine } from "./wire-events.js";
 
 export type SubscriptionEnd =
@@ -20,14 +20,14 @@ export type SubscriptionEnd =
   | { readonly reason: "error"; readonly error: GrokSeatError };
 
 export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
-  readonly #conn: LineConnection;
+  readonly #lines: LineConnection;
   #closedByUs = false;
   #end: SubscriptionEnd | null = null;
   readonly #ended: Promise<SubscriptionEnd>;
   #resolveEnded: (end: SubscriptionEnd) => void = () => {};
 
-  constructor(conn: LineConnection) {
-    this.#conn = conn;
+  constructor(lines: LineConnection) {
+    this.#lines = lines;
     this.#ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
     });
@@ -46,7 +46,7 @@ export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
     }
     let line: string | null;
     try {
-      line = await this.#conn.nextLine();
+      line = await this.#lines.nextLine();
     } catch (err) {
       const error =
         err instanceof GrokSeatError
@@ -100,12 +100,12 @@ export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
   /** Stop the stream: destroy the socket (never `end()`). Idempotent. */
   close(): void {
     this.#closedByUs = true;
-    this.#conn.close();
+    this.#lines.close();
     this.#finish({ reason: "closed" });
   }
 
   #abort(error: GrokSeatError): GrokSeatError {
-    this.#conn.close();
+    this.#lines.close();
     this.#finish({ reason: "error", error });
     return error;
   }

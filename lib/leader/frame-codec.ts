@@ -8,7 +8,7 @@
  * any body byte is buffered or allocated; the body is kept as the received chunks and joined once
  * (no `Buffer.concat` per chunk); UTF-8 is checked, never replaced (`buffer.isUtf8`, the fatal
  * decoder's rule); and every rejection is a typed error. Timing (a partial frame that stalls, a frame
- * trickled byte by byte) is the connection's job, see `connection.ts`.
+ * trickled byte by byte) is the connection's job, see `leader-connection.ts`.
  */
 import { Buffer, isAscii, isUtf8, transcode } from "node:buffer";
 import { GrokSeatError } from "../errors.js";

@@ -7,8 +7,8 @@
 import { failureOf } from "../errors.js";
 import { lockPathForSocket } from "../grok/paths.js";
 import { type KernelPort, readProcess } from "../kernel/index.js";
-import type { LeaderConnection } from "../leader/connection.js";
 import type { LeaderInfo } from "../leader/control.js";
+import type { LeaderConnection } from "../leader/leader-connection.js";
 import { flockHolder, readSmallFile } from "../leader/lock-file.js";
 import type { FactRead, LeaderProofInput, TuiRecord } from "../proof/leader.js";
 

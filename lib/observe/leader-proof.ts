@@ -7,8 +7,8 @@
 import { type CheckResult, fail, pass } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import { type KernelPort, type PeerCredentials, systemKernel } from "../kernel/index.js";
-import type { LeaderConnection } from "../leader/connection.js";
 import type { LeaderInfo } from "../leader/control.js";
+import type { LeaderConnection } from "../leader/leader-connection.js";
 import { checkLeader, type LeaderProofInput, type TuiRecord } from "../proof/leader.js";
 import { gatherLeaderFacts } from "./leader-facts.js";
 

@@ -1,6 +1,6 @@
 /**
  * The agent part of the pane proof as checks (`pane.agent`, `pane.native_session`), built from the
- * pure reconciler in `lib/herdr/agent-reconcile.ts`. The refusal code is both the start of the
+ * pure reconciler in `lib/proof/agent-reconcile.ts`. The refusal code is both the start of the
  * check's `reason` and the `reason` field of `received`, so callers branch on it without parsing.
  */
 import { type CheckResult, fail, pass } from "../check.js";

@@ -21,7 +21,7 @@
  *                               the way the leader's own `flock_holder_pid` confirms it
  *
  * Pure: recorded facts in, CheckResult values out, so every check is testable from recorded facts.
- * Gathering them is `lib/leader/leader-facts.ts`.
+ * Gathering them is `lib/observe/leader-facts.ts`.
  */
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import type { JsonValue } from "../json.js";

@@ -4,7 +4,7 @@
  * - `bindPaneProof` turns one observation of a freshly launched pane into a versioned,
  *   JSON-serialisable record, or refuses with the failed checks;
  * - `checkPaneProof` re-verifies a record against a new observation before any control.
- * The I/O that gathers observations is `lib/herdr/observe.ts`.
+ * The I/O that gathers observations is `lib/observe/pane.ts`.
  *
  * Herdr never reports a pid in `PaneInfo` nor a tty anywhere (herdr-socket-api.md §4.2): the pid
  * is `pane.process_info.shell_pid` and the terminal comes from the kernel for that pid.

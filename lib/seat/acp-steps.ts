@@ -1,25 +1,25 @@
 /**
- * ACP over the one leader connection (lib/acp/client.ts): initialize, version agreement, catalog,
+ * ACP over the one leader connection (lib/acp/acp-session.ts): initialize, version agreement, catalog,
  * attach to the exact session, then the optional model/effort selection.
  *
- * `AcpSeat.attach` runs initialize → residency probe → catalog → `session/resume` in one call;
+ * `AcpSession.attach` runs initialize → residency probe → catalog → `session/resume` in one call;
  * its `onInitialize` hook is where the version agreement runs (CLI = `leader_binary_version` =
  * `_meta.agentVersion`, lib/grok/version.ts), so a refused version never reaches the owner's
- * session. The catalog is judged before the resume on purpose (lib/acp/client.ts: a refused seat,
+ * session. The catalog is judged before the resume on purpose (lib/acp/acp-session.ts: a refused seat,
  * such as one with an enabled direct mcp.linear.app endpoint, never touched the session), so the
  * `catalog` step is reported before `attach`.
  */
-import { AcpSeat } from "../acp/client.js";
-import type { InitializeFacts } from "../acp/session.js";
+import { AcpSession } from "../acp/acp-session.js";
+import type { InitializeFacts } from "../acp/handshake.js";
 import { expectEqual, firstFailure, pass } from "../check.js";
 import type { Journal } from "../delivery/journal.js";
 import { GrokSeatError } from "../errors.js";
 import type { ModelEcho } from "../grok/models.js";
 import { admitVersion, type GrokVersion } from "../grok/version.js";
-import type { LeaderConnection } from "../leader/connection.js";
-import { outcome, type StepOutcome, type StepRunner } from "./progress.js";
+import type { LeaderConnection } from "../leader/leader-connection.js";
+import type { HireStep } from "./hire-events.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
-import type { HireStep } from "./steps.js";
+import { outcome, type StepOutcome, type StepRunner } from "./step-runner.js";
 
 export interface AttachInput {
   readonly conn: LeaderConnection;
@@ -33,11 +33,11 @@ export interface AttachInput {
 }
 
 export interface Attached {
-  readonly acp: AcpSeat;
+  readonly acp: AcpSession;
   readonly init: InitializeFacts;
 }
 
-/** Which step an error of `AcpSeat.attach` belongs to, by its stable code. */
+/** Which step an error of `AcpSession.attach` belongs to, by its stable code. */
 function stepOf(code: string, fallback: HireStep): HireStep {
   if (code.startsWith("ACP_") && /INITIALIZE|PROTOCOL|LOAD_SESSION|RESUME_UNSUPPORTED/.test(code)) {
     return "acp_initialize";
@@ -117,9 +117,9 @@ export async function attachSteps(run: StepRunner, input: AttachInput): Promise<
     );
     catalogAt = run.started("catalog");
   };
-  let acp: AcpSeat;
+  let acp: AcpSession;
   try {
-    acp = await AcpSeat.attach(input.conn, {
+    acp = await AcpSession.attach(input.conn, {
       sessionId: input.sessionId,
       cwd: input.cwd,
       journal: input.journal,
@@ -166,7 +166,7 @@ export async function attachSteps(run: StepRunner, input: AttachInput): Promise<
 }
 
 export async function modelStep(
-  acp: AcpSeat,
+  acp: AcpSession,
   request: { readonly modelId: string; readonly effort?: string | null },
 ): Promise<StepOutcome<ModelEcho>> {
   let echo: ModelEcho;

@@ -22,8 +22,8 @@ import { observeBoundPane } from "../observe/pane.js";
 import { onlyAgentRetryable } from "../proof/agent.js";
 import type { AgentVerdict } from "../proof/agent-reconcile.js";
 import { checkPaneProof, type PaneProofRecord, paneAgentVerdict } from "../proof/pane.js";
-import { outcome, type StepOutcome } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
+import { outcome, type StepOutcome } from "./step-runner.js";
 
 function sleep(ms: number, tui: ProcessHandle): Promise<void> {
   return new Promise((resolve) => {

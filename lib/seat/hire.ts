@@ -15,7 +15,7 @@
 import type net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AcpSeat } from "../acp/client.js";
+import type { AcpSession } from "../acp/acp-session.js";
 import { firstFailure } from "../check.js";
 import type { Controller } from "../delivery/index.js";
 import { GrokSeatError } from "../errors.js";
@@ -29,10 +29,11 @@ import {
   processFacts,
   systemKernel,
 } from "../kernel/index.js";
-import type { LeaderConnection } from "../leader/connection.js";
+import type { LeaderConnection } from "../leader/leader-connection.js";
 import { type PaneExitWatch, watchPaneExit } from "../observe/pane-exit.js";
 import { attachSteps, modelStep } from "./acp-steps.js";
 import { activeSessionStep, agentStep } from "./evidence-steps.js";
+import type { HireListener } from "./hire-events.js";
 import {
   admissionStep,
   connectStep,
@@ -45,14 +46,13 @@ import { launchStep, type PanePlacement, paneProofStep } from "./pane-step.js";
 import { freshSessionId, type LaunchMode, tuiArgv } from "./policy.js";
 import { preflight } from "./preflight.js";
 import { materializeProfile, type ProfileSpec } from "./profile.js";
-import { outcome, StepRunner } from "./progress.js";
-import { type SeatRecord, writeSeatRecord } from "./record.js";
 import { buildSeatRecord } from "./record-build.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
 import type { SeatRegistry } from "./registry.js";
 import { createRuntimeDir, RECORD_NAME, removeRuntimeDir } from "./runtime-dir.js";
 import { defaultSeatRegistry, Seat } from "./seat.js";
-import type { HireListener } from "./steps.js";
+import { type SeatRecord, writeSeatRecord } from "./seat-record.js";
+import { outcome, StepRunner } from "./step-runner.js";
 
 export interface HireTimeouts {
   /** TUI start to a listening leader (default 30 s; grok waits 10 s for its own spawn). */
@@ -111,7 +111,7 @@ interface Leftovers {
   socket: net.Socket | null;
   conn: LeaderConnection | null;
   controller: Controller | null;
-  acp: AcpSeat | null;
+  acp: AcpSession | null;
   exitWatch: Promise<PaneExitWatch> | null;
 }
 
@@ -322,7 +322,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
     const socketFacts = await run.run("socket_proof", () =>
       socketProofStep(socketPath, sighting.lockPid, uid),
     );
-    // A resumed seat continues the original seat's journal (record.ts, journalDir): its receipts
+    // A resumed seat continues the original seat's journal (seat-record.ts, journalDir): its receipts
     // stay reconcilable and its prompt ids stay refused as duplicates. The journal refuses a
     // directory that is not ours, 0700 and a real directory, like a fresh one.
     const journalDir =

@@ -30,13 +30,13 @@ import {
   systemKernel,
 } from "../kernel/index.js";
 import { connectProven } from "../leader/connect-proven.js";
-import { connectLeader, type LeaderConnection } from "../leader/connection.js";
 import type { LeaderInfo } from "../leader/control.js";
+import { connectLeader, type LeaderConnection } from "../leader/leader-connection.js";
 import { proveLeader } from "../observe/leader-proof.js";
 import type { LeaderProofInput, TuiRecord } from "../proof/leader.js";
 import { checkPrivateSocket, checkSocketAddress, checkSocketDir } from "../proof/socket.js";
-import { outcome, type StepOutcome } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
+import { outcome, type StepOutcome } from "./step-runner.js";
 
 /** lstat facts of a directory, or null when it cannot be looked at either. */
 function dirFacts(path: string): SocketDirFacts | null {

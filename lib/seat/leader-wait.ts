@@ -12,8 +12,8 @@ import { GrokSeatError } from "../errors.js";
 import { type ProcessHandle, type SocketFacts, socketFacts } from "../kernel/index.js";
 import { readSmallFile } from "../leader/lock-file.js";
 import { parseLockPid } from "../proof/leader.js";
-import { outcome, type StepOutcome } from "./progress.js";
 import { SeatRefusal } from "./refusal.js";
+import { outcome, type StepOutcome } from "./step-runner.js";
 
 export interface LeaderWaitInput {
   readonly socketPath: string;

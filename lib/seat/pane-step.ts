@@ -16,8 +16,8 @@ import { type LaunchPaneOptions, type LaunchResult, launchPane } from "../herdr/
 import type { KernelPort, ProcessHandle } from "../kernel/index.js";
 import { bindPane } from "../observe/pane.js";
 import type { PaneProofRecord } from "../proof/pane.js";
-import { outcome, type StepOutcome } from "./progress.js";
 import { refuseOnCheck, SeatRefusal } from "./refusal.js";
+import { outcome, type StepOutcome } from "./step-runner.js";
 
 export type PanePlacement =
   | { readonly kind: "current" }

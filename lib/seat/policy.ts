@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
-import type { SeatRecord } from "./record.js";
+import type { SeatRecord } from "./seat-record.js";
 
 export type LaunchMode =
   | { readonly kind: "fresh"; readonly sessionId: string }

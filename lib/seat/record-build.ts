@@ -2,7 +2,7 @@
  * Assemble the seat record from what the hire established (pure: the proofs in, the record out;
  * `record.ts` writes it). Every kernel number is copied as the proof saw it.
  */
-import type { InitializeFacts } from "../acp/session.js";
+import type { InitializeFacts } from "../acp/handshake.js";
 import type { CheckResult } from "../check.js";
 import type { ActiveSession } from "../grok/active-sessions.js";
 import type { GrokVersion } from "../grok/version.js";
@@ -12,7 +12,7 @@ import type { Registered } from "../leader/messages.js";
 import type { AgentVerdict } from "../proof/agent-reconcile.js";
 import type { PaneProofRecord } from "../proof/pane.js";
 import type { Profile } from "./profile.js";
-import { SEAT_RECORD_KIND, SEAT_RECORD_VERSION, type SeatRecord } from "./record.js";
+import { SEAT_RECORD_KIND, SEAT_RECORD_VERSION, type SeatRecord } from "./seat-record.js";
 import type { SkillEntry } from "./skills.js";
 
 export interface RecordInput {

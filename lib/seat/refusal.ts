@@ -8,7 +8,7 @@ import type { CheckResult } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import { LINEAR_OWNER_STEP } from "../grok/catalog.js";
 import { VERSION_FLOOR } from "../grok/version.js";
-import type { SeatStep } from "./steps.js";
+import type { SeatStep } from "./hire-events.js";
 
 /** What the owner can do about each code; a code not listed gets the generic step. */
 const OWNER_STEPS: Readonly<Record<string, string>> = {

@@ -12,8 +12,8 @@
 import { jsonEqual } from "../check.js";
 import type { ProcessIdentity } from "../kernel/index.js";
 import type { PaneProofRecord } from "../proof/pane.js";
-import type { SeatRecord } from "./record.js";
 import { SeatRefusal } from "./refusal.js";
+import type { SeatRecord } from "./seat-record.js";
 
 /** What a worker presents: the leader it wants and the pane proof it was given. */
 export interface WorkerClaim {

@@ -12,9 +12,9 @@ import { GrokSeatError } from "../errors.js";
 import { systemKernel } from "../kernel/index.js";
 import { type HireOptions, hireWith } from "./hire.js";
 import { checkResume, type Requester, type ResumeFacts } from "./policy.js";
-import type { SeatRecord } from "./record.js";
 import { refuseOnCheck } from "./refusal.js";
 import { defaultSeatRegistry, type Seat } from "./seat.js";
+import type { SeatRecord } from "./seat-record.js";
 
 export interface ResumeOptions extends Omit<HireOptions, "cwd" | "profile" | "conversationId"> {
   /** The saved record of the seat whose session is resumed. */

@@ -4,26 +4,26 @@
  * seat's life. Deliveries go through the fence (lib/delivery); release closes the controller and
  * stops the leader only when `release-policy.ts` allows it.
  */
-import type { AcpSeat, AcpSeatEvent, Delivery } from "../acp/client.js";
+import type { AcpSession, AcpSessionEvent, Delivery } from "../acp/acp-session.js";
 import type { Controller } from "../delivery/index.js";
 import type { Receipt } from "../delivery/receipt.js";
 import type { HerdrClient } from "../herdr/client.js";
 import type { JsonValue } from "../json.js";
 import type { KernelPort, ProcessHandle } from "../kernel/index.js";
-import type { LeaderConnection } from "../leader/connection.js";
+import type { LeaderConnection } from "../leader/leader-connection.js";
 import type { ExitVerdict, PaneExitWatch } from "../observe/pane-exit.js";
-import { type SeatRecord, writeSeatRecord } from "./record.js";
 import { SeatRefusal } from "./refusal.js";
 import { type RegisteredSeat, SeatRegistry } from "./registry.js";
 import { leaderNow, removeStaleLeaderFiles, stopLeader, tuiExitUnderway } from "./release.js";
 import { decideLeaderStop, type ReleaseReason } from "./release-policy.js";
+import { type SeatRecord, writeSeatRecord } from "./seat-record.js";
 
 export interface SeatParts {
   readonly herdr: HerdrClient;
   readonly kernel: KernelPort;
   readonly conn: LeaderConnection;
   readonly controller: Controller;
-  readonly acp: AcpSeat;
+  readonly acp: AcpSession;
   readonly tui: ProcessHandle;
   readonly leader: ProcessHandle;
   readonly exitWatch: PaneExitWatch;
@@ -113,7 +113,7 @@ export class Seat implements RegisteredSeat {
   }
 
   /** The ACP seat, for cancel, reconcile, owner actions and events. */
-  get acp(): AcpSeat {
+  get acp(): AcpSession {
     return this.#p.acp;
   }
 
@@ -126,7 +126,7 @@ export class Seat implements RegisteredSeat {
     }
   }
 
-  on(listener: (event: AcpSeatEvent) => void): () => void {
+  on(listener: (event: AcpSessionEvent) => void): () => void {
     return this.#p.acp.on(listener);
   }
 
@@ -135,7 +135,7 @@ export class Seat implements RegisteredSeat {
   }
 
   /**
-   * Deliver one prompt through the fence (lib/acp/client.ts `deliver`). Refused before anything
+   * Deliver one prompt through the fence (lib/acp/acp-session.ts `deliver`). Refused before anything
    * is fenced when the seat is released, the original TUI has exited, or the proven leader is
    * gone (then nothing is sent anywhere: no reconnect, no other leader).
    */
@@ -144,7 +144,7 @@ export class Seat implements RegisteredSeat {
     return this.#p.acp.deliver(text, options);
   }
 
-  /** Cancel one of our prompts (lib/acp/client.ts `cancel`). */
+  /** Cancel one of our prompts (lib/acp/acp-session.ts `cancel`). */
   cancel(promptId: string): Promise<Receipt> {
     return this.#p.acp.cancel(promptId);
   }

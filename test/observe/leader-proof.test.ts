@@ -11,7 +11,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { CheckResult } from "../../lib/check.js";
 import { processFacts } from "../../lib/kernel/index.js";
-import { connectLeader, type LeaderConnection } from "../../lib/leader/connection.js";
+import { connectLeader, type LeaderConnection } from "../../lib/leader/leader-connection.js";
 import { proveLeader } from "../../lib/observe/leader-proof.js";
 
 let dir = "";

@@ -599,7 +599,10 @@ test("simulator: an imposter listening on the path (GROK_SIM_IMPOSTER) gets no f
       assert.is(ok(report, "socket.listener"), true, "the socket proof alone cannot tell");
       assert.is(report.facts?.leader?.registered, null);
       const trace = readFileSync(log, "utf8").split("\n");
-      assert.ok(trace.some((l) => l.includes('"imposter_listening"')), "the imposter traces");
+      assert.ok(
+        trace.some((l) => l.includes('"imposter_listening"')),
+        "the imposter traces",
+      );
       const imposterFrames = trace.filter((l) => l.includes('"imposter_frame_in"'));
       assert.equal(imposterFrames, [], "no frame of ours reached the imposter");
     });

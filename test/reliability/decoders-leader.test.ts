@@ -1,7 +1,7 @@
 /**
  * T7, leader frames (reliability-plan.md §6 T7 (a)-(c), (e)): the bytes -> frames -> messages path
  * of `lib/leader/frame-codec.ts` and `lib/leader/messages.ts`, driven the way
- * `lib/leader/connection.ts` drives it (every chunk pushed, every frame parsed as a ServerMessage,
+ * `lib/leader/leader-connection.ts` drives it (every chunk pushed, every frame parsed as a ServerMessage,
  * the first typed error ends the stream). Timing (idle timeout, slowloris) is on real sockets in
  * `decoders-leader-socket.test.ts`.
  */

@@ -13,7 +13,7 @@ import { admitController } from "../../lib/delivery/index.js";
 import { LINEAR_OWNER_STEP } from "../../lib/grok/catalog.js";
 import { HerdrClient } from "../../lib/herdr/client.js";
 import { hire } from "../../lib/seat/hire.js";
-import type { HireEvent } from "../../lib/seat/steps.js";
+import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { pidAlive } from "../helpers/grok-sim.js";
 import { refusalOf, reportHookSync, type Stack, startStack } from "./stack.js";
 

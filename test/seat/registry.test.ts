@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { hire } from "../../lib/seat/hire.js";
-import { readSeatRecord } from "../../lib/seat/record.js";
 import { SeatRegistry } from "../../lib/seat/registry.js";
 import { resume, resumeChecks } from "../../lib/seat/resume.js";
 import { defaultSeatRegistry } from "../../lib/seat/seat.js";
+import { readSeatRecord } from "../../lib/seat/seat-record.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
 import { refusalOf, type Stack, startStack } from "./stack.js";
 
@@ -58,7 +58,7 @@ test("the bridge admits only the controller's own seat with its original pane pr
     // The same record in another process (a worker with a copy of the file).
     const script = [
       'import { defaultSeatRegistry } from "./lib/seat/seat.ts";',
-      'import { readSeatRecord } from "./lib/seat/record.ts";',
+      'import { readSeatRecord } from "./lib/seat/seat-record.ts";',
       "try { defaultSeatRegistry.admit(readSeatRecord(process.argv[1]).record); console.log('ADMITTED'); }",
       "catch (e) { console.log(e.code); }",
     ].join("\n");

@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { type FenceInput, fenceInputProblem } from "../../lib/delivery/record.js";
+import { type FenceInput, fenceInputProblem } from "../../lib/delivery/journal-record.js";
 
 const ok: FenceInput = {
   promptId: "5f0c0000-0000-4000-8000-000000000001",

@@ -1,12 +1,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import type { GrokEvent, QueueEntry } from "../../lib/acp/grok-extensions.js";
 import {
   evidenceFromEvent,
   evidenceFromPromptError,
   evidenceFromPromptResponse,
   evidenceFromRecord,
-} from "../../lib/acp/evidence.js";
-import type { GrokEvent, QueueEntry } from "../../lib/acp/grok-extensions.js";
+} from "../../lib/acp/receipt-evidence.js";
 
 const S = "0198b0c2-1111-7222-8333-444455556666";
 const P = "5f0c1e2d-3a4b-4c5d-8e6f-7a8b9c0d1e2f";

@@ -1,5 +1,5 @@
 /**
- * `AcpSeat`: the ACP client for one seat, over the one leader connection. It initializes, proves
+ * `AcpSession`: the ACP client for one seat, over the one leader connection. It initializes, proves
  * the TUI's session is live, checks catalog readiness, attaches (session.ts explains every
  * choice), then delivers prompts with caller ids and durable receipts, cancels only what is
  * ours, selects model/effort with an echo, and leaves permission prompts and questions to the
@@ -23,9 +23,6 @@ import { GrokSeatError, UsageError, WireError } from "../errors.js";
 import type { CatalogReadiness } from "../grok/catalog.js";
 import { type ModelEcho, resolveModelSelection, setModelParams } from "../grok/models.js";
 import { assertPromptId, newPromptId } from "../grok/prompt-id.js";
-import { AcpConnection, type AcpSeatEvent, type AcpSeatOptions } from "./connection.js";
-import { evidenceFromRecord } from "./evidence.js";
-import type { OwnerAction } from "./owner-actions.js";
 import {
   type AttachFacts,
   checkSessionInfo,
@@ -36,11 +33,14 @@ import {
   parseInitializeResult,
   resumeParams,
   sessionInfoParams,
-} from "./session.js";
+} from "./handshake.js";
+import type { OwnerAction } from "./owner-actions.js";
+import { evidenceFromRecord } from "./receipt-evidence.js";
+import { type AcpSessionEvent, type AcpSessionOptions, SessionCore } from "./session-core.js";
 import type { TapStats } from "./tap.js";
 import type { AcpPipe, CloseReason } from "./transport.js";
 
-export type { AcpSeatEvent, AcpSeatOptions };
+export type { AcpSessionEvent, AcpSessionOptions };
 
 /**
  * A prompt on its way: its receipt after dispatch, and the two promises named apart.
@@ -74,7 +74,7 @@ export interface Delivery {
 const LONE_SURROGATE = /\p{Cs}/u;
 const UpdatesResultSchema = v.looseObject({ updates: v.array(v.unknown()) });
 
-export class AcpSeat {
+export class AcpSession {
   readonly sessionId: string;
   readonly initialize: InitializeFacts;
   readonly attachment: AttachFacts;
@@ -82,10 +82,10 @@ export class AcpSeat {
   /** Resolves when the leader connection ended. */
   readonly closed: Promise<CloseReason>;
 
-  readonly #s: AcpConnection;
+  readonly #s: SessionCore;
 
   private constructor(
-    s: AcpConnection,
+    s: SessionCore,
     init: InitializeFacts,
     attach: AttachFacts,
     cat: CatalogReadiness,
@@ -104,8 +104,8 @@ export class AcpSeat {
    * ACP_PROTOCOL_UNSUPPORTED, ACP_LOAD_SESSION_UNSUPPORTED, ACP_RESUME_UNSUPPORTED or a WireError.
    * On refusal the ACP connection is closed (the leader connection stays the caller's).
    */
-  static async attach(pipe: AcpPipe, opts: AcpSeatOptions): Promise<AcpSeat> {
-    const s = new AcpConnection(pipe, opts);
+  static async attach(pipe: AcpPipe, opts: AcpSessionOptions): Promise<AcpSession> {
+    const s = new SessionCore(pipe, opts);
     try {
       const init = parseInitializeResult(await s.request("initialize", initializeParams()));
       opts.onInitialize?.(init);
@@ -130,9 +130,9 @@ export class AcpSeat {
         throw unknownSession(err, opts.sessionId);
       }
       s.attached(attach);
-      return new AcpSeat(s, init, attach, cat);
+      return new AcpSession(s, init, attach, cat);
     } catch (err) {
-      s.conn.close();
+      s.sdk.close();
       throw err;
     }
   }
@@ -142,7 +142,7 @@ export class AcpSeat {
     return this.initialize.agentVersion;
   }
 
-  on(listener: (event: AcpSeatEvent) => void): () => void {
+  on(listener: (event: AcpSessionEvent) => void): () => void {
     this.#s.listeners.add(listener);
     return () => this.#s.listeners.delete(listener);
   }
@@ -331,7 +331,7 @@ export class AcpSeat {
 
   /** Close the ACP connection (the leader connection is the caller's to close). */
   close(): void {
-    this.#s.conn.close();
+    this.#s.sdk.close();
   }
 }
 

@@ -2,7 +2,11 @@ import net from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { GrokSeatError, WireError } from "../../lib/errors.js";
-import { connectLeader, LeaderConnection, type LeaderEvent } from "../../lib/leader/connection.js";
+import {
+  connectLeader,
+  LeaderConnection,
+  type LeaderEvent,
+} from "../../lib/leader/leader-connection.js";
 import { registerMessage } from "../../lib/leader/messages.js";
 import {
   CAPABILITIES,

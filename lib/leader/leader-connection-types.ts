@@ -1,5 +1,5 @@
 /**
- * Options, defaults and the event / close-reason types of the leader connection (`connection.ts`).
+ * Options, defaults and the event / close-reason types of the leader connection (`leader-connection.ts`).
  * Every default is the bound `leader/client.rs` uses, where it has one.
  */
 import type { GrokSeatError, WireError } from "../errors.js";

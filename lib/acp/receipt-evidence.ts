@@ -29,7 +29,7 @@ import type {
 } from "../delivery/receipt.js";
 import { type GrokEvent, SessionEnvelopeSchema } from "./grok-extensions.js";
 
-/** The journal's stop-reason form (`lib/delivery/record.ts`, `StopReason`). */
+/** The journal's stop-reason form (`lib/delivery/journal-record.ts`, `StopReason`). */
 const STOP_REASON = /^[a-z][a-z0-9_]{0,31}$/;
 
 /** A queue row as last seen, for `x.ai/queue/remove {expectedVersion, owner}`. */

@@ -25,7 +25,7 @@ import type { AgentVerdict } from "../proof/agent-reconcile.js";
 import { parseLockPid } from "../proof/leader.js";
 import { checkProcess, checkProcessRead } from "../proof/process.js";
 import { checkPrivateSocket, octal } from "../proof/socket.js";
-import type { SeatRecord } from "./record.js";
+import type { SeatRecord } from "./seat-record.js";
 
 export interface RecordVerification {
   readonly checks: readonly CheckResult[];

@@ -12,7 +12,7 @@ import {
   connectLeader,
   type LeaderConnection,
   type LeaderEvent,
-} from "../../lib/leader/connection.js";
+} from "../../lib/leader/leader-connection.js";
 import { type GrokLeader, grokHomeFixture, startGrokLeader, waitFor } from "../helpers/grok-sim.js";
 
 let leader: GrokLeader | null = null;

@@ -1,5 +1,5 @@
 /**
- * AcpSeat against a scripted in-memory agent and a real journal on disk: the request sequence,
+ * AcpSession against a scripted in-memory agent and a real journal on disk: the request sequence,
  * refusals, receipts and cancellation rules. The same behaviours run end to end against the
  * `grok` simulator in seat-sim.test.ts.
  */

@@ -7,7 +7,7 @@ import {
   parseAttachResult,
   parseInitializeResult,
   resumeParams,
-} from "../../lib/acp/session.js";
+} from "../../lib/acp/handshake.js";
 import { GrokSeatError } from "../../lib/errors.js";
 
 const S = "0198b0c2-1111-7222-8333-444455556666";

@@ -7,8 +7,8 @@
 import type { CheckResult } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import type { JsonValue } from "../json.js";
+import type { HireEvent, HireListener, HireStep } from "./hire-events.js";
 import { SeatRefusal } from "./refusal.js";
-import type { HireEvent, HireListener, HireStep } from "./steps.js";
 
 export interface StepOutcome<T> {
   readonly value: T;

@@ -1,7 +1,7 @@
 /**
  * The ACP connection of one seat: the SDK client app over the leader pipe (stream.ts), the tap,
  * bounded requests, the outgoing-prompt write signal the fence journal needs, the model echo, and
- * the routing of tap events into receipts, owner actions and seat events. `AcpSeat` (client.ts)
+ * the routing of tap events into receipts, owner actions and seat events. `AcpSession` (client.ts)
  * is the public face; this file holds the state and does the I/O with it.
  */
 import * as acp from "@agentclientprotocol/sdk";
@@ -13,19 +13,19 @@ import { GrokSeatError, UsageError, WireError } from "../errors.js";
 import { type CatalogReadiness, catalogReadiness, McpListResultSchema } from "../grok/catalog.js";
 import { echoConfirms, type ModelEcho, type ModelSelection } from "../grok/models.js";
 import { type DeliveryEvent, DeliveryTracker } from "./deliveries.js";
+import type { GrokEvent } from "./grok-extensions.js";
+import type { AttachFacts, InitializeFacts } from "./handshake.js";
+import { type OwnerAction, trackOwnerActions } from "./owner-actions.js";
 import {
   evidenceFromEvent,
   evidenceFromPromptError,
   evidenceFromPromptResponse,
-} from "./evidence.js";
-import type { GrokEvent } from "./grok-extensions.js";
-import { type OwnerAction, trackOwnerActions } from "./owner-actions.js";
-import type { AttachFacts, InitializeFacts } from "./session.js";
+} from "./receipt-evidence.js";
 import { createAcpStream } from "./stream.js";
 import { AcpTap } from "./tap.js";
 import type { AcpPipe, CloseReason } from "./transport.js";
 
-export interface AcpSeatOptions {
+export interface AcpSessionOptions {
   /** The exact session UUID the TUI created (`--session-id`). */
   readonly sessionId: string;
   /** The TUI's cwd: the session lives under it on disk and must run in it. */
@@ -49,7 +49,7 @@ export interface AcpSeatOptions {
   readonly onInitialize?: (facts: InitializeFacts) => void;
 }
 
-export type AcpSeatEvent =
+export type AcpSessionEvent =
   | DeliveryEvent
   | { readonly type: "dispatched"; readonly receipt: Receipt }
   | { readonly type: "cancel-submitted"; readonly receipt: Receipt }
@@ -73,13 +73,13 @@ export type AcpSeatEvent =
   | { readonly type: "closed"; readonly reason: CloseReason };
 
 /** Connection state shared by the seat's methods. */
-export class AcpConnection {
+export class SessionCore {
   readonly pipe: AcpPipe;
-  readonly opts: AcpSeatOptions;
+  readonly opts: AcpSessionOptions;
   readonly tap: AcpTap;
-  readonly conn: acp.ClientConnection;
+  readonly sdk: acp.ClientConnection;
   readonly tracker: DeliveryTracker;
-  readonly listeners = new Set<(event: AcpSeatEvent) => void>();
+  readonly listeners = new Set<(event: AcpSessionEvent) => void>();
   readonly clientIdentifier: string;
   readonly timeoutMs: number;
   owner: ReadonlyMap<string, OwnerAction> = new Map();
@@ -94,7 +94,7 @@ export class AcpConnection {
   readonly #written = new Map<object, { resolve(): void; reject(err: unknown): void }>();
   readonly #modelWaiters = new Set<(echo: ModelEcho) => void>();
 
-  constructor(pipe: AcpPipe, opts: AcpSeatOptions) {
+  constructor(pipe: AcpPipe, opts: AcpSessionOptions) {
     this.pipe = pipe;
     this.opts = opts;
     this.clientIdentifier = opts.clientIdentifier ?? "grok-seat";
@@ -106,7 +106,7 @@ export class AcpConnection {
       onSent: (m) => this.#writeSignal(m)?.resolve(),
       onSendFailed: (m, err) => this.#writeSignal(m)?.reject(err),
     });
-    this.conn = acp.client({ name: "grok-seat" }).connect(stream);
+    this.sdk = acp.client({ name: "grok-seat" }).connect(stream);
     void pipe.closed.then((reason) => this.#onClosed(reason));
   }
 
@@ -116,7 +116,7 @@ export class AcpConnection {
     this.tracker.queueSnapshot(facts.runningPromptId, []);
   }
 
-  emit(event: AcpSeatEvent): void {
+  emit(event: AcpSessionEvent): void {
     for (const l of this.listeners) {
       try {
         l(event);
@@ -127,7 +127,7 @@ export class AcpConnection {
   }
 
   requireOpen(): void {
-    if (this.#closed || this.conn.signal.aborted) {
+    if (this.#closed || this.sdk.signal.aborted) {
       throw new GrokSeatError("CONNECTION_CLOSED", "the ACP connection is closed");
     }
   }
@@ -150,7 +150,7 @@ export class AcpConnection {
       );
     });
     try {
-      return await Promise.race([this.conn.agent.request<unknown>(method, params), timeout]);
+      return await Promise.race([this.sdk.agent.request<unknown>(method, params), timeout]);
     } catch (err) {
       throw wireError(err, method);
     } finally {
@@ -160,7 +160,7 @@ export class AcpConnection {
 
   async notify(method: string, params: unknown): Promise<void> {
     try {
-      await this.conn.agent.notify(method, params);
+      await this.sdk.agent.notify(method, params);
     } catch (err) {
       throw wireError(err, method);
     }
@@ -187,7 +187,7 @@ export class AcpConnection {
     const written = new Promise<void>((resolve, reject) => {
       this.#written.set(params, { resolve, reject });
     });
-    const response = this.conn.agent.request<unknown>("session/prompt", params);
+    const response = this.sdk.agent.request<unknown>("session/prompt", params);
     response.then(
       (result) => {
         const e = evidenceFromPromptResponse(result, this.opts.sessionId, promptId);
@@ -282,7 +282,7 @@ export class AcpConnection {
       w.reject(new GrokSeatError("CONNECTION_CLOSED", "the leader connection ended"));
     }
     this.tracker.connectionLost(`leader connection ended: ${reason.kind}`);
-    this.conn.close();
+    this.sdk.close();
     this.emit({ type: "closed", reason });
   }
 }

@@ -18,6 +18,10 @@ import { GrokSeatError, WireError } from "../errors.js";
 import { AcpInbox } from "./acp-inbox.js";
 import { checkAcpPayload } from "./acp-payload.js";
 import { connectPath } from "./connect-path.js";
+import type { ControlCommand, ControlPayload, LeaderInfo } from "./control.js";
+import { ControlRequests } from "./control-requests.js";
+import { encodeFrame, FrameDecoder } from "./frame-codec.js";
+import { FrameWatchdog } from "./frame-watchdog.js";
 import {
   type CloseReason,
   CONNECTION_DEFAULTS,
@@ -25,11 +29,7 @@ import {
   type ConnectionState,
   type LeaderConnectionOptions,
   type LeaderEvent,
-} from "./connection-types.js";
-import type { ControlCommand, ControlPayload, LeaderInfo } from "./control.js";
-import { ControlRequests } from "./control-requests.js";
-import { encodeFrame, FrameDecoder } from "./frame-codec.js";
-import { FrameWatchdog } from "./frame-watchdog.js";
+} from "./leader-connection-types.js";
 import {
   acpMessage,
   type ClientMessage,

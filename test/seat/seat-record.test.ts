@@ -13,8 +13,8 @@ import {
   SEAT_RECORD_KIND,
   type SeatRecord,
   writeSeatRecord,
-} from "../../lib/seat/record.js";
-import { checkRecordFile } from "../../lib/seat/verify-record.js";
+} from "../../lib/seat/seat-record.js";
+import { checkRecordFile } from "../../lib/seat/verify-seat-record.js";
 
 const id = { kind: "linux-pidfs" as const, value: "boot:7" };
 
