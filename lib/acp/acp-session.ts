@@ -1,15 +1,9 @@
 /**
- * `AcpSession`: the ACP client for one seat, over the one leader connection. It initializes, proves
- * the TUI's session is live, checks catalog readiness, attaches (session.ts explains every
- * choice), then delivers prompts with caller ids and durable receipts, cancels only what is
- * ours, selects model/effort with an echo, and leaves permission prompts and questions to the
- * owner. With connection.ts, the only files of lib/acp that do I/O (the pipe and the journal).
- *
- * Order of attach: initialize, residency probe, catalog readiness, then `session/resume`. The
- * catalog is judged *before* we attach, so a refused seat (an enabled direct mcp.linear.app
- * endpoint) never touched the owner's session: no resume, no `UpdateMcpServers`. `x.ai/mcp/list`
- * with our session id annotates the resident session whether or not we are attached
- * (`extensions/mcp.rs`, `handle_list`).
+ * `AcpSession`: the ACP side of one seat once attached to the owner's session
+ * (lib/acp/acp-handshake.ts gets it there). It delivers prompts with caller ids and durable
+ * receipts, cancels only what is ours, selects model/effort with an echo, reconciles receipts
+ * with Grok's record, and leaves permission prompts and questions to the owner. With
+ * session-core.ts, the only files of lib/acp that do I/O (the pipe and the journal).
  *
  * Never sent by this class: `session/new` (refused even if asked), `authenticate`, answers to
  * interaction reverse-requests (the stream keeps them from the SDK), `--allow`/`--deny` anything
@@ -19,26 +13,16 @@
 import * as v from "valibot";
 import { dispatch } from "../delivery/dispatch.js";
 import { isTerminal, type Receipt } from "../delivery/receipt.js";
-import { GrokSeatError, UsageError, WireError } from "../errors.js";
+import { GrokSeatError, UsageError } from "../errors.js";
 import type { CatalogReadiness } from "../grok/catalog.js";
 import { type ModelEcho, resolveModelSelection, setModelParams } from "../grok/models.js";
 import { assertPromptId, newPromptId } from "../grok/prompt-id.js";
-import {
-  type AttachFacts,
-  checkSessionInfo,
-  type InitializeFacts,
-  initializeParams,
-  isUnknownSessionError,
-  parseAttachResult,
-  parseInitializeResult,
-  resumeParams,
-  sessionInfoParams,
-} from "./handshake.js";
+import type { AttachFacts, InitializeFacts } from "./handshake.js";
 import type { OwnerAction } from "./owner-actions.js";
 import { evidenceFromRecord } from "./receipt-evidence.js";
-import { type AcpSessionEvent, type AcpSessionOptions, SessionCore } from "./session-core.js";
+import type { AcpSessionEvent, AcpSessionOptions, SessionCore } from "./session-core.js";
 import type { TapStats } from "./tap.js";
-import type { AcpPipe, CloseReason } from "./transport.js";
+import type { CloseReason } from "./transport.js";
 
 export type { AcpSessionEvent, AcpSessionOptions };
 
@@ -84,57 +68,14 @@ export class AcpSession {
 
   readonly #s: SessionCore;
 
-  private constructor(
-    s: SessionCore,
-    init: InitializeFacts,
-    attach: AttachFacts,
-    cat: CatalogReadiness,
-  ) {
+  /** Built by `AcpHandshake.attach` (lib/acp/acp-handshake.ts), once the session is attached. */
+  constructor(s: SessionCore, init: InitializeFacts, attach: AttachFacts, cat: CatalogReadiness) {
     this.#s = s;
     this.sessionId = s.opts.sessionId;
     this.initialize = init;
     this.attachment = attach;
     this.catalog = cat;
     this.closed = s.pipe.closed;
-  }
-
-  /**
-   * Initialize, prove the session is live here, check catalog readiness, attach. Refuses with
-   * SESSION_UNKNOWN, SESSION_CWD_MISMATCH, LINEAR_DIRECT_ENABLED, CATALOG_NOT_SESSION_SCOPED,
-   * ACP_PROTOCOL_UNSUPPORTED, ACP_LOAD_SESSION_UNSUPPORTED, ACP_RESUME_UNSUPPORTED or a WireError.
-   * On refusal the ACP connection is closed (the leader connection stays the caller's).
-   */
-  static async attach(pipe: AcpPipe, opts: AcpSessionOptions): Promise<AcpSession> {
-    const s = new SessionCore(pipe, opts);
-    try {
-      const init = parseInitializeResult(await s.request("initialize", initializeParams()));
-      opts.onInitialize?.(init);
-      try {
-        checkSessionInfo(
-          await s.request("_x.ai/session/info", sessionInfoParams(opts.sessionId)),
-          opts.sessionId,
-          opts.cwd,
-        );
-      } catch (err) {
-        throw unknownSession(err, opts.sessionId);
-      }
-      const cat = await s.listCatalog();
-      if (!cat.ok) throw catalogRefusal(cat);
-      let attach: AttachFacts;
-      try {
-        attach = parseAttachResult(
-          await s.request("session/resume", resumeParams(opts.sessionId, opts.cwd)),
-          opts.sessionId,
-        );
-      } catch (err) {
-        throw unknownSession(err, opts.sessionId);
-      }
-      s.attached(attach);
-      return new AcpSession(s, init, attach, cat);
-    } catch (err) {
-      s.sdk.close();
-      throw err;
-    }
   }
 
   /** The agent's `_meta.agentVersion` (for `admitVersion`), or null when it reported none. */
@@ -333,33 +274,4 @@ export class AcpSession {
   close(): void {
     this.#s.sdk.close();
   }
-}
-
-/** An attach-time JSON-RPC error that means "no such live session" becomes SESSION_UNKNOWN. */
-function unknownSession(err: unknown, sessionId: string): unknown {
-  if (
-    err instanceof WireError &&
-    isUnknownSessionError({ code: Number(err.code), message: err.message, data: err.data })
-  ) {
-    return new GrokSeatError("SESSION_UNKNOWN", `session ${sessionId} is not live in this leader`, {
-      details: { sessionId },
-      cause: err,
-    });
-  }
-  return err;
-}
-
-function catalogRefusal(cat: CatalogReadiness): GrokSeatError {
-  const code = cat.code ?? "CATALOG_NOT_READY";
-  const message =
-    code === "LINEAR_DIRECT_ENABLED"
-      ? `an enabled direct mcp.linear.app endpoint is configured for this session. ${cat.ownerStep}`
-      : "the MCP list does not describe this session";
-  return new GrokSeatError(code, message, {
-    details: {
-      offending: [...cat.offending],
-      ownerStep: cat.ownerStep,
-      checks: cat.checks.map((c) => ({ ...c })),
-    },
-  });
 }

@@ -41,12 +41,6 @@ export interface AcpSessionOptions {
   readonly requestTimeoutMs?: number;
   /** Where unknown/malformed messages are logged (default: nowhere; they are kept in the tap). */
   readonly log?: (line: string) => void;
-  /**
-   * Called with the parsed `initialize` answer before anything else is sent; throwing refuses the
-   * attach (the seat's version agreement runs here, so a refused version never touches the
-   * owner's session: no residency probe, no catalog list, no resume).
-   */
-  readonly onInitialize?: (facts: InitializeFacts) => void;
 }
 
 export type AcpSessionEvent =

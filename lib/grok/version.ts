@@ -209,37 +209,31 @@ function probeError(
   });
 }
 
-export interface VersionEvidence {
-  /** Parsed `grok --version` of the resolved grok executable. */
-  readonly cli: GrokVersion;
-  /** The leader's `registered` metadata. */
-  readonly leaderRegistered: Pick<
-    Registered,
-    "leader_protocol_version" | "leader_binary_version" | "leader_capabilities"
-  >;
-  /** ACP `initialize` -> `_meta.agentVersion`, when the ACP layer has it. */
-  readonly agent?: { readonly agentVersion: string | null };
+/** `grok --version` at or above the floor: `version.floor`. The one place the floor is judged. */
+export function checkVersionFloor(cli: GrokVersion): CheckResult {
+  return compareSemver(cli.semver, FLOOR) >= 0
+    ? pass("version.floor", `>=${VERSION_FLOOR}`, cli.version)
+    : fail(
+        "version.floor",
+        `>=${VERSION_FLOOR}`,
+        cli.version,
+        `grok ${cli.version} is older than the floor ${VERSION_FLOOR}`,
+      );
 }
 
+/** The leader's `registered` metadata as the version checks read it. */
+export type LeaderVersionReport = Pick<
+  Registered,
+  "leader_protocol_version" | "leader_binary_version" | "leader_capabilities"
+>;
+
 /**
- * The version floor as named checks: `version.floor`, `version.leader_protocol`,
- * `version.leader_control_v1`, `version.leader_agrees` and, with `agent`, `version.agent_agrees`.
- * Every refusal names the versions found and what is missing.
+ * The leader's half: protocol 1 (`version.leader_protocol`), `control_v1`
+ * (`version.leader_control_v1`) and the same version as `grok --version`
+ * (`version.leader_agrees`). Each refusal names the versions found and what is missing.
  */
-export function admitVersion(evidence: VersionEvidence): CheckResult[] {
-  const { cli, leaderRegistered: reg } = evidence;
-  const checks: CheckResult[] = [];
-  checks.push(
-    compareSemver(cli.semver, FLOOR) >= 0
-      ? pass("version.floor", `>=${VERSION_FLOOR}`, cli.version)
-      : fail(
-          "version.floor",
-          `>=${VERSION_FLOOR}`,
-          cli.version,
-          `grok ${cli.version} is older than the floor ${VERSION_FLOOR}`,
-        ),
-  );
-  checks.push(
+export function admitLeaderVersion(cli: GrokVersion, reg: LeaderVersionReport): CheckResult[] {
+  return [
     expectEqual(
       "version.leader_protocol",
       LEADER_PROTOCOL_VERSION,
@@ -248,8 +242,6 @@ export function admitVersion(evidence: VersionEvidence): CheckResult[] {
         ? "the leader does not report a protocol version (a legacy leader)"
         : `the leader speaks protocol ${reg.leader_protocol_version}, not ${LEADER_PROTOCOL_VERSION}`,
     ),
-  );
-  checks.push(
     expectEqual(
       "version.leader_control_v1",
       true,
@@ -258,25 +250,45 @@ export function admitVersion(evidence: VersionEvidence): CheckResult[] {
         ? "the leader advertises no capabilities, so no control_v1"
         : "the leader does not advertise control_v1",
     ),
-  );
-  checks.push(
     expectEqual(
       "version.leader_agrees",
       cli.version,
       reg.leader_binary_version,
       `grok --version reports ${cli.version} but the leader reports ${reg.leader_binary_version ?? "no version"}`,
     ),
+  ];
+}
+
+/** The agent's half: `initialize._meta.agentVersion` is the version of `grok --version`. */
+export function admitAgentVersion(cli: GrokVersion, agentVersion: string | null): CheckResult {
+  return expectEqual(
+    "version.agent_agrees",
+    cli.version,
+    agentVersion,
+    `grok --version reports ${cli.version} but the agent reports ${agentVersion ?? "no agentVersion"}`,
   );
-  if (evidence.agent) {
-    const agentVersion = evidence.agent.agentVersion;
-    checks.push(
-      expectEqual(
-        "version.agent_agrees",
-        cli.version,
-        agentVersion,
-        `grok --version reports ${cli.version} but the agent reports ${agentVersion ?? "no agentVersion"}`,
-      ),
-    );
-  }
-  return checks;
+}
+
+/** Every version report at once (the floor, the leader's and, with `agent`, the agent's). */
+export interface VersionReports {
+  /** Parsed `grok --version` of the resolved grok executable. */
+  readonly cli: GrokVersion;
+  /** The leader's `registered` metadata. */
+  readonly leaderRegistered: LeaderVersionReport;
+  /** ACP `initialize` -> `_meta.agentVersion`, when the ACP layer has it. */
+  readonly agent?: { readonly agentVersion: string | null };
+}
+
+/**
+ * The version floor as named checks: `version.floor`, `version.leader_protocol`,
+ * `version.leader_control_v1`, `version.leader_agrees` and, with `agent`, `version.agent_agrees`.
+ * A seat admits them one stage at a time (preflight, register, versions); this is all of them.
+ */
+export function admitVersion(reports: VersionReports): CheckResult[] {
+  const { cli, leaderRegistered, agent } = reports;
+  return [
+    checkVersionFloor(cli),
+    ...admitLeaderVersion(cli, leaderRegistered),
+    ...(agent === undefined ? [] : [admitAgentVersion(cli, agent.agentVersion)]),
+  ];
 }

@@ -8,7 +8,6 @@ export {
   type HireStep,
   type SeatStep,
 } from "./hire-events.js";
-export type { PanePlacement } from "./pane-step.js";
 export { checkResume, freshSessionId, type LaunchMode, type Requester, tuiArgv } from "./policy.js";
 export { LOGIN_FILE_NAME, type Profile, type ProfileSpec } from "./profile.js";
 export { ownerStepFor, SeatRefusal } from "./refusal.js";
@@ -32,4 +31,5 @@ export {
   writeSeatRecord,
 } from "./seat-record.js";
 export { buildSkillManifest, type SkillEntry } from "./skills.js";
+export type { PanePlacement } from "./steps/launch.js";
 export { type RecordVerification, verifyRecord } from "./verify-seat-record.js";

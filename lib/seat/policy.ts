@@ -33,6 +33,15 @@ export function tuiArgv(grok: string, socketPath: string, mode: LaunchMode): str
     : [...base, "--resume", mode.sessionId];
 }
 
+/**
+ * Where a seat's fence journal and admission lock live: its own runtime directory, or for a
+ * resume the original seat's (seat-record.ts `journalDir`), so its receipts stay reconcilable and
+ * its prompt ids stay refused as duplicates.
+ */
+export function journalDirOf(mode: LaunchMode, runtimeDir: string): string {
+  return mode.kind === "resume" ? (mode.record.journalDir ?? mode.record.runtimeDir) : runtimeDir;
+}
+
 /** Who asks to resume: the controller that hired the seat, or a worker of a bridge. */
 export type Requester = "controller" | "worker";
 

@@ -5,7 +5,7 @@
  * step"). Codes are stable; tests and callers branch on `code`, never on text.
  */
 import type { CheckResult } from "../check.js";
-import { GrokSeatError } from "../errors.js";
+import { failureOf, GrokSeatError } from "../errors.js";
 import { LINEAR_OWNER_STEP } from "../grok/catalog.js";
 import { VERSION_FLOOR } from "../grok/version.js";
 import type { SeatStep } from "./hire-events.js";
@@ -157,4 +157,38 @@ export function refuseOnCheck(
     details: { expected: failed.expected, received: failed.received, ...details },
     ...(cause === undefined || cause === null ? {} : { cause }),
   });
+}
+
+/** Where a refusal is named when a call fails: its step, code, check and reason. */
+export interface RefusalSpec {
+  readonly step: SeatStep;
+  /** The refusal's code; without one, the failure's own code and its details are kept. */
+  readonly code?: string;
+  readonly check: string;
+  /** The reason, from the failure's code and message. */
+  readonly reason: (failure: { readonly code: string; readonly message: string }) => string;
+  readonly details?: Record<string, unknown>;
+}
+
+/**
+ * Run `fn`; a typed failure it throws (a GrokSeatError, or a Node system error with its errno)
+ * becomes this refusal, with the failure kept as its cause. Anything untyped is a bug and is
+ * thrown as it is.
+ */
+export async function refuseOnThrow<T>(spec: RefusalSpec, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const failure = failureOf(err);
+    if (failure === null || err instanceof SeatRefusal) throw err;
+    const own = spec.code === undefined && err instanceof GrokSeatError ? { ...err.context } : {};
+    throw new SeatRefusal({
+      step: spec.step,
+      code: spec.code ?? failure.code,
+      check: spec.check,
+      reason: spec.reason(failure),
+      details: { ...own, ...(spec.details ?? {}) },
+      cause: err,
+    });
+  }
 }

@@ -5,6 +5,7 @@
  * stops the leader only when `release-policy.ts` allows it.
  */
 import type { AcpSession, AcpSessionEvent, Delivery } from "../acp/acp-session.js";
+import type { OwnerAction } from "../acp/owner-actions.js";
 import type { Controller } from "../delivery/index.js";
 import type { Receipt } from "../delivery/receipt.js";
 import type { HerdrClient } from "../herdr/client.js";
@@ -112,7 +113,7 @@ export class Seat implements RegisteredSeat {
     return this.#state;
   }
 
-  /** The ACP seat, for cancel, reconcile, owner actions and events. */
+  /** The ACP session underneath (lib/acp): its tap statistics, the running prompt id. */
   get acp(): AcpSession {
     return this.#p.acp;
   }
@@ -149,6 +150,20 @@ export class Seat implements RegisteredSeat {
     return this.#p.acp.cancel(promptId);
   }
 
+  /**
+   * Recovery: reconcile our open receipts (uncertain ones above all) with the session's durable
+   * record and return those that changed; never sends a prompt (lib/acp/acp-session.ts
+   * `reconcile`, where `via: "replay"` and its cost to the owner are explained).
+   */
+  reconcile(options: { tail?: number; via?: "updates" | "replay" } = {}): Promise<Receipt[]> {
+    return this.#p.acp.reconcile(options);
+  }
+
+  /** Permission prompts and questions waiting for the owner in the TUI. We never answer them. */
+  pendingOwnerActions(): OwnerAction[] {
+    return this.#p.acp.pendingOwnerActions();
+  }
+
   #assertDeliverable(): void {
     const refuse = (code: string, check: string, reason: string): SeatRefusal =>
       new SeatRefusal({
@@ -167,7 +182,7 @@ export class Seat implements RegisteredSeat {
         "the original TUI has exited; its session is no longer visible",
       );
     }
-    const now = leaderNow(this.#p.leader, this.#record.socketPath);
+    const now = leaderNow(this.#p.leader, this.#record.socketPath, this.#p.kernel);
     if (now.kind === "exited") {
       throw refuse(
         now.socketServedByOther ? "LEADER_REPLACED" : "LEADER_GONE",
@@ -213,7 +228,7 @@ export class Seat implements RegisteredSeat {
     if (exit === null) {
       let tuiGone = false;
       try {
-        tuiGone = tuiExitUnderway(p.tui);
+        tuiGone = tuiExitUnderway(p.tui, p.kernel);
       } catch {
         tuiGone = false;
       }
@@ -228,7 +243,7 @@ export class Seat implements RegisteredSeat {
       }
     }
     p.exitWatch.close();
-    const now = leaderNow(p.leader, this.#record.socketPath);
+    const now = leaderNow(p.leader, this.#record.socketPath, p.kernel);
     // A Seat exists only in the process that hired it (a record never becomes one): owned.
     const decision = decideLeaderStop({ owned: true, leader: now, tuiExit: exit });
     let action: LeaderAction = decision.reasons.includes("LEADER_GONE")
@@ -240,7 +255,8 @@ export class Seat implements RegisteredSeat {
       signal = "SIGTERM";
       const exited = await stopLeader(p.leader, options.stopTimeoutMs ?? 5000);
       action = exited ? "stopped" : "stop_timed_out";
-      if (exited) removed = removeStaleLeaderFiles(this.#record.socketPath, this.#record.lockPath);
+      if (exited)
+        removed = removeStaleLeaderFiles(this.#record.socketPath, this.#record.lockPath, p.kernel);
     }
     p.tui.close();
     p.leader.close();

@@ -1,12 +1,15 @@
 /**
  * Runs the hire's steps in order and reports each one (`started`, then `proven` or `refused`).
- * A step that throws a lower layer's typed error is refused with that error's stable code; a
- * step is never retried (seed ADR 0224: "Never … replay uncertain input"; issue 8: "Nothing is
- * retried automatically after an uncertain step").
+ * A step is a module under lib/seat/steps/ built with `hireStep(name, run)`; hire.ts calls them
+ * one by one. A step that throws a lower layer's typed error is refused with that error's stable
+ * code; a step is never retried (seed ADR 0224: "Never … replay uncertain input"; issue 8:
+ * "Nothing is retried automatically after an uncertain step").
  */
 import type { CheckResult } from "../check.js";
 import { GrokSeatError } from "../errors.js";
 import type { JsonValue } from "../json.js";
+import type { KernelPort } from "../kernel/index.js";
+import type { DisposeStack } from "./dispose-stack.js";
 import type { HireEvent, HireListener, HireStep } from "./hire-events.js";
 import { SeatRefusal } from "./refusal.js";
 
@@ -26,10 +29,43 @@ export function outcome<T>(
   return { value, summary, checks, facts };
 }
 
+/** What a refused hire leaves for the owner, named in the refusal's details. */
+export interface LeftForOwner {
+  /** The runtime directory, once the TUI lives in it (before that a refusal removes it). */
+  runtimeDir: string | null;
+  paneId: string | null;
+  tuiPid: number | null;
+  leaderPid: number | null;
+}
+
+/** What every step may use besides its input. */
+export interface StepContext {
+  readonly kernel: KernelPort;
+  /** Our real uid: the owner every proven file and process must have. */
+  readonly uid: number;
+  /** Where a step puts what it opened, so a refused hire closes it again. */
+  readonly stack: DisposeStack;
+  readonly left: LeftForOwner;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** One hire step: its stable name and its work. */
+export interface HireStepDef<I, O> {
+  readonly name: HireStep;
+  run(input: I, ctx: StepContext): Promise<StepOutcome<O>>;
+}
+
+export function hireStep<I, O>(
+  name: HireStep,
+  run: (input: I, ctx: StepContext) => Promise<StepOutcome<O>> | StepOutcome<O>,
+): HireStepDef<I, O> {
+  return { name, run: async (input, ctx) => run(input, ctx) };
+}
+
 export class StepRunner {
+  readonly ctx: StepContext;
   readonly #listener: HireListener | undefined;
   readonly #t0: number;
-  readonly #signal: AbortSignal | undefined;
   /** Passed checks by step, for the seat record. */
   readonly proofs: Record<string, CheckResult[]> = {};
   /** Duration of every finished step, in ms (for the bench and the record). */
@@ -37,9 +73,9 @@ export class StepRunner {
   current: HireStep | null = null;
   readonly #reported = new WeakSet<SeatRefusal>();
 
-  constructor(listener: HireListener | undefined, signal: AbortSignal | undefined) {
+  constructor(listener: HireListener | undefined, ctx: StepContext) {
     this.#listener = listener;
-    this.#signal = signal;
+    this.ctx = ctx;
     this.#t0 = performance.now();
   }
 
@@ -56,39 +92,39 @@ export class StepRunner {
     }
   }
 
-  started(step: HireStep): number {
-    if (this.#signal?.aborted === true) {
-      throw new SeatRefusal({ step, code: "HIRE_ABORTED", reason: "the caller aborted the hire" });
+  /** Run one step: report it started, run it, report it proven; a throw becomes its refusal. */
+  async run<I, O>(step: HireStepDef<I, O>, input: I): Promise<O> {
+    if (this.ctx.signal?.aborted === true) {
+      throw this.refused(
+        step.name,
+        new SeatRefusal({
+          step: step.name,
+          code: "HIRE_ABORTED",
+          reason: "the caller aborted the hire",
+        }),
+      );
     }
-    this.current = step;
-    this.emit({ type: "started", step, elapsedMs: this.elapsed() });
-    return performance.now();
-  }
-
-  proven(step: HireStep, startedAt: number, o: StepOutcome<unknown>): void {
-    this.durations[step] = performance.now() - startedAt;
-    const kept = this.proofs[step] ?? [];
+    this.current = step.name;
+    this.emit({ type: "started", step: step.name, elapsedMs: this.elapsed() });
+    const at = performance.now();
+    let o: StepOutcome<O>;
+    try {
+      o = await step.run(input, this.ctx);
+    } catch (err) {
+      throw this.refused(step.name, err);
+    }
+    this.durations[step.name] = performance.now() - at;
+    const kept = this.proofs[step.name] ?? [];
     kept.push(...o.checks);
-    this.proofs[step] = kept;
+    this.proofs[step.name] = kept;
     this.emit({
       type: "proven",
-      step,
+      step: step.name,
       elapsedMs: this.elapsed(),
       summary: o.summary,
       checks: o.checks,
       facts: o.facts,
     });
-  }
-
-  async run<T>(step: HireStep, fn: () => Promise<StepOutcome<T>> | StepOutcome<T>): Promise<T> {
-    const at = this.started(step);
-    let o: StepOutcome<T>;
-    try {
-      o = await fn();
-    } catch (err) {
-      throw this.refused(step, err);
-    }
-    this.proven(step, at, o);
     return o.value;
   }
 

@@ -16,7 +16,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AcpSession } from "../../lib/acp/acp-session.js";
+import { attachSession } from "../../lib/acp/acp-handshake.js";
 import { admitController, dispatch } from "../../lib/delivery/index.js";
 import { connectLeader } from "../../lib/leader/leader-connection.js";
 import {
@@ -197,7 +197,7 @@ try {
   // 3. AcpSession.
   const conn = await connectLeader(tui.paths.socketPath);
   const controller = admitController({ seatDir });
-  const seat = await AcpSession.attach(conn, {
+  const seat = await attachSession(conn, {
     sessionId: tui.sessionId,
     cwd: home.cwd,
     journal: controller.journal,

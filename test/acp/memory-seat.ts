@@ -6,7 +6,8 @@
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AcpSession, type AcpSessionEvent } from "../../lib/acp/acp-session.js";
+import { attachSession } from "../../lib/acp/acp-handshake.js";
+import type { AcpSession, AcpSessionEvent } from "../../lib/acp/acp-session.js";
 import type { RpcMessage } from "../../lib/acp/json-rpc.js";
 import { admitController, type Controller } from "../../lib/delivery/index.js";
 import { GrokSeatError } from "../../lib/errors.js";
@@ -76,7 +77,7 @@ export function world(
 }
 
 export async function attach(w: World): Promise<AcpSession> {
-  const seat = await AcpSession.attach(w.pipe, {
+  const seat = await attachSession(w.pipe, {
     sessionId: S,
     cwd: CWD,
     journal: w.controller.journal,

@@ -7,7 +7,8 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AcpSession, type AcpSessionEvent } from "../../lib/acp/acp-session.js";
+import { attachSession } from "../../lib/acp/acp-handshake.js";
+import type { AcpSession, AcpSessionEvent } from "../../lib/acp/acp-session.js";
 import { parseAcpPayload, type RpcMessage } from "../../lib/acp/json-rpc.js";
 import { admitController, type Controller } from "../../lib/delivery/index.js";
 import { GrokSeatError } from "../../lib/errors.js";
@@ -136,7 +137,7 @@ export async function attachSeat(
   };
   let seat: AcpSession;
   try {
-    seat = await AcpSession.attach(conn, {
+    seat = await attachSession(conn, {
       sessionId: opts.sessionId ?? sim.tui.sessionId,
       cwd: opts.cwd ?? sim.home.cwd,
       journal: controller.journal,

@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { AcpSession } from "../../lib/acp/acp-session.js";
+import { attachSession } from "../../lib/acp/acp-handshake.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { type Refused, seatPath } from "./fixtures/socket-path.js";
 import {
@@ -170,7 +170,7 @@ test("T10: prefix-named seats, sockets swapped between lookup and connect", asyn
     }
     pastConnect.set(name, (pastConnect.get(name) ?? 0) + 1);
     try {
-      const acp = await AcpSession.attach(r.conn, {
+      const acp = await attachSession(r.conn, {
         sessionId: seat.tui.sessionId,
         cwd: seat.cwd,
         journal: r.controller.journal,

@@ -55,6 +55,14 @@ test("hire -> deliver -> owner quits -> release stops the proven leader after th
       );
     }
 
+    // The version floor is judged once, in preflight; register and versions admit the rest.
+    const floorSteps = Object.entries(r.proofs)
+      .filter(([, checks]) => checks.some((c) => c.check === "version.floor"))
+      .map(([step]) => step);
+    assert.equal(floorSteps, ["preflight"]);
+    assert.ok(r.proofs.register?.some((c) => c.check === "version.leader_agrees"));
+    assert.ok(r.proofs.versions?.some((c) => c.check === "version.agent_agrees"));
+
     // Connected once: exactly one registration from us, at the proven leader.
     const registers = stack
       .framesFromUs()

@@ -125,6 +125,7 @@ test("an enabled direct mcp.linear.app server: LINEAR_DIRECT_ENABLED, the sessio
     const r = await refusalOf(hire(stack.options()));
     assert.is(r.step, "catalog");
     assert.is(r.code, "LINEAR_DIRECT_ENABLED");
+    assert.is(r.check, "catalog.linear_direct_disabled");
     assert.is(r.ownerNextStep, LINEAR_OWNER_STEP);
     const methods = ourAcpMethods(stack);
     assert.ok(methods.includes("initialize"), methods.join());

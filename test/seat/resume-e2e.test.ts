@@ -255,7 +255,7 @@ test("owner quits, release stops the leader, resume opens a new pane on the same
     );
     assert.ok(!old.some((x) => x.t === "uncertain"));
     assert.is(records.filter((x) => x.t === "fence" && x.id === d2.promptId).length, 1);
-    assert.equal(await resumed.acp.reconcile(), []);
+    assert.equal(await resumed.reconcile(), []);
     assert.is(resumed.receipt(d1.promptId)?.state, "completed");
     const framesBefore = stack.log().filter((l) => l.event === "prompt").length;
     try {

@@ -1,5 +1,5 @@
 /**
- * The bounded wait for the TUI's leader. The TUI spawns `grok agent leader` and polls for its
+ * Step `leader_wait`: the bounded wait for the TUI's leader. The TUI spawns `grok agent leader` and polls for its
  * socket for up to 10 s (grok-leader-protocol.md §1, `SPAWN_WAIT_TIMEOUT`); the leader locks
  * `<socket>.lock`, writes its pid there and binds the socket before auth. We poll the same two
  * files plus the kernel's listener list, every few milliseconds, until the lock names a pid that
@@ -7,21 +7,21 @@
  * Nothing is connected to here: the socket proof comes first.
  */
 import { lstatSync } from "node:fs";
-import { pass } from "../check.js";
-import { GrokSeatError } from "../errors.js";
-import { type ProcessHandle, type SocketFacts, socketFacts } from "../kernel/index.js";
-import { readSmallFile } from "../leader/lock-file.js";
-import { parseLockPid } from "../proof/leader.js";
-import { SeatRefusal } from "./refusal.js";
-import { outcome, type StepOutcome } from "./step-runner.js";
+import { pass } from "../../check.js";
+import { GrokSeatError } from "../../errors.js";
+import type { KernelPort, ProcessHandle, SocketFacts } from "../../kernel/index.js";
+import { readSmallFile } from "../../leader/lock-file.js";
+import { parseLockPid } from "../../proof/leader.js";
+import { SeatRefusal } from "../refusal.js";
+import { hireStep, outcome } from "../step-runner.js";
 
 export interface LeaderWaitInput {
   readonly socketPath: string;
   readonly lockPath: string;
   readonly tui: ProcessHandle;
-  readonly timeoutMs: number;
+  /** TUI start to a listening leader (default 30 s; grok waits 10 s for its own spawn). */
+  readonly timeoutMs?: number | undefined;
   readonly pollMs?: number;
-  readonly signal?: AbortSignal;
 }
 
 export interface LeaderSighting {
@@ -42,7 +42,7 @@ type Seen =
     }
   | { readonly kind: "ready"; readonly lockPid: number; readonly facts: SocketFacts };
 
-async function look(socketPath: string, lockPath: string): Promise<Seen> {
+async function look(kernel: KernelPort, socketPath: string, lockPath: string): Promise<Seen> {
   // Cheap looks first (an lstat, a 10-byte read); the listener scan only once both are there.
   const st = lstatSync(socketPath, { throwIfNoEntry: false });
   if (st === undefined) return { kind: "no_socket" };
@@ -57,7 +57,7 @@ async function look(socketPath: string, lockPath: string): Promise<Seen> {
   if (early === null) return { kind: "no_lock_pid", listeners: [] };
   let facts: SocketFacts;
   try {
-    facts = socketFacts(socketPath);
+    facts = kernel.socketFacts(socketPath);
   } catch (err) {
     if (err instanceof GrokSeatError) return { kind: "no_socket" };
     throw err;
@@ -77,9 +77,10 @@ async function look(socketPath: string, lockPath: string): Promise<Seen> {
   return { kind: "ready", lockPid, facts };
 }
 
-export async function waitForLeader(input: LeaderWaitInput): Promise<StepOutcome<LeaderSighting>> {
+export const leaderWait = hireStep("leader_wait", async (input: LeaderWaitInput, ctx) => {
   const pollMs = input.pollMs ?? 10;
-  const deadline = performance.now() + input.timeoutMs;
+  const timeoutMs = input.timeoutMs ?? 30_000;
+  const deadline = performance.now() + timeoutMs;
   let tuiExited = false;
   void input.tui.exited.then(
     () => {
@@ -91,7 +92,7 @@ export async function waitForLeader(input: LeaderWaitInput): Promise<StepOutcome
   let last: Seen = { kind: "no_socket" };
   for (;;) {
     polls += 1;
-    last = await look(input.socketPath, input.lockPath);
+    last = await look(ctx.kernel, input.socketPath, input.lockPath);
     if (last.kind === "ready") break;
     if (tuiExited || !input.tui.isAlive()) {
       throw new SeatRefusal({
@@ -102,7 +103,7 @@ export async function waitForLeader(input: LeaderWaitInput): Promise<StepOutcome
         details: { last: last.kind },
       });
     }
-    if (input.signal?.aborted === true) {
+    if (ctx.signal?.aborted === true) {
       throw new SeatRefusal({
         step: "leader_wait",
         code: "HIRE_ABORTED",
@@ -114,8 +115,8 @@ export async function waitForLeader(input: LeaderWaitInput): Promise<StepOutcome
         step: "leader_wait",
         code: "LEADER_NOT_READY",
         check: "leader_wait.listening",
-        reason: `no leader listened on ${input.socketPath} within ${input.timeoutMs} ms (last seen: ${last.kind})`,
-        details: { last: { ...last }, socketPath: input.socketPath, timeoutMs: input.timeoutMs },
+        reason: `no leader listened on ${input.socketPath} within ${timeoutMs} ms (last seen: ${last.kind})`,
+        details: { last: { ...last }, socketPath: input.socketPath, timeoutMs },
       });
     }
     await new Promise<void>((resolve) => {
@@ -130,6 +131,7 @@ export async function waitForLeader(input: LeaderWaitInput): Promise<StepOutcome
     });
   }
   const { lockPid, facts } = last;
+  ctx.left.leaderPid = lockPid;
   return outcome(
     { lockPid, facts, polls },
     `leader pid ${lockPid} listens on ${input.socketPath} (lock file names it)`,
@@ -139,4 +141,4 @@ export async function waitForLeader(input: LeaderWaitInput): Promise<StepOutcome
     ],
     { lockPid, listeners: [...facts.listeners], polls },
   );
-}
+});
