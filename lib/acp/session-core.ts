@@ -14,7 +14,7 @@ import { type CatalogReadiness, catalogReadiness, McpListResultSchema } from "..
 import { echoConfirms, type ModelEcho, type ModelSelection } from "../grok/models.js";
 import { type DeliveryEvent, DeliveryTracker } from "./deliveries.js";
 import type { GrokEvent } from "./grok-extensions.js";
-import type { AttachFacts, InitializeFacts } from "./handshake.js";
+import type { AttachFacts } from "./handshake.js";
 import { type OwnerAction, trackOwnerActions } from "./owner-actions.js";
 import {
   evidenceFromEvent,
