@@ -1,6 +1,24 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { AcpError, type AcpErrorCode } from "../lib/acp/acp-error.js";
+import { parseInitializeResult } from "../lib/acp/handshake.js";
 import { failureOf, GrokSeatError, isErrorCode, UsageError, WireError } from "../lib/errors.js";
+import { GrokError } from "../lib/grok/grok-error.js";
+import { parseGrokVersion } from "../lib/grok/version.js";
+import { parseReply } from "../lib/herdr/client.js";
+import { HerdrError, type HerdrErrorCode } from "../lib/herdr/herdr-error.js";
+import { PongSchema } from "../lib/herdr/wire-envelope.js";
+import { LeaderError } from "../lib/leader/leader-error.js";
+import { parseServerMessage } from "../lib/leader/messages.js";
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error("did not throw");
+}
 
 test("failureOf: a typed error's code, a system error's errno code, null for anything else", () => {
   assert.equal(failureOf(new GrokSeatError("X_CODE", "typed")), {
@@ -25,6 +43,28 @@ test("isErrorCode narrows to the codes named, any code without names", () => {
   assert.not.ok(isErrorCode(e, "OTHER"));
   assert.ok(isErrorCode(e));
   assert.not.ok(isErrorCode(new Error("plain")));
+});
+
+test("each layer throws its own class, so instanceof narrows the code to the layer's union", () => {
+  const herdr = thrown(() => parseReply("not json", "id-1", "ping", PongSchema));
+  assert.ok(herdr instanceof HerdrError && herdr instanceof GrokSeatError);
+  if (herdr instanceof HerdrError) {
+    const code: HerdrErrorCode = herdr.code;
+    assert.is(code, "HERDR_REPLY_MALFORMED");
+    assert.is(herdr.name, "HerdrError");
+  }
+  const leader = thrown(() => parseServerMessage({ type: "nope" }));
+  assert.ok(leader instanceof LeaderError);
+  assert.is(leader instanceof LeaderError ? leader.code : null, "UNKNOWN_MESSAGE_TYPE");
+  const grok = thrown(() => parseGrokVersion("not grok\n"));
+  assert.ok(grok instanceof GrokError);
+  assert.is(grok instanceof GrokError ? grok.code : null, "GROK_VERSION_UNPARSEABLE");
+  const acp = thrown(() =>
+    parseInitializeResult({ protocolVersion: 2, agentCapabilities: { loadSession: true } }),
+  );
+  assert.ok(acp instanceof AcpError);
+  const code: AcpErrorCode | null = acp instanceof AcpError ? acp.code : null;
+  assert.is(code, "ACP_PROTOCOL_UNSUPPORTED");
 });
 
 test.run();

@@ -9,8 +9,9 @@
  * with our session id annotates the resident session whether or not we are attached
  * (`extensions/mcp.rs`, `handle_list`).
  */
-import { GrokSeatError, UsageError, WireError } from "../errors.js";
+import { type GrokSeatError, UsageError, WireError } from "../errors.js";
 import type { CatalogReadiness } from "../grok/catalog.js";
+import { AcpError, type AcpErrorCode } from "./acp-error.js";
 import { AcpSession } from "./acp-session.js";
 import {
   checkSessionInfo,
@@ -80,7 +81,7 @@ export class AcpHandshake {
     const init = this.#init;
     const catalog = this.#catalog;
     if (init === null || catalog === null || !catalog.ok) {
-      throw new UsageError(
+      throw new UsageError<AcpErrorCode>(
         "ACP_HANDSHAKE_INCOMPLETE",
         "attach needs initialize and a passing catalog first",
       );
@@ -129,7 +130,7 @@ function unknownSession(err: unknown, sessionId: string): unknown {
     err instanceof WireError &&
     isUnknownSessionError({ code: Number(err.code), message: err.message, data: err.data })
   ) {
-    return new GrokSeatError("SESSION_UNKNOWN", `session ${sessionId} is not live in this leader`, {
+    return new AcpError("SESSION_UNKNOWN", `session ${sessionId} is not live in this leader`, {
       details: { sessionId },
       cause: err,
     });
@@ -144,7 +145,7 @@ export function catalogRefusal(cat: CatalogReadiness): GrokSeatError {
     code === "LINEAR_DIRECT_ENABLED"
       ? `an enabled direct mcp.linear.app endpoint is configured for this session. ${cat.ownerStep}`
       : "the MCP list does not describe this session";
-  return new GrokSeatError(code, message, {
+  return new AcpError(code, message, {
     details: {
       offending: [...cat.offending],
       ownerStep: cat.ownerStep,

@@ -13,10 +13,11 @@
 import * as v from "valibot";
 import { dispatch } from "../delivery/dispatch.js";
 import { isTerminal, type Receipt } from "../delivery/receipt.js";
-import { GrokSeatError, UsageError } from "../errors.js";
+import { UsageError } from "../errors.js";
 import type { CatalogReadiness } from "../grok/catalog.js";
 import { type ModelEcho, resolveModelSelection, setModelParams } from "../grok/models.js";
 import { assertPromptId, newPromptId } from "../grok/prompt-id.js";
+import { AcpError, type AcpErrorCode } from "./acp-error.js";
 import type { AttachFacts, InitializeFacts } from "./handshake.js";
 import type { OwnerAction } from "./owner-actions.js";
 import { evidenceFromRecord } from "./receipt-evidence.js";
@@ -117,7 +118,7 @@ export class AcpSession {
     const s = this.#s;
     s.requireOpen();
     if (typeof text !== "string" || text.trim() === "" || LONE_SURROGATE.test(text)) {
-      throw new UsageError(
+      throw new UsageError<AcpErrorCode>(
         "PROMPT_TEXT_INVALID",
         "prompt text must be non-empty, well-formed text",
       );
@@ -136,7 +137,7 @@ export class AcpSession {
       (prompt) => s.sendPrompt(prompt),
     );
     if (receipt.state === "uncertain") {
-      throw new GrokSeatError("DELIVERY_UNCERTAIN", "the prompt may or may not have left", {
+      throw new AcpError("DELIVERY_UNCERTAIN", "the prompt may or may not have left", {
         details: { promptId, uncertainty: receipt.uncertainty?.reason ?? null },
       });
     }
@@ -156,20 +157,16 @@ export class AcpSession {
     s.requireOpen();
     const r = s.tracker.receipt(promptId);
     if (r === undefined || !s.tracker.isOurs(promptId)) {
-      throw new GrokSeatError("NOT_OURS", `prompt ${promptId} was not delivered by this seat`, {
+      throw new AcpError("NOT_OURS", `prompt ${promptId} was not delivered by this seat`, {
         details: { promptId, runningPromptId: s.tracker.runningPromptId },
       });
     }
     const row = s.tracker.queuedRow(promptId);
     const running = s.tracker.runningPromptId === promptId;
     if (isTerminal(r.state) || (row === null && !running)) {
-      throw new GrokSeatError(
-        "NOT_CANCELLABLE",
-        `prompt ${promptId} is neither queued nor running`,
-        {
-          details: { promptId, state: r.state },
-        },
-      );
+      throw new AcpError("NOT_CANCELLABLE", `prompt ${promptId} is neither queued nor running`, {
+        details: { promptId, state: r.state },
+      });
     }
     const how = row !== null ? "queue-remove" : "session-cancel";
     const submitted = s.opts.journal.recordCancelSubmitted(promptId, how);
@@ -200,7 +197,7 @@ export class AcpSession {
     s.requireOpen();
     const models = s.models;
     if (models === null) {
-      throw new GrokSeatError("MODEL_UNKNOWN", "the session reported no model options");
+      throw new AcpError("MODEL_UNKNOWN", "the session reported no model options");
     }
     const selection = resolveModelSelection(models, s.sessionConfig, request);
     const echo = s.awaitModelEcho(selection);
@@ -252,7 +249,7 @@ export class AcpSession {
       });
       const parsed = v.safeParse(UpdatesResultSchema, raw);
       if (!parsed.success) {
-        throw new GrokSeatError(
+        throw new AcpError(
           "ACP_UPDATES_INVALID",
           "x.ai/session/updates answer has the wrong shape",
         );

@@ -26,7 +26,8 @@ import {
   type RejectionEvidence,
   type ResultEvidence,
 } from "../delivery/receipt.js";
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
+import { AcpError } from "./acp-error.js";
 import type { Evidence, QueueRow } from "./receipt-evidence.js";
 
 export type DeliveryEvent =
@@ -186,7 +187,7 @@ export class DeliveryTracker {
       const r = this.#journal.receipt(id);
       const code = r?.state === "uncertain" ? "DELIVERY_UNCERTAIN" : "CONNECTION_CLOSED";
       w.reject(
-        new GrokSeatError(code, `the leader connection ended before a result for ${id}`, {
+        new AcpError(code, `the leader connection ended before a result for ${id}`, {
           details: { promptId: id, state: r?.state ?? null },
         }),
       );
@@ -199,7 +200,7 @@ export class DeliveryTracker {
     const refusal = r.rejection;
     if (r.state === "rejected" && refusal !== null) {
       this.#consumed.get(r.promptId)?.reject(
-        new GrokSeatError(
+        new AcpError(
           "PROMPT_REJECTED",
           `Grok refused prompt ${r.promptId}: ${refusal.code} ${refusal.message}`,
           {

@@ -27,7 +27,8 @@
  * exception: one bad notification must never take the connection down.
  */
 import * as v from "valibot";
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
+import { AcpError } from "./acp-error.js";
 import type { RpcId, RpcMessage } from "./json-rpc.js";
 
 const QueueEntrySchema = v.looseObject({
@@ -205,7 +206,7 @@ function bad(method: string, issues: readonly v.BaseIssue<unknown>[]): GrokEvent
   return {
     type: "malformed",
     method,
-    error: new GrokSeatError("ACP_EXTENSION_MALFORMED", `malformed ${method} params`, {
+    error: new AcpError("ACP_EXTENSION_MALFORMED", `malformed ${method} params`, {
       details: { method, issues: issues.map((i) => i.message).slice(0, 5) },
     }),
   };

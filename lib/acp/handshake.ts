@@ -52,13 +52,13 @@
  * subprocess (`grok agent stdio` would be a separate invisible worker).
  */
 import * as v from "valibot";
-import { GrokSeatError } from "../errors.js";
 import {
   type SessionConfig,
   SessionConfigSchema,
   type SessionModelState,
   SessionModelStateSchema,
 } from "../grok/models.js";
+import { AcpError } from "./acp-error.js";
 import type { RpcErrorObject } from "./json-rpc.js";
 
 export const ACP_PROTOCOL_VERSION = 1;
@@ -108,7 +108,7 @@ export interface InitializeFacts {
 export function parseInitializeResult(result: unknown): InitializeFacts {
   const r = v.safeParse(InitializeResultSchema, result);
   if (!r.success) {
-    throw new GrokSeatError("ACP_INITIALIZE_INVALID", "initialize result has the wrong shape", {
+    throw new AcpError("ACP_INITIALIZE_INVALID", "initialize result has the wrong shape", {
       details: { issues: r.issues.map((i) => i.message).slice(0, 5) },
     });
   }
@@ -122,21 +122,17 @@ export function parseInitializeResult(result: unknown): InitializeFacts {
     leaderCwd: r.output._meta?.currentWorkingDirectory ?? null,
   };
   if (facts.protocolVersion !== ACP_PROTOCOL_VERSION) {
-    throw new GrokSeatError(
-      "ACP_PROTOCOL_UNSUPPORTED",
-      `agent speaks ACP ${facts.protocolVersion}`,
-      {
-        details: { expected: ACP_PROTOCOL_VERSION, received: facts.protocolVersion },
-      },
-    );
+    throw new AcpError("ACP_PROTOCOL_UNSUPPORTED", `agent speaks ACP ${facts.protocolVersion}`, {
+      details: { expected: ACP_PROTOCOL_VERSION, received: facts.protocolVersion },
+    });
   }
   if (!facts.loadSession) {
-    throw new GrokSeatError("ACP_LOAD_SESSION_UNSUPPORTED", "agent lacks loadSession", {
+    throw new AcpError("ACP_LOAD_SESSION_UNSUPPORTED", "agent lacks loadSession", {
       details: { ...facts },
     });
   }
   if (!facts.resume) {
-    throw new GrokSeatError("ACP_RESUME_UNSUPPORTED", "agent does not offer session/resume", {
+    throw new AcpError("ACP_RESUME_UNSUPPORTED", "agent does not offer session/resume", {
       details: { ...facts },
     });
   }
@@ -157,24 +153,21 @@ const SessionInfoResultSchema = v.looseObject({
 export function checkSessionInfo(result: unknown, sessionId: string, cwd: string): void {
   const r = v.safeParse(SessionInfoResultSchema, result);
   if (!r.success) {
-    throw new GrokSeatError(
-      "ACP_SESSION_INFO_INVALID",
-      "x.ai/session/info answer has the wrong shape",
-    );
+    throw new AcpError("ACP_SESSION_INFO_INVALID", "x.ai/session/info answer has the wrong shape");
   }
   const info = r.output.result;
   if (info?.sessionId === undefined) {
-    throw new GrokSeatError("SESSION_UNKNOWN", `session ${sessionId} is not live in this leader`, {
+    throw new AcpError("SESSION_UNKNOWN", `session ${sessionId} is not live in this leader`, {
       details: { sessionId },
     });
   }
   if (info.sessionId !== sessionId) {
-    throw new GrokSeatError("SESSION_UNKNOWN", "x.ai/session/info answered for another session", {
+    throw new AcpError("SESSION_UNKNOWN", "x.ai/session/info answered for another session", {
       details: { sessionId, answered: info.sessionId },
     });
   }
   if (info.cwd !== cwd) {
-    throw new GrokSeatError("SESSION_CWD_MISMATCH", "the live session runs in another directory", {
+    throw new AcpError("SESSION_CWD_MISMATCH", "the live session runs in another directory", {
       details: { sessionId, expected: cwd, received: info.cwd ?? null },
     });
   }
@@ -208,13 +201,13 @@ export interface AttachFacts {
 export function parseAttachResult(result: unknown, sessionId: string): AttachFacts {
   const r = v.safeParse(AttachResultSchema, result);
   if (!r.success) {
-    throw new GrokSeatError("ACP_ATTACH_INVALID", "session/resume answer has the wrong shape", {
+    throw new AcpError("ACP_ATTACH_INVALID", "session/resume answer has the wrong shape", {
       details: { issues: r.issues.map((i) => i.message).slice(0, 5) },
     });
   }
   const meta = r.output._meta;
   if (meta?.sessionId !== undefined && meta.sessionId !== sessionId) {
-    throw new GrokSeatError("SESSION_UNKNOWN", "session/resume answered for another session", {
+    throw new AcpError("SESSION_UNKNOWN", "session/resume answered for another session", {
       details: { sessionId, answered: meta.sessionId },
     });
   }

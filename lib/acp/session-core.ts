@@ -12,6 +12,7 @@ import type { Receipt } from "../delivery/receipt.js";
 import { GrokSeatError, UsageError, WireError } from "../errors.js";
 import { type CatalogReadiness, catalogReadiness, McpListResultSchema } from "../grok/catalog.js";
 import { echoConfirms, type ModelEcho, type ModelSelection } from "../grok/models.js";
+import { AcpError, type AcpErrorCode } from "./acp-error.js";
 import { type DeliveryEvent, DeliveryTracker } from "./deliveries.js";
 import type { GrokEvent } from "./grok-extensions.js";
 import type { AttachFacts } from "./handshake.js";
@@ -122,21 +123,24 @@ export class SessionCore {
 
   requireOpen(): void {
     if (this.#closed || this.sdk.signal.aborted) {
-      throw new GrokSeatError("CONNECTION_CLOSED", "the ACP connection is closed");
+      throw new AcpError("CONNECTION_CLOSED", "the ACP connection is closed");
     }
   }
 
   /** One bounded request; JSON-RPC errors become WireError("acp", code). */
   async request(method: string, params: unknown): Promise<unknown> {
     if (method === "session/new") {
-      throw new UsageError("SESSION_NEW_FORBIDDEN", "a seat attaches to the TUI's session");
+      throw new UsageError<AcpErrorCode>(
+        "SESSION_NEW_FORBIDDEN",
+        "a seat attaches to the TUI's session",
+      );
     }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () =>
           reject(
-            new GrokSeatError("ACP_TIMEOUT", `${method} got no answer in ${this.timeoutMs} ms`, {
+            new AcpError("ACP_TIMEOUT", `${method} got no answer in ${this.timeoutMs} ms`, {
               details: { method, timeoutMs: this.timeoutMs },
             }),
           ),
@@ -165,7 +169,7 @@ export class SessionCore {
     // ExtMethodResult: {"result": {servers}, "error"?} (session/result.rs).
     const parsed = v.safeParse(v.looseObject({ result: McpListResultSchema }), raw);
     if (!parsed.success) {
-      throw new GrokSeatError("ACP_MCP_LIST_INVALID", "x.ai/mcp/list answer has the wrong shape");
+      throw new AcpError("ACP_MCP_LIST_INVALID", "x.ai/mcp/list answer has the wrong shape");
     }
     return catalogReadiness(parsed.output.result);
   }
@@ -231,7 +235,7 @@ export class SessionCore {
       const timer = setTimeout(() => {
         done();
         reject(
-          new GrokSeatError("MODEL_NOT_ECHOED", "no model_changed echo confirmed the selection", {
+          new AcpError("MODEL_NOT_ECHOED", "no model_changed echo confirmed the selection", {
             details: { selection: { ...selection }, seen: seen.map((e) => ({ ...e })) },
           }),
         );
@@ -273,7 +277,7 @@ export class SessionCore {
     if (this.#closed) return;
     this.#closed = true;
     for (const w of this.#written.values()) {
-      w.reject(new GrokSeatError("CONNECTION_CLOSED", "the leader connection ended"));
+      w.reject(new AcpError("CONNECTION_CLOSED", "the leader connection ended"));
     }
     this.tracker.connectionLost(`leader connection ended: ${reason.kind}`);
     this.sdk.close();
@@ -290,7 +294,7 @@ export function wireError(err: unknown, method: string): GrokSeatError {
     });
   }
   if (err instanceof GrokSeatError) return err;
-  return new GrokSeatError("CONNECTION_CLOSED", `${method}: the ACP connection failed`, {
+  return new AcpError("CONNECTION_CLOSED", `${method}: the ACP connection failed`, {
     details: { method },
     cause: err,
   });

@@ -33,6 +33,7 @@
  */
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import { GrokSeatError } from "../errors.js";
+import { AcpError } from "./acp-error.js";
 import { interactionKindOf } from "./grok-extensions.js";
 import { encodeAcpPayload, parseAcpPayload, type RpcMessage, toSdkMessage } from "./json-rpc.js";
 import type { AcpTap } from "./tap.js";
@@ -58,7 +59,7 @@ export function sdkRefusal(message: RpcMessage): GrokSeatError | null {
   const idChars = typeof message.id === "string" ? message.id.length : 0;
   const methodChars = message.method.length;
   if (idChars <= MAX_SDK_ECHO_CHARS && methodChars <= MAX_SDK_ECHO_CHARS) return null;
-  return new GrokSeatError(
+  return new AcpError(
     "ACP_MALFORMED_PAYLOAD",
     "malformed ACP payload: a request whose id or method is too long to answer",
     {
@@ -95,7 +96,7 @@ export function createAcpStream(
           next = await iterator.next();
         } catch (cause) {
           controller.error(
-            new GrokSeatError("ACP_PIPE_FAILED", "the leader pipe failed while reading", { cause }),
+            new AcpError("ACP_PIPE_FAILED", "the leader pipe failed while reading", { cause }),
           );
           return;
         }

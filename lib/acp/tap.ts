@@ -22,7 +22,8 @@
  *   and never the call stack (`JSON.stringify` recurses and throws RangeError around 10^4 levels);
  * - the ring holds `ringSize` records.
  */
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
+import { AcpError } from "./acp-error.js";
 import { classifyGrokMessage, type GrokEvent } from "./grok-extensions.js";
 import type { RpcMessage } from "./json-rpc.js";
 
@@ -208,14 +209,10 @@ export class AcpTap {
       // Defence in depth: observing is on the stream's read path, so whatever a message does to
       // the classifier it becomes a typed record, never a throw that ends the stream.
       const method = message.kind === "response" ? "response" : message.method;
-      const error = new GrokSeatError(
-        "ACP_MALFORMED_PAYLOAD",
-        "the tap could not classify a message",
-        {
-          details: { methodPrefix: cut(method, 200) },
-          cause,
-        },
-      );
+      const error = new AcpError("ACP_MALFORMED_PAYLOAD", "the tap could not classify a message", {
+        details: { methodPrefix: cut(method, 200) },
+        cause,
+      });
       event = { type: "malformed", method, error };
       this.#keep(this.#malformed, `malformed:${method}`, error.message);
     }

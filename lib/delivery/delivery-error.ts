@@ -31,14 +31,4 @@ export type DeliveryErrorCode =
   | "JOURNAL_FILE_UNSAFE"
   | "RECORD_TOO_LARGE";
 
-export class DeliveryError extends GrokSeatError {
-  declare readonly code: DeliveryErrorCode;
-
-  constructor(
-    code: DeliveryErrorCode,
-    message: string,
-    options: { details?: Record<string, unknown>; cause?: unknown } = {},
-  ) {
-    super(code, message, options);
-  }
-}
+export class DeliveryError extends GrokSeatError<DeliveryErrorCode> {}

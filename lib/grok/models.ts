@@ -18,7 +18,7 @@
  * Pure: schemas and decisions only; the request itself is sent by the ACP client.
  */
 import * as v from "valibot";
-import { GrokSeatError } from "../errors.js";
+import { GrokError } from "./grok-error.js";
 
 /** `ReasoningEffort` tokens (`#[serde(rename_all = "lowercase")]`). */
 export const REASONING_EFFORTS = [
@@ -117,7 +117,7 @@ export function resolveModelSelection(
 ): ModelSelection {
   const model = state.availableModels.find((m) => m.modelId === request.modelId);
   if (model === undefined) {
-    throw new GrokSeatError("MODEL_UNKNOWN", `model "${request.modelId}" is not offered`, {
+    throw new GrokError("MODEL_UNKNOWN", `model "${request.modelId}" is not offered`, {
       details: {
         modelId: request.modelId,
         available: state.availableModels.map((m) => m.modelId),
@@ -130,7 +130,7 @@ export function resolveModelSelection(
   const efforts = effortsFor(model, sessionConfig);
   const match = efforts.find((e) => e.id === request.effort || e.value === request.effort);
   if (match === undefined) {
-    throw new GrokSeatError(
+    throw new GrokError(
       "EFFORT_UNKNOWN",
       `effort "${request.effort}" is not offered for model "${model.modelId}"`,
       {

@@ -16,6 +16,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { UsageError } from "../errors.js";
+import type { GrokErrorCode } from "./grok-error.js";
 
 /** `PromptOrigin::from_prompt_id` prefixes, in source order (`session/mod.rs`). */
 export const RESERVED_PROMPT_ID_PREFIXES: readonly string[] = Object.freeze([
@@ -52,7 +53,7 @@ export function promptIdProblem(id: unknown): { code: PromptIdProblem; reason: s
 export function assertPromptId(id: unknown): string {
   const problem = promptIdProblem(id);
   if (problem !== null || typeof id !== "string") {
-    throw new UsageError(
+    throw new UsageError<GrokErrorCode>(
       problem?.code ?? "PROMPT_ID_INVALID",
       `prompt id refused: ${problem?.reason}`,
       {

@@ -28,9 +28,9 @@
 import { isUtf8 } from "node:buffer";
 import { type ExecFileException, execFile } from "node:child_process";
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
-import { GrokSeatError } from "../errors.js";
 import type { Registered } from "../leader/messages.js";
 import { LEADER_PROTOCOL_VERSION } from "../leader/messages.js";
+import { GrokError, type GrokErrorCode } from "./grok-error.js";
 
 export const VERSION_FLOOR = "1.0.46";
 
@@ -126,13 +126,9 @@ export function parseGrokVersion(stdout: string): GrokVersion {
   const m = line.includes("\n") ? null : LINE.exec(line);
   const semver = m?.[1] ? parseSemver(m[1]) : null;
   if (!m || !semver) {
-    throw new GrokSeatError(
-      "GROK_VERSION_UNPARSEABLE",
-      "grok --version printed an unrecognised line",
-      {
-        details: { output: stdout.slice(0, 200) },
-      },
-    );
+    throw new GrokError("GROK_VERSION_UNPARSEABLE", "grok --version printed an unrecognised line", {
+      details: { output: stdout.slice(0, 200) },
+    });
   }
   const channel = m[3] === "alpha" || m[3] === "stable" ? m[3] : null;
   return { version: semver.text, semver, commit: m[2] ?? null, channel, line };
@@ -169,7 +165,7 @@ export function probeGrokVersion(
         if (error) return reject(probeError(error, executable, timeoutMs, maxOutputBytes));
         if (!isUtf8(stdout)) {
           return reject(
-            new GrokSeatError("GROK_VERSION_UNPARSEABLE", "grok --version output is not UTF-8", {
+            new GrokError("GROK_VERSION_UNPARSEABLE", "grok --version output is not UTF-8", {
               details: { executable },
             }),
           );
@@ -189,8 +185,8 @@ function probeError(
   executable: string,
   timeoutMs: number,
   maxOutputBytes: number,
-): GrokSeatError {
-  const [code, message] =
+): GrokError {
+  const [code, message]: [GrokErrorCode, string] =
     error.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER"
       ? ["GROK_VERSION_OUTPUT_TOO_LARGE", `grok --version printed over ${maxOutputBytes} bytes`]
       : error.killed && error.signal === "SIGKILL"
@@ -198,7 +194,7 @@ function probeError(
         : error.code === "ENOENT" || error.code === "EACCES"
           ? ["GROK_NOT_FOUND", `cannot run ${executable}: ${error.code}`]
           : ["GROK_VERSION_FAILED", `grok --version failed: ${error.message}`];
-  return new GrokSeatError(code, message, {
+  return new GrokError(code, message, {
     details: {
       executable,
       timeoutMs,

@@ -13,6 +13,7 @@
  */
 import { createConnection, type Socket } from "node:net";
 import { GrokSeatError } from "../errors.js";
+import { HerdrError } from "./herdr-error.js";
 import { LineBuffer } from "./line-buffer.js";
 
 export interface OpenLineConnectionOptions {
@@ -63,7 +64,7 @@ export class LineConnection {
       };
       const onError = (err: NodeJS.ErrnoException): void => {
         fail(
-          new GrokSeatError(
+          new HerdrError(
             "HERDR_CONNECT_FAILED",
             `cannot connect to the Herdr socket ${options.socketPath}: ${err.code ?? err.message}`,
             { details: { socketPath: options.socketPath, errno: err.code ?? null }, cause: err },
@@ -92,7 +93,7 @@ export class LineConnection {
           return fail(
             err instanceof GrokSeatError
               ? err
-              : new GrokSeatError("HERDR_PEER_UNREADABLE", "reading the socket peer failed", {
+              : new HerdrError("HERDR_PEER_UNREADABLE", "reading the socket peer failed", {
                   cause: err,
                 }),
           );
@@ -118,16 +119,14 @@ export class LineConnection {
       }
       if (r.kind === "too_long") {
         this.#fail(
-          new GrokSeatError(
+          new HerdrError(
             "HERDR_REPLY_TOO_LARGE",
             `Herdr sent a line of at least ${r.bytes} bytes, over the ${this.#maxLineBytes} byte cap`,
             { details: { bytes: r.bytes } },
           ),
         );
       } else if (r.kind === "bad_utf8") {
-        this.#fail(
-          new GrokSeatError("HERDR_REPLY_MALFORMED", "Herdr sent a line that is not UTF-8"),
-        );
+        this.#fail(new HerdrError("HERDR_REPLY_MALFORMED", "Herdr sent a line that is not UTF-8"));
       }
     });
     socket.on("end", () => this.#serverClosed());
@@ -135,7 +134,7 @@ export class LineConnection {
     socket.on("error", (err: NodeJS.ErrnoException) => {
       if (err.code !== undefined && SOCKET_CLOSED_CODES.has(err.code)) return this.#serverClosed();
       this.#fail(
-        new GrokSeatError("HERDR_SOCKET_ERROR", `Herdr socket error: ${err.code ?? err.message}`, {
+        new HerdrError("HERDR_SOCKET_ERROR", `Herdr socket error: ${err.code ?? err.message}`, {
           details: { errno: err.code ?? null },
           cause: err,
         }),
@@ -147,7 +146,7 @@ export class LineConnection {
     if (this.#state.kind !== "open") return;
     if (this.#buffer.pendingBytes > 0) {
       this.#fail(
-        new GrokSeatError(
+        new HerdrError(
           "HERDR_CLOSED_EARLY",
           "Herdr closed the connection in the middle of a line",
           { details: { pendingBytes: this.#buffer.pendingBytes } },
@@ -224,11 +223,11 @@ export class LineConnection {
 }
 
 function timeoutError(where: string, phase: "connect" | "reply"): GrokSeatError {
-  return new GrokSeatError("HERDR_TIMEOUT", `Herdr did not answer in time (${phase}, ${where})`, {
+  return new HerdrError("HERDR_TIMEOUT", `Herdr did not answer in time (${phase}, ${where})`, {
     details: { phase },
   });
 }
 
 function abortError(where: string): GrokSeatError {
-  return new GrokSeatError("HERDR_ABORTED", `Herdr request aborted (${where})`);
+  return new HerdrError("HERDR_ABORTED", `Herdr request aborted (${where})`);
 }

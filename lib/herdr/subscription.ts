@@ -11,6 +11,7 @@
  * `line-buffer.ts`), and `next` takes queued lines before it reports the error.
  */
 import { GrokSeatError } from "../errors.js";
+import { HerdrError } from "./herdr-error.js";
 import type { LineConnection } from "./line-connection.js";
 import { type HerdrEvent, parseEventLine } from "./wire-events.js";
 
@@ -51,7 +52,7 @@ export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
       const error =
         err instanceof GrokSeatError
           ? err
-          : new GrokSeatError("HERDR_SOCKET_ERROR", "event stream failed", { cause: err });
+          : new HerdrError("HERDR_SOCKET_ERROR", "event stream failed", { cause: err });
       if (this.#closedByUs) {
         this.#finish({ reason: "closed" });
         return null;
@@ -68,7 +69,7 @@ export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
       value = JSON.parse(line);
     } catch (err) {
       throw this.#abort(
-        new GrokSeatError("HERDR_REPLY_MALFORMED", "Herdr pushed a line that is not JSON", {
+        new HerdrError("HERDR_REPLY_MALFORMED", "Herdr pushed a line that is not JSON", {
           details: { line: line.slice(0, 200) },
           cause: err,
         }),
@@ -77,7 +78,7 @@ export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
     const event = parseEventLine(value);
     if (event === null) {
       throw this.#abort(
-        new GrokSeatError("HERDR_REPLY_MALFORMED", "Herdr pushed a line that is not an event", {
+        new HerdrError("HERDR_REPLY_MALFORMED", "Herdr pushed a line that is not an event", {
           details: { line: line.slice(0, 200) },
         }),
       );

@@ -30,6 +30,7 @@ import {
   type LeaderConnectionOptions,
   type LeaderEvent,
 } from "./leader-connection-types.js";
+import { LeaderError } from "./leader-error.js";
 import {
   acpMessage,
   type ClientMessage,
@@ -60,7 +61,7 @@ export async function connectLeader(
     typeof target === "string" ? await connectPath(target, settings.connectTimeoutMs) : target;
   if (socket.destroyed || socket.connecting || socket.readyState !== "open") {
     socket.destroy();
-    throw new GrokSeatError("SOCKET_NOT_CONNECTED", "the given socket is not an open connection", {
+    throw new LeaderError("SOCKET_NOT_CONNECTED", "the given socket is not an open connection", {
       details: { readyState: socket.readyState },
     });
   }
@@ -104,7 +105,7 @@ export class LeaderConnection {
       this.#s.frameDeadlineMs,
       (code) =>
         this.#fail(
-          new GrokSeatError(code, "a partial frame from the leader stalled", {
+          new LeaderError(code, "a partial frame from the leader stalled", {
             details: { pendingBytes: this.#decoder.pendingBytes },
           }),
         ),
@@ -123,7 +124,7 @@ export class LeaderConnection {
     socket.on("close", () => this.#onEnd(null));
     socket.on("error", (err: NodeJS.ErrnoException) =>
       this.#onEnd(
-        new GrokSeatError("CONNECTION_LOST", `leader socket error: ${err.code ?? err.message}`, {
+        new LeaderError("CONNECTION_LOST", `leader socket error: ${err.code ?? err.message}`, {
           details: { errno: err.code ?? null },
           cause: err,
         }),
@@ -139,7 +140,7 @@ export class LeaderConnection {
 
   /** The leader's `registered` reply as parsed (wire field names). Throws before registration. */
   get registered(): Registered {
-    if (!this.#registered) throw new GrokSeatError("NOT_REGISTERED", "not registered yet");
+    if (!this.#registered) throw new LeaderError("NOT_REGISTERED", "not registered yet");
     return this.#registered;
   }
 
@@ -182,7 +183,7 @@ export class LeaderConnection {
     const refusal = this.#controlRefusal();
     if (refusal) {
       const r = this.#registered;
-      throw new GrokSeatError("CONTROL_UNSUPPORTED", refusal, {
+      throw new LeaderError("CONTROL_UNSUPPORTED", refusal, {
         details: {
           leaderProtocolVersion: r?.leader_protocol_version ?? null,
           controlV1: r?.leader_capabilities?.control_v1 ?? null,
@@ -198,7 +199,7 @@ export class LeaderConnection {
   async getLeaderInfo(options: { timeoutMs?: number } = {}): Promise<LeaderInfo> {
     const payload = await this.control({ type: "get_leader_info" }, options);
     if (payload.type !== "leader_info") {
-      throw new GrokSeatError(
+      throw new LeaderError(
         "UNEXPECTED_CONTROL_PAYLOAD",
         `get_leader_info returned ${payload.type}`,
         {
@@ -214,7 +215,7 @@ export class LeaderConnection {
     this.#requireOpen();
     const pong = new Promise<void>((resolve, reject) => {
       this.#pongWaiters.push((ok) =>
-        ok ? resolve() : reject(new GrokSeatError("CONNECTION_CLOSED", "closed before pong")),
+        ok ? resolve() : reject(new LeaderError("CONNECTION_CLOSED", "closed before pong")),
       );
     });
     await this.#write(PING);
@@ -232,8 +233,8 @@ export class LeaderConnection {
   #requireOpen(): void {
     if (this.#state === "open") return;
     throw this.#state === "closed"
-      ? new GrokSeatError("CONNECTION_CLOSED", "leader connection is closed")
-      : new GrokSeatError("NOT_READY", `leader connection is ${this.#state}`);
+      ? new LeaderError("CONNECTION_CLOSED", "leader connection is closed")
+      : new LeaderError("NOT_READY", `leader connection is ${this.#state}`);
   }
 
   #controlRefusal(): string | null {
@@ -250,7 +251,7 @@ export class LeaderConnection {
 
   #write(message: ClientMessage): Promise<void> {
     if (this.#state === "closed" || this.socket.destroyed || !this.socket.writable) {
-      return Promise.reject(new GrokSeatError("CONNECTION_CLOSED", "leader connection is closed"));
+      return Promise.reject(new LeaderError("CONNECTION_CLOSED", "leader connection is closed"));
     }
     let frame: Buffer;
     try {
@@ -260,7 +261,7 @@ export class LeaderConnection {
     }
     if (this.socket.writableLength + frame.length > this.#s.maxPendingWriteBytes) {
       return Promise.reject(
-        new GrokSeatError("WRITE_BUFFER_FULL", "the leader is not reading; send refused", {
+        new LeaderError("WRITE_BUFFER_FULL", "the leader is not reading; send refused", {
           details: { pending: this.socket.writableLength, frame: frame.length },
         }),
       );
@@ -268,9 +269,7 @@ export class LeaderConnection {
     return new Promise((resolve, reject) => {
       this.socket.write(frame, (err) => {
         if (!err) return resolve();
-        reject(
-          new GrokSeatError("CONNECTION_CLOSED", "write to the leader failed", { cause: err }),
-        );
+        reject(new LeaderError("CONNECTION_CLOSED", "write to the leader failed", { cause: err }));
       });
     });
   }
@@ -293,7 +292,7 @@ export class LeaderConnection {
       this.#fail(
         err instanceof GrokSeatError
           ? err
-          : new GrokSeatError("INVALID_MESSAGE", String(err), { cause: err }),
+          : new LeaderError("INVALID_MESSAGE", String(err), { cause: err }),
       );
       return;
     }
@@ -370,7 +369,7 @@ export class LeaderConnection {
     } else if (msg.type === "shutdown") {
       const reason: CloseReason = { kind: "leader_shutdown", shuttingDown: this.#shuttingDown };
       this.#settleReady(
-        new GrokSeatError("CONNECTION_CLOSED", "the leader shut down before it was ready", {
+        new LeaderError("CONNECTION_CLOSED", "the leader shut down before it was ready", {
           details: { reason: reason.kind, shuttingDown: this.#shuttingDown },
         }),
       );
@@ -381,7 +380,7 @@ export class LeaderConnection {
   }
 
   #unexpected(msg: ServerMessage, wanted: string): GrokSeatError {
-    return new GrokSeatError("REGISTRATION_UNEXPECTED", `expected ${wanted}, got ${msg.type}`, {
+    return new LeaderError("REGISTRATION_UNEXPECTED", `expected ${wanted}, got ${msg.type}`, {
       details: { expected: wanted, received: msg.type },
     });
   }
@@ -399,12 +398,16 @@ export class LeaderConnection {
     this.#settleReady(null);
   }
 
-  #startPhaseTimer(ms: number, code: string, waitingFor: string): void {
+  #startPhaseTimer(
+    ms: number,
+    code: "REGISTRATION_TIMEOUT" | "LEADER_READY_TIMEOUT",
+    waitingFor: string,
+  ): void {
     this.#clearPhaseTimer();
     this.#phaseTimer = setTimeout(
       () =>
         this.#fail(
-          new GrokSeatError(code, `no ${waitingFor} within ${ms} ms`, {
+          new LeaderError(code, `no ${waitingFor} within ${ms} ms`, {
             details: { timeoutMs: ms },
           }),
         ),
@@ -436,7 +439,7 @@ export class LeaderConnection {
     const cause = error ?? this.#decoder.finish();
     if (this.#state !== "open") {
       this.#settleReady(
-        new GrokSeatError(
+        new LeaderError(
           "CONNECTION_CLOSED",
           "the leader closed the connection before it was ready",
           {
@@ -455,10 +458,7 @@ export class LeaderConnection {
     this.#settleReady(
       reason.kind === "protocol_error"
         ? reason.error
-        : new GrokSeatError(
-            "CONNECTION_CLOSED",
-            "closed by the caller before the leader was ready",
-          ),
+        : new LeaderError("CONNECTION_CLOSED", "closed by the caller before the leader was ready"),
     );
     const socket = this.socket;
     this.#finish(reason, false);
@@ -480,14 +480,10 @@ export class LeaderConnection {
     this.#watchdog.clear();
     if (this.#keepalive) clearInterval(this.#keepalive);
     this.#keepalive = null;
-    const err = new GrokSeatError(
-      "CONNECTION_CLOSED",
-      `leader connection closed (${reason.kind})`,
-      {
-        details: { reason: reason.kind },
-        ...("error" in reason && reason.error ? { cause: reason.error } : {}),
-      },
-    );
+    const err = new LeaderError("CONNECTION_CLOSED", `leader connection closed (${reason.kind})`, {
+      details: { reason: reason.kind },
+      ...("error" in reason && reason.error ? { cause: reason.error } : {}),
+    });
     if (!wasOpen) this.#settleReady(err); // no-op when already settled
     this.#controls.rejectAll(err);
     for (const w of this.#pongWaiters.splice(0)) w?.(false);

@@ -41,9 +41,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
 import { z } from "zod";
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
 import type { ProjectionIssue } from "./issues.js";
 import { isJsonObject } from "./json-pointer.js";
+import { McpProjectionError } from "./mcp-error.js";
 import { type ProjectOptions, projectTools, type ToolProjection } from "./project.js";
 import { isSdkCallResult } from "./sdk-guard.js";
 import { AnyResult, fetchRawTools } from "./upstream.js";
@@ -243,7 +244,7 @@ export class ProjectingProxy {
     if (!snapshot.listedNames.has(name))
       throw refusal(
         ErrorCode.InvalidParams,
-        new GrokSeatError("MCP_UNKNOWN_TOOL", `Unknown tool ${JSON.stringify(name)}`, {
+        new McpProjectionError("MCP_UNKNOWN_TOOL", `Unknown tool ${JSON.stringify(name)}`, {
           details: { tool: name },
         }),
       );
@@ -252,7 +253,7 @@ export class ProjectingProxy {
     if (args !== undefined && !isJsonObject(args))
       throw refusal(
         ErrorCode.InvalidParams,
-        new GrokSeatError(
+        new McpProjectionError(
           "MCP_INVALID_ARGUMENTS",
           `Invalid arguments for tool ${JSON.stringify(name)}: arguments must be a JSON object`,
           { details: { tool: name, errors: [] } },

@@ -19,10 +19,11 @@
  *   refused the same way.
  */
 import { dereference, type OutputUnit, validate } from "@cfworker/json-schema";
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
 import { type SchemaDraft, schemaDraft } from "./draft.js";
 import type { CallErrorCode, ProjectionIssue } from "./issues.js";
 import { isJsonObject } from "./json-pointer.js";
+import { McpProjectionError } from "./mcp-error.js";
 import type { RawTool } from "./raw-tool.js";
 import { type ArgumentError, explainErrors } from "./validation-message.js";
 
@@ -52,7 +53,9 @@ export class Refused {
 
   /** The typed error: `code`, `message`, `context: {tool, errors}`. */
   get error(): GrokSeatError {
-    this.#error ??= new GrokSeatError(this.code, this.message, { details: { ...this.details } });
+    this.#error ??= new McpProjectionError(this.code, this.message, {
+      details: { ...this.details },
+    });
     return this.#error;
   }
 }

@@ -5,20 +5,20 @@
  * peer credentials of our own connection (kernel-proofs.md §2.3).
  */
 import { lstat } from "node:fs/promises";
-import { GrokSeatError } from "../errors.js";
 import type { HerdrClient, RequestOptions } from "../herdr/client.js";
 import type { SessionDescriptor } from "../herdr/descriptor.js";
+import { HerdrError } from "../herdr/herdr-error.js";
 import type { KernelPort } from "../kernel/index.js";
 
 async function socketFile(path: string): Promise<SessionDescriptor["socketFile"]> {
   const st = await lstat(path, { bigint: true }).catch((err: NodeJS.ErrnoException) => {
-    throw new GrokSeatError("HERDR_SOCKET_MISSING", `cannot lstat ${path}: ${err.code}`, {
+    throw new HerdrError("HERDR_SOCKET_MISSING", `cannot lstat ${path}: ${err.code}`, {
       details: { path, errno: err.code ?? null },
       cause: err,
     });
   });
   if (!st.isSocket()) {
-    throw new GrokSeatError("HERDR_NOT_A_SOCKET", `${path} is not a unix socket`, {
+    throw new HerdrError("HERDR_NOT_A_SOCKET", `${path} is not a unix socket`, {
       details: { path },
     });
   }
@@ -50,7 +50,7 @@ export async function readSessionDescriptor(
   );
   const after = await socketFile(client.socketPath);
   if (before.device !== after.device || before.inode !== after.inode) {
-    throw new GrokSeatError(
+    throw new HerdrError(
       "HERDR_DESCRIPTOR_UNSTABLE",
       "the Herdr socket was re-bound while reading",
       {
