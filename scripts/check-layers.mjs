@@ -18,13 +18,13 @@ import { dirname, join, relative, resolve } from "node:path";
 export const LAYERS = [
   { name: "base", may: [] },
   { name: "kernel", may: ["base"] },
+  { name: "proof", may: ["base", "kernel"] },
   { name: "delivery", may: ["base", "kernel"] },
   { name: "leader", may: ["base", "kernel"] },
   { name: "herdr", may: ["base"] },
   { name: "mcp", may: ["base"] },
   { name: "grok", may: ["base", "leader"] },
   { name: "acp", may: ["base", "delivery", "leader", "grok"] },
-  { name: "proof", may: ["base", "kernel", "herdr"] },
   { name: "observe", may: ["base", "kernel", "leader", "herdr", "grok", "proof"] },
   {
     name: "seat",

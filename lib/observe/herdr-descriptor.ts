@@ -1,14 +1,14 @@
 /**
- * Which Herdr server answers on a socket: the session descriptor (lib/herdr/descriptor.ts), read
+ * Which Herdr server answers on a socket: the session descriptor (lib/proof/session-descriptor.ts), read
  * client-side because the socket API exposes no server pid, start time or instance id
  * (herdr-socket-api.md §2.2). The socket file's identity comes from lstat, the listener from the
  * peer credentials of our own connection (kernel-proofs.md §2.3).
  */
 import { lstat } from "node:fs/promises";
 import type { HerdrClient, RequestOptions } from "../herdr/client.js";
-import type { SessionDescriptor } from "../herdr/descriptor.js";
 import { HerdrError } from "../herdr/herdr-error.js";
 import type { KernelPort } from "../kernel/index.js";
+import type { SessionDescriptor } from "../proof/session-descriptor.js";
 
 async function socketFile(path: string): Promise<SessionDescriptor["socketFile"]> {
   const st = await lstat(path, { bigint: true }).catch((err: NodeJS.ErrnoException) => {

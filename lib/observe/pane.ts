@@ -7,7 +7,6 @@
 import type { CheckResult } from "../check.js";
 import { failureOf } from "../errors.js";
 import type { HerdrClient, RequestOptions } from "../herdr/client.js";
-import type { SessionDescriptor } from "../herdr/descriptor.js";
 import type { PaneInfo, PaneProcessInfo } from "../herdr/wire-pane.js";
 import type { KernelPort, ProcessFacts } from "../kernel/index.js";
 import { onlyAgentRetryable } from "../proof/agent.js";
@@ -23,7 +22,11 @@ import {
   paneAgentVerdict,
   type Unavailable,
 } from "../proof/pane.js";
+import type { SessionDescriptor } from "../proof/session-descriptor.js";
 import { readSessionDescriptor } from "./herdr-descriptor.js";
+
+/** An observation made through Herdr: its replies as lib/herdr/wire-pane.ts parses them. */
+export type HerdrPaneObservation = PaneObservation<PaneInfo, PaneProcessInfo>;
 
 function unavailable(err: unknown): Unavailable {
   const f = failureOf(err);
@@ -82,7 +85,7 @@ export interface BindPaneOptions {
 
 /** A bind result with the observation it was made from (for reports of a refused bind). */
 export interface PaneBinding extends PaneBindResult {
-  readonly observation: PaneObservation;
+  readonly observation: HerdrPaneObservation;
 }
 
 /**
@@ -138,7 +141,7 @@ async function bindOnce(
       await new Promise((r) => setTimeout(r, 10));
     }
   }
-  const observation: PaneObservation = { descriptor, pane, processInfo: info, facts };
+  const observation: HerdrPaneObservation = { descriptor, pane, processInfo: info, facts };
   const result = bindPaneProof({
     paneId: options.paneId,
     launch: options.launch,
@@ -174,7 +177,7 @@ export async function observeBoundPane(
   kernel: KernelPort,
   record: PaneProofRecord,
   options: RequestOptions = {},
-): Promise<PaneObservation> {
+): Promise<HerdrPaneObservation> {
   const [descriptor, pane, info] = await Promise.all([
     attempt(() => readSessionDescriptor(client, kernel, record.herdr.sessionName, options)),
     paneGet(client, record.pane.paneId, options),
@@ -185,7 +188,7 @@ export async function observeBoundPane(
 }
 
 export interface PaneVerification {
-  readonly observation: PaneObservation;
+  readonly observation: HerdrPaneObservation;
   readonly checks: readonly CheckResult[];
   readonly agent: AgentVerdict | null;
 }

@@ -4,9 +4,12 @@
  * check's `reason` and the `reason` field of `received`, so callers branch on it without parsing.
  */
 import { type CheckResult, fail, pass } from "../check.js";
-import type { PaneInfo } from "../herdr/wire-pane.js";
 import type { JsonValue } from "../json.js";
-import { type AgentVerdict, observedNativeSession } from "./agent-reconcile.js";
+import {
+  type AgentObservation,
+  type AgentVerdict,
+  observedNativeSession,
+} from "./agent-reconcile.js";
 
 /**
  * `pane.agent`: passes on an accepted verdict. Without an agent claim (`expectedAgent` null) a
@@ -22,7 +25,10 @@ export function agentCheck(verdict: AgentVerdict, expectedAgent: string | null):
 }
 
 /** `pane.native_session`: `agent_session.value` (kind "id") equals ours whenever present. */
-export function nativeSessionCheck(pane: PaneInfo, bound: string | null): CheckResult {
+export function nativeSessionCheck(
+  pane: AgentObservation["pane"],
+  bound: string | null,
+): CheckResult {
   const seen = observedNativeSession(pane);
   const expected = bound ?? "any or absent";
   if (seen.kind === "absent") return pass("pane.native_session", expected, "absent");

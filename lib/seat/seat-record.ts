@@ -18,9 +18,9 @@ import {
 import { basename, dirname, join } from "node:path";
 import * as v from "valibot";
 import { GrokSeatError } from "../errors.js";
-import { ProcessIdentitySchema } from "../herdr/descriptor.js";
 import type { JsonValue } from "../json.js";
 import { BoundProcessSchema, PaneProofRecordSchema } from "../proof/pane.js";
+import { ProcessIdentitySchema } from "../proof/session-descriptor.js";
 import { writeNewPrivateFile } from "./private-file.js";
 import { SkillEntrySchema } from "./skills.js";
 

@@ -80,6 +80,9 @@ export function verdictJson(v: ExitVerdict | null): JsonValue {
   };
 }
 
+/** What `seat.on(listener)` reports: receipts moving, owner actions, model echoes, the close. */
+export type SeatEvent = AcpSessionEvent;
+
 export class Seat implements RegisteredSeat {
   readonly sessionId: string;
   readonly paneId: string;

@@ -17,8 +17,8 @@
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { failureOf } from "../errors.js";
 import { checkActiveSession, readActiveSessions } from "../grok/active-sessions.js";
-import type { HerdrClient } from "../herdr/client.js";
-import { type KernelPort, readProcess, type SocketFacts } from "../kernel/index.js";
+import { HerdrClient } from "../herdr/client.js";
+import { type KernelPort, readProcess, type SocketFacts, systemKernel } from "../kernel/index.js";
 import { flockHolder, readSmallFile } from "../leader/lock-file.js";
 import { verifyPane } from "../observe/pane.js";
 import type { AgentVerdict } from "../proof/agent-reconcile.js";
@@ -60,10 +60,11 @@ export function checkRecordFile(file: { uid: number; mode: number }): CheckResul
       );
 }
 
+/** `herdr` defaults to the Herdr server the record names, `kernel` to the real one. */
 export async function verifyRecord(
   record: SeatRecord,
-  herdr: HerdrClient,
-  kernel: KernelPort,
+  herdr: HerdrClient = new HerdrClient({ socketPath: record.pane.herdr.socketPath }),
+  kernel: KernelPort = systemKernel,
 ): Promise<RecordVerification> {
   const checks: CheckResult[] = [];
 

@@ -7,7 +7,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as v from "valibot";
 import { type CheckResult, firstFailure } from "../../lib/check.js";
-import type { SessionDescriptor } from "../../lib/herdr/descriptor.js";
+import type { SessionDescriptor } from "../../lib/proof/session-descriptor.js";
 import type { PaneInfo, PaneProcessInfo } from "../../lib/herdr/wire-pane.js";
 import type { ProcessFacts } from "../../lib/kernel/index.js";
 import {

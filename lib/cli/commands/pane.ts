@@ -15,7 +15,7 @@ import { HerdrClient } from "../../herdr/client.js";
 import { discoverSocket } from "../../herdr/discovery.js";
 import type { JsonValue } from "../../json.js";
 import { systemKernel } from "../../kernel/index.js";
-import { bindPane, verifyPane } from "../../observe/pane.js";
+import { bindPane, type HerdrPaneObservation, verifyPane } from "../../observe/pane.js";
 import {
   isUnavailable,
   type PaneObservation,
@@ -37,7 +37,7 @@ function json(value: unknown): JsonValue {
   return null;
 }
 
-function observationFacts(obs: PaneObservation): { [key: string]: JsonValue } {
+function observationFacts(obs: HerdrPaneObservation): { [key: string]: JsonValue } {
   const pane = obs.pane;
   return {
     herdr: json(obs.descriptor),

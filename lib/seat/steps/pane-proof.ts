@@ -10,13 +10,13 @@
  */
 import { type CheckResult, expectEqual, firstFailure } from "../../check.js";
 import type { HerdrClient } from "../../herdr/client.js";
-import type { SessionDescriptor } from "../../herdr/descriptor.js";
 import type { LaunchResult } from "../../herdr/launch.js";
 import type { ProcessHandle } from "../../kernel/index.js";
 import { bindPane } from "../../observe/pane.js";
 import { type PaneExitWatch, watchPaneExit } from "../../observe/pane-exit.js";
 import type { TuiRecord } from "../../proof/leader.js";
 import type { PaneProofRecord } from "../../proof/pane.js";
+import type { SessionDescriptor } from "../../proof/session-descriptor.js";
 import { refuseOnCheck, refuseOnThrow, SeatRefusal } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
 

@@ -4,7 +4,8 @@
  * talk to: the socket path, its session name, what `ping` says (version, protocol,
  * capabilities), the socket file's identity (lstat dev+ino: it changes every time a server binds,
  * including after a live handoff) and the listening process from the connection's peer
- * credentials (kernel-proofs.md §2.3). Pure: the I/O that fills it lives in `observe.ts`.
+ * credentials (kernel-proofs.md §2.3). A record of facts, so it lives with the proofs; the I/O
+ * that fills it is lib/observe/herdr-descriptor.ts.
  */
 import * as v from "valibot";
 
