@@ -2,7 +2,7 @@ import type { JsonValue } from "./json.js";
 
 /**
  * One named check of a proof. A failed check is a value with a reason, never an exception
- * (style.md, habit 4): verification returns the list of checks and the caller decides.
+ * (docs/design/style.md, habit 4): verification returns the list of checks and the caller decides.
  */
 export interface CheckResult {
   /** Stable name, e.g. "leader.pid_alive", "socket.dir_mode". */

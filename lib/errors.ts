@@ -1,10 +1,10 @@
 /**
  * Every error this library throws carries a stable string `code`; callers and tests branch on
  * `code`, never on `message`. Each layer names its codes as a string-literal union with its own
- * subclass (`HerdrError`, `LeaderError`, `GrokError`, `AcpError`, `McpProjectionError`, `DeliveryError`,
- * `KernelError`), so `instanceof` narrows `code` to a union a `switch` can cover. Local failures
- * and failures reported by a peer on the wire are separate classes (see style.md, habit 3), and
- * both keep their cause.
+ * subclass (`HerdrError`, `LeaderError`, `GrokError`, `AcpError`, `McpProjectionError`,
+ * `DeliveryError`, `KernelError`), so `instanceof` narrows `code` to a union a `switch` can cover.
+ * Local failures and failures reported by a peer on the wire are separate classes (see
+ * docs/design/style.md, habit 3), and both keep their cause.
  */
 export class GrokSeatError<C extends string = string> extends Error {
   readonly code: C;

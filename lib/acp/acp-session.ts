@@ -7,8 +7,9 @@
  *
  * Never sent by this class: `session/new` (refused even if asked), `authenticate`, answers to
  * interaction reverse-requests (the stream keeps them from the SDK), `--allow`/`--deny` anything
- * (leader mode ignores CLI permission rules, grok-leader-protocol.md §12; other MCP servers and
- * permission prompts keep their native policy). It never spawns a process and never reconnects.
+ * (leader mode ignores CLI permission rules, docs/design/grok-leader-protocol.md §12; other MCP
+ * servers and permission prompts keep their native policy). It never spawns a process and never
+ * reconnects.
  */
 import * as v from "valibot";
 import { dispatch } from "../delivery/dispatch.js";

@@ -1,55 +1,8 @@
 /**
- * Initialize and attach: the requests we send and how we read the answers (pure; the client
- * sends them). Every choice below is checked against xai-org/grok-build @ 19d42e3.
- *
- * initialize — protocol 1, `_meta.clientType: "grok-pager"`.
- *   Each `initialize` overwrites the agent's process-global `client_type`
- *   (`agent/mvp_agent/acp_agent.rs`, `initialize`), and `client_type` chooses the permission-option
- *   style of every session the agent spawns afterwards (`ClientType` in
- *   `xai-grok-workspace/src/permission/types.rs`: `Generic` = "simple permission options",
- *   `GrokPager` = interactive TUI options; `spawn_and_register_session` reads it). The TUI sends
- *   `"grok-pager"` (`pager/client_identity.rs`, `PAGER_CLIENT_TYPE`). Sending the same value is the
- *   only choice that leaves the owner's permission UI as it was: omitting it (or any unknown value)
- *   resets the agent to `Generic`. We send nothing else in `_meta` or in client capability `_meta`
- *   on purpose: `x.ai/codeNavigation`, `x.ai/folderTrust` and `bufferingSettings` are global too,
- *   and the TUI does not send them either, so leaving them out keeps their values unchanged.
- *   From the answer we need `protocolVersion == 1`, `agentCapabilities.loadSession == true`,
- *   `sessionCapabilities.resume` (absent only in chat mode) and `_meta.agentVersion` (the agent's
- *   only version report, for the version floor in `lib/grok/version.ts`).
- *
- * attach — `session/resume {sessionId, cwd, mcpServers: []}`, after a read-only residency probe.
- *   1. `x.ai/session/info {sessionId}` answers `{"result":{}}` for a session that is not resident
- *      and `{sessionId, cwd, …}` for a live one (`agent/handlers/session.rs`,
- *      `handle_session_info`). An empty answer refuses with SESSION_UNKNOWN *before* any attach:
- *      resume/load of a non-resident session would load it from disk and spawn a second, invisible
- *      session actor — never the owner's live TUI session. A different cwd refuses too. An
- *      agent that answers the probe with the invalid-params error "unknown session id" instead
- *      (as `session/prompt` does) is read the same way (`isUnknownSessionError`).
- *   2. `session/resume` rather than `session/load`: both run `attach_session`, but `Resume` fixes
- *      `no_replay: true, restore_code: false` in `AttachPolicy::resolve` (not spoofable from
- *      `_meta`), so (a) no replay runs, and a replay on a resident session sets
- *      `gateway_enabled = false`, pausing the TUI's live updates; (b) no code restore, which for
- *      `session/load` defaults to the agent's `restore_code` setting and would check the session's
- *      persisted HEAD out into the owner's working tree. `load` + `noReplay` would still need
- *      `x.ai/restore_code:false` to be as quiet.
- *   3. `cwd` = the TUI's cwd: sessions are found under `$GROK_HOME/sessions/<encoded cwd>/<id>`.
- *   4. `mcpServers: []`. On a resident session, attach *always* sends `UpdateMcpServers` with
- *      `resolve_mcp_servers(client list)` and stores the client list as the hot-reload seed —
- *      whether the list was omitted or empty (an omitted resume list deserialises to `[]`). The
- *      merge (`session/managed_mcp.rs`, `merge_managed_mcp_servers_with_policy`) re-reads the same
- *      on-disk sources the TUI passed in `session/new` (config.toml global + project, ~/.claude.json,
- *      .cursor, .mcp.json; `pager/app/effects/mod.rs` passes `util::config::load_mcp_servers`) plus
- *      plugins, with client entries only overriding by key. So `[]` keeps the TUI's configured
- *      servers; any non-empty list of ours would *add or override* servers in the owner's
- *      session. An explicit `[]` (rather than omitting it) makes that intent visible on the wire.
- *   5. No `_meta`: `yoloMode`/`autoMode` there could switch the owner's permission mode on
- *      (`refresh_reconnect_session_state`). The leader injects `clientIdentifier` and
- *      `x.ai/leaderClientId` and overwrites the capability flags itself (§7).
- *   The answer must name the same session (`_meta.sessionId`) and carries the models, the
- *   `x.ai/sessionConfig` options and `x.ai/runningPromptId`.
- *
- * Never `session/new` (a seat attaches to the TUI's session, ADR 0224) and never an agent
- * subprocess (`grok agent stdio` would be a separate invisible worker).
+ * The requests that reach the owner's session over ACP and how their answers are read (pure;
+ * lib/acp/acp-handshake.ts sends them): `initialize` as the TUI's client type, the residency probe
+ * `x.ai/session/info`, then `session/resume` of the exact session with `mcpServers: []` and no
+ * `_meta`. Why each of these, from the source: docs/design/decisions.md §1.
  */
 import * as v from "valibot";
 import {

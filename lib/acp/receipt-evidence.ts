@@ -1,25 +1,8 @@
 /**
- * Receipt evidence: what in an ACP message proves that Grok *consumed* a prompt (took it into
- * its queue or is running it) or that the prompt's turn *ended*, and for which prompt id. Pure
- * functions of one message, producing the delivery journal's evidence types
- * (`lib/delivery/receipt.ts`), which decides what the evidence changes.
- *
- * Rules (grok-leader-protocol.md §6; seed ADR 0224 "Queue membership or runningPromptId
- * acknowledges consumption; it is not model awareness. A final native prompt result must echo the
- * original session and prompt ID"):
- * - consumed: our id among `x.ai/queue/changed` `entries[].id` (`queue-entry`), or as
- *   `runningPromptId`, or as the `_meta.promptId` of a streamed `session/update` (the agent stamps
- *   the running prompt's id on every update, `session/acp_session_impl/updates.rs`), both
- *   `running-prompt`;
- * - final: a result that names **both** our session id and our prompt id — the `session/prompt`
- *   response `_meta.{sessionId,promptId}` (`rpc-response`), `x.ai/session/prompt_complete`
- *   (`prompt-complete`), or a `turn_completed{prompt_id}` record in a session envelope for our
- *   session, live, replayed or read back from the durable record (`turn-completed`). A result
- *   missing either echo is not evidence.
- * - stop reasons are kept verbatim when they are a snake_case token (ACP `StopReason` plus Grok's
- *   `error`/`rate_limit`); anything else is not evidence (it could not be journaled faithfully).
- * - a JSON-RPC error answering our `session/prompt` (correlated by the request id, so ours):
- *   a refusal before consumption, a failed turn after it (`lib/delivery/rejection.ts` decides).
+ * Receipt evidence: what in an ACP message proves that Grok consumed a prompt or that its turn
+ * ended, and for which prompt id (pure; lib/delivery/receipt.ts decides what it changes). A result
+ * counts only when it echoes both our session id and our prompt id; the rules and their sources
+ * are docs/design/decisions.md §4.2.
  */
 import * as v from "valibot";
 import type {

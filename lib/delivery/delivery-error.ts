@@ -3,8 +3,9 @@ import { GrokSeatError } from "../errors.js";
 /**
  * The stable codes of the delivery layer. Tests and callers branch on these, never on messages.
  * - JOURNAL_IO: a write, fsync, rename, truncate or open of the journal failed. The journal is then
- *   fail-stopped (fsyncgate, reliability-plan.md §3.2): every later call throws JOURNAL_IO again
- *   until the seat is admitted afresh and the journal recovered. An fsync is never retried.
+ *   fail-stopped (fsyncgate, docs/design/reliability-plan.md §3.2): every later call throws
+ *   JOURNAL_IO again until the seat is admitted afresh and the journal recovered. An fsync is never
+ *   retried.
  * - ADMISSION_LOST: this controller is no longer the sole owner of the seat (lock file replaced or
  *   unlinked, lock released, journal replaced or grown by someone else). Fail-stopped as well.
  * - LEADER_BUSY: another live controller holds the seat's admission lock.

@@ -1,30 +1,8 @@
 /**
- * The receipt state machine (pure). A receipt is one prompt we fenced; it moves only on evidence:
- * - fenced -> dispatched: the sender wrote the frame (not yet evidence that the leader read it);
- * - fenced | dispatched -> consumed: our id among the queue entries, or as `runningPromptId`;
- * - fenced | dispatched | consumed | cancel-submitted -> completed | cancelled: a final result;
- * - consumed -> cancel-submitted: we asked the leader to cancel (queue remove / session cancel);
- * - fenced | dispatched -> uncertain: the send failed, the connection or the controller died;
- * - dispatched -> rejected: Grok answered our `session/prompt` with a JSON-RPC error before any
- *   consumption evidence (it refused the prompt: unknown session, `leader_starting`, bad params).
- *   Only from `dispatched`: an answer is proof the frame was written, so the journal marks a still
- *   `fenced` receipt dispatched first (`Journal.recordRejection`). After consumption evidence the
- *   same error is a failed turn, not a refusal: it completes the receipt with the stop reason
- *   Grok's own `prompt_complete` gives it (`error`, or `rate_limit` for -32003;
- *   `sampling/error.rs`, `prompt_complete_fields`), over the `rpc-response` channel;
- * - uncertain -> consumed | completed | cancelled: late evidence, journaled as `reconciled`.
- *
- * Terminal states: completed, cancelled, rejected. A rejected receipt is never resent (its prompt
- * id stays known, as every fenced id does); a caller who wants to try again delivers a new prompt.
- *
- * (seed-adr-0224.md "Persist a delivery fence…"; grok-leader-protocol.md §6.) Consumption means the
- * leader *took* the prompt (queue membership or `runningPromptId`); it is not model awareness. Only a
- * final result that echoes both our session id and our prompt id completes a receipt, and a cancel we
- * asked for stays `cancel-submitted` until such a result arrives: nothing is ever fabricated.
- * `uncertain` is never resent; late evidence reconciles the *original* receipt.
- *
- * `decide` turns an event into the record to journal (or a named reason not to); `applyRecord` is the
- * one transition function, used for live appends and for replay alike.
+ * The receipt state machine (pure): a receipt is one prompt we fenced, and it moves only on
+ * evidence (docs/design/decisions.md §4.1). `decide` turns an event into the record to journal, or
+ * a named reason not to; `applyRecord` is the one transition function, for live appends and replay
+ * alike. Terminal: completed, cancelled, rejected; `uncertain` is never resent.
  */
 import {
   clipDetail,

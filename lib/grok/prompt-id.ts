@@ -1,18 +1,7 @@
 /**
- * Caller-created prompt ids (grok-leader-protocol.md §6 "Choosing a prompt ID").
- *
- * `session/prompt` takes the turn id from `params._meta.promptId` and echoes it in every result
- * channel, so the id is our receipt key. Three rules, each from the source:
- * - Reserved prefixes change what a prompt *is*: `PromptOrigin::from_prompt_id`
- *   (`xai-grok-shell/src/session/mod.rs`) turns `task-completed-…`, `subagent-completed-…` and the
- *   others below into hidden synthetic runtime prompts, not user turns. We refuse them by name.
- * - Only a UUID is accepted (the TUI itself always sends a UUIDv4, `pager/app/effects/mod.rs`,
- *   `prompt_request_meta`); anything else is refused rather than normalised, because the id is
- *   echoed verbatim and compared byte for byte.
- * - The agent has no uniqueness check (§6 "No uniqueness check"), so a reused id would make two
- *   turns indistinguishable in every channel. That rule needs every id ever fenced, so it lives
- *   with them: the journal's `fence` refuses a duplicate as PROMPT_ID_DUPLICATE.
- * Pure: no I/O; `newPromptId` only draws randomness.
+ * Caller-created prompt ids (pure; `newPromptId` only draws randomness): a UUID, kept verbatim,
+ * never with a reserved prefix. Uniqueness needs every id ever fenced, so the journal's `fence`
+ * owns it (PROMPT_ID_DUPLICATE). The rules and their sources: docs/design/decisions.md §7.1.
  */
 import { randomUUID } from "node:crypto";
 import { UsageError } from "../errors.js";

@@ -1,28 +1,9 @@
 /**
- * The Grok Build version floor (seed ADR 0224 and its amendment of 2026-10-17).
- *
- * An installed Grok Build is admitted when `grok --version` is 1.0.46 or newer, the leader reports
- * protocol 1 with `control_v1`, ACP initializes at protocol 1 with session loading (checked by the
- * ACP layer), and `grok --version`, the leader (`leader_binary_version`) and its agent
- * (`initialize` -> `_meta.agentVersion`) report one version. Otherwise it is refused with the versions
- * found and what is missing.
- *
- * What the floor stands for that no probe observes (the amendment's words: "The floor stands for
- * what no probe observes"): every one of these was seen on 1.0.46 and later, and none of them can be
- * asked of a running leader before a prompt is sent:
- * - queue acknowledgments: `x.ai/queue/changed` with `runningPromptId` / queue entries acknowledge
- *   consumption of a prompt (grok-leader-protocol.md §6 "Queue");
- * - prompt-ID echoes: the caller's `_meta.promptId` comes back in `session/update._meta.promptId`,
- *   `_x.ai/session/prompt_complete`, the `turn_completed` record and `result._meta.promptId` (§6);
- * - the system-prompt override the seat relies on;
- * - leader mode ignoring CLI permission allow/deny flags (§12: rules come from the leader's config at
- *   its own startup), so such flags are never advertised as isolation.
- *
- * `grok --version` prints `grok <VERSION_WITH_COMMIT><label>\n` (`xai-grok-pager-bin/src/main.rs`
- * `version_text`): VERSION_WITH_COMMIT is `<semver> (<git rev-parse --short HEAD>)`, or `(unknown)`
- * without git (`xai-grok-pager-bin/build.rs`), or the plain semver when no binary stamped it
- * (`xai-grok-version` `full_version`); the label is ` [alpha]`, ` [stable]` or empty
- * (`xai-grok-update` `channel_label`).
+ * The Grok Build version floor (seed ADR 0224 and its amendment of 2026-10-17): `grok --version`
+ * is 1.0.46 or newer, and the leader and its agent report that same version at leader protocol 1
+ * with `control_v1`. A seat admits it in three stages (`checkVersionFloor`, `admitLeaderVersion`,
+ * `admitAgentVersion`); what the floor stands for and how `grok --version` reads:
+ * docs/design/decisions.md §6.
  */
 
 import { isUtf8 } from "node:buffer";
@@ -34,9 +15,9 @@ import { GrokError, type GrokErrorCode } from "./grok-error.js";
 
 export const VERSION_FLOOR = "1.0.46";
 
-// ---- Semantic versions as Grok uses them (`semver` crate in `xai-grok-version`): MAJOR.MINOR.PATCH
-// with optional `-prerelease` and `+build`, ordered by semver 2.0.0 precedence (a prerelease sorts
-// before its release; build metadata is ignored).
+// ---- Semantic versions as Grok uses them (`semver` crate in `xai-grok-version`):
+// MAJOR.MINOR.PATCH with optional `-prerelease` and `+build`, ordered by semver 2.0.0 precedence (a
+// prerelease sorts before its release; build metadata is ignored).
 
 export interface SemVer {
   readonly major: number;

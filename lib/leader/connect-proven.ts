@@ -1,12 +1,12 @@
 /**
  * The one way to reach a leader socket we did not create the listener of: connect once and, before
- * a byte is written, prove who answered (reliability-plan.md §6 T4, T10). The kernel's peer of our
- * connection must be a listener of the very file the socket proof lstat'ed (SO_PEERCRED and, on
- * Linux, sock_diag UNIX_DIAG_VFS; kernel-proofs.md §2.3), run as our uid, be named by a kernel
- * identity (SO_PEERPIDFD / LOCAL_PEERTOKEN: a bare pid may be stale, so there is no uid-only
- * fallback) and, while the TUI that spawned the leader lives, be that TUI's direct child
- * (grok-leader-protocol.md §13). A path swapped between the proof and the connect, or an
- * imposter of our own uid listening there, is refused here, with nothing sent to it.
+ * a byte is written, prove who answered (docs/design/reliability-plan.md §6 T4, T10). The kernel's
+ * peer of our connection must be a listener of the very file the socket proof lstat'ed (SO_PEERCRED
+ * and, on Linux, sock_diag UNIX_DIAG_VFS; docs/design/kernel-proofs.md §2.3), run as our uid, be
+ * named by a kernel identity (SO_PEERPIDFD / LOCAL_PEERTOKEN: a bare pid may be stale, so there is
+ * no uid-only fallback) and, while the TUI that spawned the leader lives, be that TUI's direct
+ * child (docs/design/grok-leader-protocol.md §13). A path swapped between the proof and the
+ * connect, or an imposter of our own uid listening there, is refused here, with nothing sent to it.
  * `hire()` and `verify-proof socket --leader` both connect through this.
  */
 import type net from "node:net";

@@ -1,8 +1,8 @@
 /**
- * Which Herdr server answers on a socket: the session descriptor (lib/proof/session-descriptor.ts), read
- * client-side because the socket API exposes no server pid, start time or instance id
- * (herdr-socket-api.md §2.2). The socket file's identity comes from lstat, the listener from the
- * peer credentials of our own connection (kernel-proofs.md §2.3).
+ * Which Herdr server answers on a socket: the session descriptor (lib/proof/session-descriptor.ts),
+ * read client-side because the socket API exposes no server pid, start time or instance id
+ * (docs/design/herdr-socket-api.md §2.2). The socket file's identity comes from lstat, the listener
+ * from the peer credentials of our own connection (docs/design/kernel-proofs.md §2.3).
  */
 import { lstat } from "node:fs/promises";
 import type { HerdrClient, RequestOptions } from "../herdr/client.js";

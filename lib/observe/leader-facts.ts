@@ -2,7 +2,8 @@
  * Gathering the facts of the leader proof (I/O; the checks are the pure `lib/proof/leader.ts`).
  * Every fact comes from the kernel or the filesystem, independently of the leader's self-report:
  * the report only says *which* pid and paths to look at. A read that fails is recorded as its
- * typed error (a denied read is not a negative proof, kernel-proofs.md §3), never thrown.
+ * typed error (a denied read is not a negative proof, docs/design/kernel-proofs.md §3), never
+ * thrown.
  */
 import { failureOf } from "../errors.js";
 import { lockPathForSocket } from "../grok/paths.js";

@@ -5,7 +5,8 @@
  * The exit is *established* only by the kernel, on the bound identity: a `ProcessHandle` opened
  * with the recorded (pid, identity) whose `exited` resolves (pidfd readable / NOTE_EXIT). A pid
  * lookup alone proves nothing, since pids are reused. Herdr *corroborates*: a `pane_exited` (or
- * `pane_closed`) for our pane id, from an `events.subscribe` stream (herdr-socket-api.md §6).
+ * `pane_closed`) for our pane id, from an `events.subscribe` stream
+ * (docs/design/herdr-socket-api.md §6).
  *
  * Replayed history: a new subscription first replays up to 512 past events, indistinguishable on
  * the wire from live ones (`EventHub`, `ActiveEventSubscription.last_sequence = 0`). So after

@@ -6,8 +6,9 @@
  * - `checkPaneProof` re-verifies a record against a new observation before any control.
  * The I/O that gathers observations is `lib/observe/pane.ts`.
  *
- * Herdr never reports a pid in `PaneInfo` nor a tty anywhere (herdr-socket-api.md §4.2): the pid
- * is `pane.process_info.shell_pid` and the terminal comes from the kernel for that pid.
+ * Herdr never reports a pid in `PaneInfo` nor a tty anywhere (docs/design/herdr-socket-api.md
+ * §4.2): the pid is `pane.process_info.shell_pid` and the terminal comes from the kernel for that
+ * pid.
  */
 import * as v from "valibot";
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
@@ -339,7 +340,7 @@ function processChecks(record: PaneProofRecord, facts: Observed<ProcessFacts>): 
   ];
   if (isUnavailable(facts)) return names.map((n) => unavailable(n, p.pid, facts));
   // Birth is compared within the coarser of the two precisions (Linux: one USER_HZ tick,
-  // kernel-proofs.md §2.1); the identity check above carries the exact per-boot proof.
+  // docs/design/kernel-proofs.md §2.1); the identity check above carries the exact per-boot proof.
   const tolerance = Math.max(p.startTimePrecisionUs, facts.startTimePrecisionUs);
   const birthOk = Math.abs(facts.startTimeUs - p.startTimeUs) <= tolerance;
   return [

@@ -1,11 +1,11 @@
 /**
  * The Herdr session descriptor, assembled client-side because the socket API exposes no server
- * pid, start time or instance id (herdr-socket-api.md §2.2). It binds *which* Herdr server we
- * talk to: the socket path, its session name, what `ping` says (version, protocol,
+ * pid, start time or instance id (docs/design/herdr-socket-api.md §2.2). It binds *which* Herdr
+ * server we talk to: the socket path, its session name, what `ping` says (version, protocol,
  * capabilities), the socket file's identity (lstat dev+ino: it changes every time a server binds,
  * including after a live handoff) and the listening process from the connection's peer
- * credentials (kernel-proofs.md §2.3). A record of facts, so it lives with the proofs; the I/O
- * that fills it is lib/observe/herdr-descriptor.ts.
+ * credentials (docs/design/kernel-proofs.md §2.3). A record of facts, so it lives with the proofs;
+ * the I/O that fills it is lib/observe/herdr-descriptor.ts.
  */
 import * as v from "valibot";
 

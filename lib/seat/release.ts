@@ -2,9 +2,10 @@
  * The I/O of release (the decision is the pure `release-policy.ts`): look at the leader through
  * the kernel handle taken when it was proven, stop it through that handle (SIGTERM, then wait for
  * the kernel to report this very process exited: never `kill(pid)`), and only then remove the
- * socket and lock files a signalled leader leaves behind (grok-leader-protocol.md §1: a signal
- * exit skips the destructors) — only in our own directory, only files we own, only a socket no
- * one listens on (reliability-plan.md §1.2: "never remove a socket you did not prove stale").
+ * socket and lock files a signalled leader leaves behind (docs/design/grok-leader-protocol.md §1: a
+ * signal exit skips the destructors) — only in our own directory, only files we own, only a socket
+ * no one listens on (docs/design/reliability-plan.md §1.2: "never remove a socket you did not prove
+ * stale").
  */
 import { lstatSync, unlinkSync } from "node:fs";
 import { failureOf } from "../errors.js";

@@ -139,9 +139,9 @@ export class Seat implements RegisteredSeat {
   }
 
   /**
-   * Deliver one prompt through the fence (lib/acp/acp-session.ts `deliver`). Refused before anything
-   * is fenced when the seat is released, the original TUI has exited, or the proven leader is
-   * gone (then nothing is sent anywhere: no reconnect, no other leader).
+   * Deliver one prompt through the fence (lib/acp/acp-session.ts `deliver`). Refused before
+   * anything is fenced when the seat is released, the original TUI has exited, or the proven leader
+   * is gone (then nothing is sent anywhere: no reconnect, no other leader).
    */
   async deliver(text: string, options: { promptId?: string } = {}): Promise<Delivery> {
     this.#assertDeliverable();

@@ -1,18 +1,7 @@
 /**
- * Re-verify a saved seat record against live facts, read-only (issue 8: `verify-proof record`).
- * Nothing here registers with a leader, sends an ACP message or a signal, or writes a file: it
- * asks Herdr read-only questions (`ping`, `pane.get`, `pane.process_info`), reads kernel facts
- * and reads two small files (the leader's lock file, `active_sessions.json`).
- *
- * Checks, in order:
- * - `record.file_private`: the record file is ours and 0600 (it names processes we may signal);
- * - the pane proof (`herdr.*`, `pane.*`, lib/proof/pane.ts `checkPaneProof`): same Herdr server,
- *   same pane, terminal, pid, identity, birth, executable, cwd, uid, tty, agent and session;
- * - the leader (`leader.*`): the recorded pid is alive and is still that very process (identity),
- *   same executable, uid and cwd;
- * - the socket (`socket.*`): still private, the same file (dev+ino) and the leader listens on it;
- * - the lock (`leader.lock_pid`, Linux `leader.flock_holder`): it still names the leader;
- * - `active_sessions.*`: Grok's own evidence still names the TUI, session and cwd.
+ * Re-verify a saved seat record against live facts, read-only (`verify-proof record`): nothing
+ * registers with a leader, sends an ACP message or a signal, or writes a file. The checks, in
+ * order, are listed in docs/design/decisions.md §9.
  */
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { failureOf } from "../errors.js";

@@ -10,8 +10,8 @@
  * a TUI. `--grok` names the grok executable; by default it is the TUI's executable, else `grok` on
  * PATH.
  *
- * JSON: `facts.leader` = { registered, leaderInfo, peer: { pid, uid, identity }, tui, grokExecutable },
- * the leader checks follow the socket checks in `checks`.
+ * JSON: `facts.leader` = { registered, leaderInfo, peer: { pid, uid, identity }, tui,
+ * grokExecutable }, the leader checks follow the socket checks in `checks`.
  */
 import { resolve } from "node:path";
 import { type CheckResult, fail } from "../../check.js";

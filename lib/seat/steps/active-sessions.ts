@@ -1,9 +1,9 @@
 /**
  * Step `active_sessions`: `$GROK_HOME/active_sessions.json` must name the original TUI, its
  * session and its cwd (seed ADR 0224: readiness evidence beside the kernel proofs). The TUI
- * writes the entry after `session/new` succeeds (grok-leader-protocol.md §8), so its absence is
- * waited for (bounded); an entry that names another pid or cwd refuses at once. It is evidence,
- * never authority: the kernel proofs came first.
+ * writes the entry after `session/new` succeeds (docs/design/grok-leader-protocol.md §8), so its
+ * absence is waited for (bounded); an entry that names another pid or cwd refuses at once. It is
+ * evidence, never authority: the kernel proofs came first.
  */
 import { firstFailure } from "../../check.js";
 import { checkActiveSession, readActiveSessions } from "../../grok/active-sessions.js";

@@ -1,8 +1,8 @@
 /**
  * Step `launch`: the visible pane, from `layout.apply` with the TUI's argv as the pane command
- * (herdr-socket-api.md §3.1: the only argv launch; no shell, no typing), in the work cwd with
- * GROK_HOME set. From here on the TUI lives in the runtime directory: a refused hire leaves both
- * to the owner.
+ * (docs/design/herdr-socket-api.md §3.1: the only argv launch; no shell, no typing), in the work
+ * cwd with GROK_HOME set. From here on the TUI lives in the runtime directory: a refused hire
+ * leaves both to the owner.
  */
 import { expectEqual } from "../../check.js";
 import type { HerdrClient } from "../../herdr/client.js";

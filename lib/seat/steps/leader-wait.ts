@@ -1,10 +1,11 @@
 /**
- * Step `leader_wait`: the bounded wait for the TUI's leader. The TUI spawns `grok agent leader` and polls for its
- * socket for up to 10 s (grok-leader-protocol.md §1, `SPAWN_WAIT_TIMEOUT`); the leader locks
- * `<socket>.lock`, writes its pid there and binds the socket before auth. We poll the same two
- * files plus the kernel's listener list, every few milliseconds, until the lock names a pid that
- * listens on that very socket file — or the TUI exits (kernel handle), or the deadline passes.
- * Nothing is connected to here: the socket proof comes first.
+ * Step `leader_wait`: the bounded wait for the TUI's leader. The TUI spawns `grok agent leader` and
+ * polls for its socket for up to 10 s (docs/design/grok-leader-protocol.md §1,
+ * `SPAWN_WAIT_TIMEOUT`); the leader locks `<socket>.lock`, writes its pid there and binds the
+ * socket before auth. We poll the same two files plus the kernel's listener list, every few
+ * milliseconds, until the lock names a pid that listens on that very socket file — or the TUI exits
+ * (kernel handle), or the deadline passes. Nothing is connected to here: the socket proof comes
+ * first.
  */
 import { lstatSync } from "node:fs";
 import { pass } from "../../check.js";

@@ -2,8 +2,9 @@
  * Step `pane_proof`: the launched pane bound to its process (`bindPane`: Herdr's view, the
  * kernel's view of `shell_pid`, settled exec, terminal), and that process must be *our* TUI: the
  * grok executable we resolved, in the work cwd, as our uid. The TUI's kernel handle is taken right
- * after the proof and kept for the seat's life (exit observation, reliability-plan.md §2), and the
- * exit watch is armed now, while the TUI is still starting its leader (awaited at `ready`).
+ * after the proof and kept for the seat's life (exit observation, docs/design/reliability-plan.md
+ * §2), and the exit watch is armed now, while the TUI is still starting its leader (awaited at
+ * `ready`).
  *
  * No agent is required yet: Herdr identifies the agent (and the Grok hook reports its session)
  * some time after launch (golden G1); that is the later `agent` step.
