@@ -67,7 +67,7 @@ interface Run {
   readonly maxPending: number;
 }
 
-/** What connection.ts does with socket chunks: push, parse each frame, stop at the first error. */
+/** What leader-connection.ts does with socket chunks: push, parse each frame, stop at the first error. */
 function run(chunks: readonly Uint8Array[], maxFrameBytes = MAX_FRAME_BYTES): Run {
   const decoder = new FrameDecoder({ maxFrameBytes });
   const values: unknown[] = [];
@@ -529,7 +529,7 @@ test("claim: T7-leader-frames", () => {
       held,
       seeds,
       method:
-        "fast-check properties over lib/leader/frame-codec.ts + messages.ts, driven as connection.ts drives them " +
+        "fast-check properties over lib/leader/frame-codec.ts + messages.ts, driven as leader-connection.ts drives them " +
         "(test/reliability/decoders-leader.test.ts); process.memoryUsage() sampled every 2,048 inputs after a forced GC.",
     },
     started,

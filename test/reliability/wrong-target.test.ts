@@ -257,7 +257,7 @@ test("T10: prefix-named seats, sockets swapped between lookup and connect", asyn
       method:
         "test/reliability/wrong-target.test.ts: two simulated TUIs (tmux) with their leaders on " +
         "sockets <dir>/bill and <dir>/billing, exact-name lookup, the seat path of " +
-        "lib/seat/leader-steps.ts (test/reliability/fixtures/socket-path.ts), AcpSession.attach + " +
+        "lib/seat/steps/ (test/reliability/fixtures/socket-path.ts), attachSession + " +
         "deliver when admitted; swaps by link+rename (root, at rest or at the hook after the " +
         "socket proof) and by a swapper child in a loop; each leader's GROK_SIM_LOG is the oracle.",
     },
