@@ -82,3 +82,13 @@ export function failureOf(
   }
   return null;
 }
+
+/** `failureOf(err)`, or, for anything untyped, the `fallback` code with the thrown value's text. */
+export function failureOr(
+  err: unknown,
+  fallback: string,
+): { readonly code: string; readonly message: string } {
+  return (
+    failureOf(err) ?? { code: fallback, message: err instanceof Error ? err.message : String(err) }
+  );
+}

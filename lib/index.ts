@@ -26,6 +26,7 @@ export {
 } from "./delivery/index.js";
 export {
   failureOf,
+  failureOr,
   GrokSeatError,
   isErrorCode,
   UsageError,

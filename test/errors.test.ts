@@ -2,7 +2,14 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { AcpError, type AcpErrorCode } from "../lib/acp/acp-error.js";
 import { parseInitializeResult } from "../lib/acp/handshake.js";
-import { failureOf, GrokSeatError, isErrorCode, UsageError, WireError } from "../lib/errors.js";
+import {
+  failureOf,
+  failureOr,
+  GrokSeatError,
+  isErrorCode,
+  UsageError,
+  WireError,
+} from "../lib/errors.js";
 import { GrokError } from "../lib/grok/grok-error.js";
 import { parseGrokVersion } from "../lib/grok/version.js";
 import { parseReply } from "../lib/herdr/client.js";
@@ -35,6 +42,9 @@ test("failureOf: a typed error's code, a system error's errno code, null for any
   assert.is(failureOf(Object.assign(new Error("numeric"), { code: 42 })), null);
   assert.is(failureOf({ code: "ENOENT", message: "not an Error" }), null);
   assert.is(failureOf("a string"), null);
+  assert.equal(failureOr(enoent, "EIO"), { code: "ENOENT", message: "no such file" });
+  assert.equal(failureOr(new Error("a bug"), "EIO"), { code: "EIO", message: "a bug" });
+  assert.equal(failureOr(42, "UNKNOWN"), { code: "UNKNOWN", message: "42" });
 });
 
 test("isErrorCode narrows to the codes named, any code without names", () => {

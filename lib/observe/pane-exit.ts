@@ -14,7 +14,7 @@
  * Only events received after that reply count: an exit event for a pane that was alive after the
  * stream began cannot be history. Earlier events, and other panes' events, are counted and ignored.
  */
-import { failureOf, isErrorCode } from "../errors.js";
+import { failureOr, isErrorCode } from "../errors.js";
 import type { HerdrClient } from "../herdr/client.js";
 import type { HerdrSubscription } from "../herdr/subscription.js";
 import type { KernelPort, ProcessHandle, ProcessIdentity } from "../kernel/index.js";
@@ -75,10 +75,6 @@ export interface PaneExitWatch {
   close(): void;
 }
 
-function codeOf(err: unknown): { code: string; message: string } {
-  return failureOf(err) ?? { code: "UNKNOWN", message: String(err) };
-}
-
 /** Resolves once the watch is armed (handle open, stream subscribed and anchored). */
 export async function watchPaneExit(
   client: HerdrClient,
@@ -93,7 +89,7 @@ export async function watchPaneExit(
     handle =
       options.handle ?? kernel.openProcessHandle(record.process.pid, record.process.identity);
   } catch (err) {
-    const { code, message } = codeOf(err);
+    const { code, message } = failureOr(err, "UNKNOWN");
     const verdict: ExitVerdict = {
       exited: false,
       corroborated: false,
@@ -118,7 +114,11 @@ export async function watchPaneExit(
   try {
     sub = await client.subscribe([{ type: "pane.exited" }, { type: "pane.closed" }]);
   } catch (err) {
-    state.herdr = { kind: "none", reason: "subscribe_failed", code: codeOf(err).code };
+    state.herdr = {
+      kind: "none",
+      reason: "subscribe_failed",
+      code: failureOr(err, "UNKNOWN").code,
+    };
     wakeHerdr();
   }
   if (sub !== null) {
@@ -150,7 +150,11 @@ export async function watchPaneExit(
         }
       } catch (err) {
         if (state.herdr.kind === "none")
-          state.herdr = { kind: "none", reason: "stream_error", code: codeOf(err).code };
+          state.herdr = {
+            kind: "none",
+            reason: "stream_error",
+            code: failureOr(err, "UNKNOWN").code,
+          };
       } finally {
         wakeHerdr();
       }
@@ -195,7 +199,7 @@ export async function watchPaneExit(
             }
           : { kind: "pending", reason: outcome };
     } catch (err) {
-      kernelEvidence = { kind: "unavailable", ...codeOf(err) };
+      kernelEvidence = { kind: "unavailable", ...failureOr(err, "UNKNOWN") };
     } finally {
       clearTimeout(timer);
     }

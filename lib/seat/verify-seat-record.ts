@@ -4,7 +4,7 @@
  * order, are listed in docs/design/decisions.md §9.
  */
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
-import { failureOf } from "../errors.js";
+import { failureOr } from "../errors.js";
 import { checkActiveSession, readActiveSessions } from "../grok/active-sessions.js";
 import { HerdrClient } from "../herdr/client.js";
 import { type KernelPort, readProcess, type SocketFacts, systemKernel } from "../kernel/index.js";
@@ -22,15 +22,6 @@ export interface RecordVerification {
   /** Is the recorded TUI (pid + identity) still running? null when it could not be told. */
   readonly tuiAlive: boolean | null;
   readonly leaderAlive: boolean | null;
-}
-
-function errorOf(err: unknown): { code: string; message: string } {
-  return (
-    failureOf(err) ?? {
-      code: "ERROR",
-      message: err instanceof Error ? err.message : String(err),
-    }
-  );
 }
 
 function euid(): number {
@@ -88,7 +79,7 @@ export async function verifyRecord(
   try {
     sock = kernel.socketFacts(record.socketPath);
   } catch (err) {
-    const e = errorOf(err);
+    const e = failureOr(err, "ERROR");
     checks.push(
       fail(
         "socket.exists",
@@ -125,7 +116,7 @@ export async function verifyRecord(
       expectEqual("leader.lock_pid", l.pid, lockPid, `the lock file names ${lockPid ?? "no pid"}`),
     );
   } catch (err) {
-    const e = errorOf(err);
+    const e = failureOr(err, "ERROR");
     checks.push(
       fail("leader.lock_pid", l.pid, e.code, `the lock file cannot be read: ${e.message}`),
     );
@@ -142,7 +133,7 @@ export async function verifyRecord(
         ),
       );
     } catch (err) {
-      const e = errorOf(err);
+      const e = failureOr(err, "ERROR");
       checks.push(
         fail(
           "leader.flock_holder",

@@ -5,7 +5,7 @@
  */
 import { constants } from "node:os";
 import type { JsonValue } from "../../json.js";
-import { KernelError, type SocketFacts, socketFacts } from "../../kernel/index.js";
+import { KernelError, type SocketFacts, systemKernel } from "../../kernel/index.js";
 import { checkPrivateSocket, checkSocketUnreadable } from "../../proof/socket.js";
 import type { Command } from "../command.js";
 import { runSocketLeader, socketLeaderFlags } from "./socket-leader.js";
@@ -44,7 +44,7 @@ export const socketCommand: Command = {
     progress(`reading the kernel facts of ${path}`);
     let facts: SocketFacts;
     try {
-      facts = socketFacts(path);
+      facts = systemKernel.socketFacts(path);
     } catch (err) {
       if (!unreadable(err)) throw err;
       const error = { code: err.code, message: err.message };
