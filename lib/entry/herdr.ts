@@ -44,8 +44,8 @@ export {
 export {
   type ExitVerdict,
   type ExitWatchOptions,
-  type HerdrExitEvidence,
-  type KernelExitEvidence,
+  type HerdrExitSighting,
+  type KernelExitSighting,
   type PaneExitWatch,
   watchPaneExit,
 } from "../observe/pane-exit.js";

@@ -21,12 +21,12 @@ export {
   reconcileAgent,
 } from "../proof/agent-reconcile.js";
 export {
+  type BoundTui,
   checkLeader,
   type FactRead,
   type LeaderProofInput,
   type PeerBoundFile,
   parseLockPid,
-  type TuiRecord,
 } from "../proof/leader.js";
 export {
   BoundProcessSchema,

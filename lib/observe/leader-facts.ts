@@ -11,7 +11,7 @@ import { type KernelPort, readProcess } from "../kernel/index.js";
 import type { LeaderInfo } from "../leader/control.js";
 import type { LeaderConnection } from "../leader/leader-connection.js";
 import { flockHolder, readSmallFile } from "../leader/lock-file.js";
-import type { FactRead, LeaderProofInput, TuiRecord } from "../proof/leader.js";
+import type { BoundTui, FactRead, LeaderProofInput } from "../proof/leader.js";
 
 /** The lock file holds a u32 in decimal; anything longer is not a lock file of a leader. */
 const MAX_LOCK_BYTES = 64;
@@ -45,7 +45,7 @@ export interface LeaderFactsRequest {
   readonly leaderInfo: LeaderInfo;
   /** Our private socket path (already through the socket proof). */
   readonly socketPath: string;
-  readonly tui: TuiRecord | null;
+  readonly tui: BoundTui | null;
   readonly grokExecutable: string | null;
   readonly kernel: KernelPort;
 }

@@ -9,12 +9,12 @@ import { GrokSeatError } from "../errors.js";
 import { type KernelPort, type PeerCredentials, systemKernel } from "../kernel/index.js";
 import type { LeaderInfo } from "../leader/control.js";
 import type { LeaderConnection } from "../leader/leader-connection.js";
-import { checkLeader, type LeaderProofInput, type TuiRecord } from "../proof/leader.js";
+import { type BoundTui, checkLeader, type LeaderProofInput } from "../proof/leader.js";
 import { gatherLeaderFacts } from "./leader-facts.js";
 
 export interface LeaderProofRequest {
   readonly socketPath: string;
-  readonly tui: TuiRecord | null;
+  readonly tui: BoundTui | null;
   readonly grokExecutable: string | null;
   readonly controlTimeoutMs?: number;
   /** The kernel the facts are read from (default: the real one). */

@@ -20,7 +20,7 @@ import type { HerdrSubscription } from "../herdr/subscription.js";
 import type { KernelPort, ProcessHandle, ProcessIdentity } from "../kernel/index.js";
 import type { PaneProofRecord } from "../proof/pane.js";
 
-export type KernelExitEvidence =
+export type KernelExitSighting =
   | {
       readonly kind: "exited";
       readonly pid: number;
@@ -32,7 +32,7 @@ export type KernelExitEvidence =
   /** Timed out or cancelled before the kernel reported an exit. */
   | { readonly kind: "pending"; readonly reason: "timeout" | "cancelled" };
 
-export type HerdrExitEvidence =
+export type HerdrExitSighting =
   | {
       readonly kind: "pane_exited" | "pane_closed";
       readonly paneId: string;
@@ -52,8 +52,8 @@ export interface ExitVerdict {
   readonly exited: boolean;
   /** `exited` and Herdr sent a live `pane_exited`/`pane_closed` for our pane. */
   readonly corroborated: boolean;
-  readonly kernel: KernelExitEvidence;
-  readonly herdr: HerdrExitEvidence;
+  readonly kernel: KernelExitSighting;
+  readonly herdr: HerdrExitSighting;
   /** Events before the anchor (possible replay) and events for other panes, ignored. */
   readonly ignored: { readonly beforeAnchor: number; readonly otherPanes: number };
 }
@@ -103,7 +103,7 @@ export async function watchPaneExit(
 
   let sub: HerdrSubscription | null = null;
   // Mutated by the stream reader below; a holder so the narrowing of one read never leaks.
-  const state: { herdr: HerdrExitEvidence; anchored: boolean } = {
+  const state: { herdr: HerdrExitSighting; anchored: boolean } = {
     herdr: { kind: "none", reason: "not_received", code: null },
     anchored: false,
   };
@@ -182,14 +182,14 @@ export async function watchPaneExit(
         : new Promise<"timeout">((resolve) => {
             timer = setTimeout(() => resolve("timeout"), options.timeoutMs);
           });
-    let kernelEvidence: KernelExitEvidence;
+    let kernelSighting: KernelExitSighting;
     try {
       const outcome = await Promise.race([
         handle.exited.then(() => "exited" as const),
         timeout,
         cancelled,
       ]);
-      kernelEvidence =
+      kernelSighting =
         outcome === "exited"
           ? {
               kind: "exited",
@@ -199,26 +199,26 @@ export async function watchPaneExit(
             }
           : { kind: "pending", reason: outcome };
     } catch (err) {
-      kernelEvidence = { kind: "unavailable", ...failureOr(err, "UNKNOWN") };
+      kernelSighting = { kind: "unavailable", ...failureOr(err, "UNKNOWN") };
     } finally {
       clearTimeout(timer);
     }
-    if (kernelEvidence.kind === "exited" && state.anchored) {
+    if (kernelSighting.kind === "exited" && state.anchored) {
       await Promise.race([herdrSettled, delay(options.corroborationTimeoutMs ?? 3000), cancelled]);
     }
     sub?.close();
     if (
-      kernelEvidence.kind === "exited" &&
+      kernelSighting.kind === "exited" &&
       state.herdr.kind === "none" &&
       state.herdr.reason !== "subscribe_failed"
     ) {
       if (await paneGone(client, paneId)) state.herdr = { kind: "pane_gone" };
     }
     if (ownsHandle) handle.close();
-    const exited = kernelEvidence.kind === "exited";
+    const exited = kernelSighting.kind === "exited";
     const herdr = state.herdr;
     const corroborated = exited && (herdr.kind === "pane_exited" || herdr.kind === "pane_closed");
-    return { exited, corroborated, kernel: kernelEvidence, herdr, ignored: { ...ignored } };
+    return { exited, corroborated, kernel: kernelSighting, herdr, ignored: { ...ignored } };
   })();
 
   return {

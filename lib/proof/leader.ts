@@ -29,7 +29,7 @@ export interface PeerBoundFile {
   readonly inode32: number;
 }
 
-export interface TuiRecord {
+export interface BoundTui {
   readonly pid: number;
   readonly identity: ProcessIdentity;
   readonly cwd: string;
@@ -43,7 +43,7 @@ export interface LeaderProofInput {
    * What the TUI proof recorded about the TUI we launched; null when no TUI is known (then
    * `leader.cwd` and `leader.ppid` fail: the leader is not bound to any TUI).
    */
-  readonly tui: TuiRecord | null;
+  readonly tui: BoundTui | null;
   /** A fresh read of the TUI pid, to tell whether that very TUI still lives (null without a TUI). */
   readonly tuiNow: ProcessRead | null;
   /** The resolved, canonical grok executable; null when it could not be resolved. */
@@ -258,7 +258,7 @@ export function checkLeader(input: LeaderProofInput): CheckResult[] {
 const NO_TUI = "no TUI was recorded, so the leader cannot be bound to one";
 
 /** While the very TUI we launched lives, the leader it spawned is its direct child (§1, §13). */
-function checkParent(f: ProcessFacts, tui: TuiRecord | null, now: ProcessRead | null): CheckResult {
+function checkParent(f: ProcessFacts, tui: BoundTui | null, now: ProcessRead | null): CheckResult {
   if (tui === null) return fail("leader.ppid", null, f.ppid, NO_TUI);
   const tuiAlive = now?.ok === true && sameIdentity(now.facts.identity, tui.identity);
   if (!tuiAlive) {

@@ -142,7 +142,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
     const socket = await steps.run(socketProof, { socketPath, lockPid: sighting.lockPid });
     const journalDir = journalDirOf(mode, runtime.dir);
     const controller = await steps.run(admission, { journalDir });
-    const connected = await steps.run(connect, { socketPath, socket, tui: pane.tuiRecord });
+    const connected = await steps.run(connect, { socketPath, socket, tui: pane.boundTui });
     const conn = await steps.run(register, {
       socket: connected,
       cli: pre.cliVersion,
@@ -151,7 +151,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
     const leader = await steps.run(leaderProof, {
       conn,
       socketPath,
-      tui: pane.tuiRecord,
+      tui: pane.boundTui,
       grokExecutable: pre.grokExecutable,
       requestMs,
     });

@@ -15,7 +15,7 @@ import type { Profile } from "./profile.js";
 import { SEAT_RECORD_KIND, SEAT_RECORD_VERSION, type SeatRecord } from "./seat-record.js";
 import type { SkillEntry } from "./skills.js";
 
-export interface RecordInput {
+export interface SeatRecordInput {
   readonly sessionId: string;
   readonly conversationId: string | null;
   readonly cwd: string;
@@ -45,7 +45,7 @@ export interface RecordInput {
   readonly now: Date;
 }
 
-export function buildSeatRecord(i: RecordInput): SeatRecord {
+export function buildSeatRecord(i: SeatRecordInput): SeatRecord {
   const f = i.leader;
   const s = i.socket;
   const reg = i.registered;

@@ -24,7 +24,7 @@ import type { LeaderInfo } from "../../leader/control.js";
 import { connectLeader, type LeaderConnection } from "../../leader/leader-connection.js";
 import type { Registered } from "../../leader/messages.js";
 import { proveLeader } from "../../observe/leader-proof.js";
-import type { TuiRecord } from "../../proof/leader.js";
+import type { BoundTui } from "../../proof/leader.js";
 import type { CommandInput, FlagSpec, Progress, Report } from "../command.js";
 
 export const socketLeaderFlags: Readonly<Record<string, FlagSpec>> = {
@@ -92,7 +92,7 @@ export async function runSocketLeader(
   const grokFlag = input.flags.grok;
   const socketPath = resolve(facts.path);
   const checks: CheckResult[] = [...socketReport.checks];
-  let tui: TuiRecord | null = null;
+  let tui: BoundTui | null = null;
   let tuiExecutable: string | null = null;
   if (tuiPid !== null) {
     const read = readProcess(systemKernel, tuiPid);

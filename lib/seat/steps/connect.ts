@@ -6,7 +6,7 @@
  */
 import type { SocketFacts } from "../../kernel/index.js";
 import { connectProven } from "../../leader/connect-proven.js";
-import type { TuiRecord } from "../../proof/leader.js";
+import type { BoundTui } from "../../proof/leader.js";
 import { refuseOnCheck } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
 
@@ -15,7 +15,7 @@ export interface ConnectInput {
   /** The socket file as `socket_proof` saw it. */
   readonly socket: SocketFacts;
   /** The TUI we launched: while it lives, its leader is its direct child (protocol §13). */
-  readonly tui: TuiRecord;
+  readonly tui: BoundTui;
   /** Bound on `connect()` (default 5 s). */
   readonly timeoutMs?: number;
 }

@@ -8,14 +8,14 @@ import { identityJson, type ProcessFacts, type ProcessHandle } from "../../kerne
 import type { LeaderInfo } from "../../leader/control.js";
 import type { LeaderConnection } from "../../leader/leader-connection.js";
 import { proveLeader } from "../../observe/leader-proof.js";
-import type { LeaderProofInput, TuiRecord } from "../../proof/leader.js";
+import type { BoundTui, LeaderProofInput } from "../../proof/leader.js";
 import { refuseOnCheck, refuseOnThrow, SeatRefusal } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
 
 export interface LeaderProofStepInput {
   readonly conn: LeaderConnection;
   readonly socketPath: string;
-  readonly tui: TuiRecord;
+  readonly tui: BoundTui;
   readonly grokExecutable: string;
   readonly requestMs: number;
 }

@@ -15,7 +15,7 @@ import type { LaunchResult } from "../../herdr/launch.js";
 import type { ProcessHandle } from "../../kernel/index.js";
 import { bindPane } from "../../observe/pane.js";
 import { type PaneExitWatch, watchPaneExit } from "../../observe/pane-exit.js";
-import type { TuiRecord } from "../../proof/leader.js";
+import type { BoundTui } from "../../proof/leader.js";
 import type { PaneProofRecord } from "../../proof/pane.js";
 import type { SessionDescriptor } from "../../proof/session-descriptor.js";
 import { refuseOnCheck, refuseOnThrow, SeatRefusal } from "../refusal.js";
@@ -35,7 +35,7 @@ export interface ProvenPane {
   readonly record: PaneProofRecord;
   readonly tui: ProcessHandle;
   /** The TUI as the leader proofs bind it. */
-  readonly tuiRecord: TuiRecord;
+  readonly boundTui: BoundTui;
   /** Armed now, kept for the seat's life. */
   readonly exitWatch: Promise<PaneExitWatch>;
 }
@@ -100,7 +100,7 @@ export const paneProof = hireStep("pane_proof", async (input: PaneProofInput, ct
   const value: ProvenPane = {
     record: claimed,
     tui,
-    tuiRecord: { pid: p.pid, identity: p.identity, cwd: input.cwd },
+    boundTui: { pid: p.pid, identity: p.identity, cwd: input.cwd },
     exitWatch,
   };
   return outcome(
