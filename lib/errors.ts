@@ -1,10 +1,13 @@
 /**
  * Every error this library throws carries a stable string `code`; callers and tests branch on
- * `code`, never on `message`. Local failures and failures reported by a peer on the wire are
- * separate classes (see style.md, habit 3), and both keep their cause.
+ * `code`, never on `message`. Each layer names its codes as a string-literal union with its own
+ * subclass (`HerdrError`, `LeaderError`, `GrokError`, `AcpError`, `McpProjectionError`,
+ * `DeliveryError`, `KernelError`), so `instanceof` narrows `code` to a union a `switch` can cover.
+ * Local failures and failures reported by a peer on the wire are separate classes (see
+ * docs/design/style.md, habit 3), and both keep their cause.
  */
-export class GrokSeatError extends Error {
-  readonly code: string;
+export class GrokSeatError<C extends string = string> extends Error {
+  readonly code: C;
   /**
    * Structured facts about the failure (pid, syscall, path, …), from the constructor's `details`.
    * Not named `details` on the instance: test runners (uvu) treat an error's `details` as a
@@ -13,7 +16,7 @@ export class GrokSeatError extends Error {
   readonly context: Readonly<Record<string, unknown>>;
 
   constructor(
-    code: string,
+    code: C,
     message: string,
     options: { details?: Record<string, unknown>; cause?: unknown } = {},
   ) {
@@ -24,13 +27,13 @@ export class GrokSeatError extends Error {
   }
 
   /** A plain object for `--json` output and logs. */
-  toJSON(): { code: string; message: string; details: Record<string, unknown> } {
+  toJSON(): { code: C; message: string; details: Record<string, unknown> } {
     return { code: this.code, message: this.message, details: { ...this.context } };
   }
 }
 
 /** Bad arguments from our own caller (a pid <= 0, a path longer than sun_path, an unknown flag). */
-export class UsageError extends GrokSeatError {}
+export class UsageError<C extends string = string> extends GrokSeatError<C> {}
 
 /** Which peer reported a wire error. */
 export type WirePeer = "herdr" | "leader" | "acp" | "mcp";
@@ -62,4 +65,30 @@ export function isErrorCode<C extends string>(
   ...codes: readonly C[]
 ): err is GrokSeatError & { code: C } {
   return err instanceof GrokSeatError && (codes.length === 0 || codes.includes(err.code as C));
+}
+
+/**
+ * The stable code and message of a thrown value: a GrokSeatError's `code`, or the errno code of a
+ * Node system error (`ENOENT`, `EFBIG`, …). Null for anything else: that is a bug, not a failure
+ * to report, and each caller says what it does with one.
+ */
+export function failureOf(
+  err: unknown,
+): { readonly code: string; readonly message: string } | null {
+  if (err instanceof GrokSeatError) return { code: err.code, message: err.message };
+  if (err instanceof Error) {
+    const code: unknown = Reflect.get(err, "code");
+    if (typeof code === "string") return { code, message: err.message };
+  }
+  return null;
+}
+
+/** `failureOf(err)`, or, for anything untyped, the `fallback` code with the thrown value's text. */
+export function failureOr(
+  err: unknown,
+  fallback: string,
+): { readonly code: string; readonly message: string } {
+  return (
+    failureOf(err) ?? { code: fallback, message: err instanceof Error ? err.message : String(err) }
+  );
 }

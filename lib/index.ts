@@ -1,158 +1,74 @@
 /**
  * grok-seat: a proven native channel from an orchestrator into a visible Grok Build session in a
- * Herdr pane (seed ADR 0224). Curated exports, by name; importing this module never loads the
- * native addon (lib/kernel/addon.ts loads it on first use).
+ * Herdr pane (seed ADR 0224). This root entry is the seat API: `hire()` launches the visible
+ * `grok --leader` TUI through Herdr, proves every fact against the kernel, connects once and
+ * returns a ready `Seat` to `deliver()` to, or refuses with a `SeatRefusal` naming the step, the
+ * failed check and the owner's next step. The layers underneath have entry points of their own:
+ * grok-seat/kernel, /proof, /herdr, /leader, /acp and /mcp (lib/entry/).
  *
- * Start with `hire()` (lib/seat): it launches the visible `grok --leader` TUI through Herdr,
- * proves every fact against the kernel, connects once and returns a ready `Seat` to `deliver()`
- * to, or refuses with a `SeatRefusal` naming the step, the failed check and the owner's next step.
+ * Importing it never loads the native addon (the first kernel call does) nor lib/mcp and its SDK
+ * (scripts/check-layers.mjs fails the check if anything under it would).
  */
 
-// ── ACP over the leader ────────────────────────────────────────────────────────────────────
-export { AcpSeat, type Delivery } from "./acp/client.js";
-// ── Delivery fence journal and admission ───────────────────────────────────────────────────
+// ── Deliveries: receipts and what the owner is asked ───────────────────────────────────────
+export type { Delivery } from "./acp/acp-session.js";
+export type { OwnerAction } from "./acp/owner-actions.js";
+// ── Errors and values ───────────────────────────────────────────────────────────────────────
+export type { CheckResult } from "./check.js";
 export {
-  admitController,
-  type Controller,
-  DeliveryError,
-  dispatch,
   isConsumed,
   isModelFinished,
-  Journal,
+  isTerminal,
   type Receipt,
   type ReceiptState,
   type Rejection,
   TERMINAL_STATES,
 } from "./delivery/index.js";
-// ── Errors ──────────────────────────────────────────────────────────────────────────────────
-export { GrokSeatError, isErrorCode, UsageError, WireError, type WirePeer } from "./errors.js";
-// ── Grok Build facts: version floor, active_sessions.json, prompt ids, models, catalog ─────
-export { checkActiveSession, readActiveSessions } from "./grok/active-sessions.js";
-export { catalogReadiness, isEnabledDirectLinear, LINEAR_OWNER_STEP } from "./grok/catalog.js";
-export { resolveModelSelection } from "./grok/models.js";
-export { lockPathForSocket, resolveGrokExecutable, resolveGrokHome } from "./grok/paths.js";
-export { assertPromptId, newPromptId, RESERVED_PROMPT_ID_PREFIXES } from "./grok/prompt-id.js";
 export {
-  admitVersion,
-  type GrokVersion,
-  parseGrokVersion,
-  probeGrokVersion,
-  VERSION_FLOOR,
-} from "./grok/version.js";
-// ── Herdr ──────────────────────────────────────────────────────────────────────────────────
-export {
-  type AgentVerdict,
-  observedNativeSession,
-  reconcileAgent,
-} from "./herdr/agent-reconcile.js";
-export { HerdrClient, type HerdrClientOptions } from "./herdr/client.js";
-export type { SessionDescriptor } from "./herdr/descriptor.js";
-export { discoverSocket, herdrConfigDir, isValidSessionName } from "./herdr/discovery.js";
-export { type ExitVerdict, type PaneExitWatch, watchPaneExit } from "./herdr/exit-watch.js";
-export { type HerdrKernel, systemKernel } from "./herdr/kernel-port.js";
-export { type LaunchPaneOptions, type LaunchResult, launchPane } from "./herdr/launch.js";
-export { ALLOWED_METHODS, INJECTION_METHODS } from "./herdr/methods.js";
-export { bindPane, readSessionDescriptor, verifyPane } from "./herdr/observe.js";
+  failureOf,
+  failureOr,
+  GrokSeatError,
+  isErrorCode,
+  UsageError,
+  WireError,
+  type WirePeer,
+} from "./errors.js";
 export type { JsonValue } from "./json.js";
-// ── Kernel proofs (the native addon) ───────────────────────────────────────────────────────
+// ── Hire, resume, the seat ─────────────────────────────────────────────────────────────────
+export { type HireOptions, type HireTimeouts, hire, type PanePlacement } from "./seat/hire.js";
 export {
-  addonLoaded,
-  type FileType,
-  type FlockMode,
-  flock,
-  KernelError,
-  type KernelFailureCode,
-  type KernelInfo,
-  kernelInfo,
-  openProcessHandle,
-  type PeerCredentials,
-  type PeerSocketFile,
-  type ProcessFacts,
-  type ProcessHandle,
-  type ProcessIdentity,
-  peerBoundTo,
-  peerCredentials,
-  peerSocketFile,
-  processFacts,
-  type SocketDirFacts,
-  type SocketFacts,
-  signalNumber,
-  socketFacts,
-} from "./kernel/index.js";
-// ── The Grok leader ────────────────────────────────────────────────────────────────────────
-export { connectLeader, type LeaderConnection } from "./leader/connection.js";
-export { encodeFrame, FrameDecoder, MAX_FRAME_BYTES } from "./leader/frame-codec.js";
-export { type LeaderProof, proveLeader } from "./leader/leader-proof.js";
-export { CLIENT_TYPE, LEADER_PROTOCOL_VERSION, parseServerMessage } from "./leader/messages.js";
-export { serveLoopbackHttp } from "./mcp/loopback-http.js";
-export { objectCapability } from "./mcp/object-capable.js";
-export { type ProjectedTool, projectSchema, projectTools } from "./mcp/project.js";
-export { ProjectingProxy } from "./mcp/proxy.js";
-// ── MCP tool-bank projection ───────────────────────────────────────────────────────────────
-export { fetchRawTools, upstreamTransport } from "./mcp/upstream.js";
-export { createToolValidator, type ToolValidator } from "./mcp/validate.js";
-// ── Proof checks (pure functions of recorded facts) ────────────────────────────────────────
-export { agentCheck, nativeSessionCheck } from "./proof/agent.js";
-export {
-  allPassed,
-  type CheckResult,
-  expectEqual,
-  fail,
-  firstFailure,
-  pass,
-} from "./proof/check.js";
-export { checkLeader, type LeaderProofInput, parseLockPid } from "./proof/leader.js";
-export {
-  bindPaneProof,
-  checkPaneProof,
-  PANE_PROOF_VERSION,
-  type PaneProofRecord,
-  PaneProofRecordSchema,
-} from "./proof/pane.js";
-export { checkIdentity, checkProcess, checkProcessRead } from "./proof/process.js";
-export { checkPrivateSocket, checkSocketAddress } from "./proof/socket.js";
-// ── The seat: hire, deliver, release, resume; worker admission; records ───────────────────
-export {
-  buildSkillManifest,
-  checkResume,
-  createRuntimeDir,
-  decideLeaderStop,
-  defaultSeatRegistry,
-  freshSessionId,
   HIRE_STEPS,
   type HireEvent,
   type HireListener,
-  type HireOptions,
   type HireStep,
-  type HireTimeouts,
-  hire,
-  type LeaderAction,
-  LOGIN_FILE_NAME,
+  type SeatStep,
+} from "./seat/hire-events.js";
+export { LOGIN_FILE_NAME, type Profile, type ProfileSpec } from "./seat/profile.js";
+export {
   ownerStepFor,
-  type PanePlacement,
-  type Profile,
-  type ProfileSpec,
-  type RecordVerification,
+  type SeatOwnCode,
+  SeatRefusal,
+  type SeatRefusalCode,
+} from "./seat/refusal.js";
+export { type RegisteredSeat, SeatRegistry, type WorkerClaim } from "./seat/registry.js";
+export type { ReleaseReason } from "./seat/release-policy.js";
+export { type ResumeOptions, resume, resumeChecks } from "./seat/resume.js";
+export {
+  defaultSeatRegistry,
+  type LeaderAction,
   type ReleaseOptions,
-  type ReleaseReason,
   type ReleaseReport,
-  type ResumeOptions,
+  Seat,
+  type SeatEvent,
+} from "./seat/seat.js";
+// ── Seat records ────────────────────────────────────────────────────────────────────────────
+export {
   readSeatRecord,
-  removeRuntimeDir,
-  resume,
-  resumeChecks,
   SEAT_RECORD_KIND,
   SEAT_RECORD_VERSION,
-  Seat,
   type SeatRecord,
   SeatRecordSchema,
-  SeatRefusal,
-  SeatRegistry,
-  type SeatStep,
-  type SkillEntry,
-  type StopDecision,
-  tuiArgv,
-  verifyRecord,
-  type WorkerClaim,
   writeSeatRecord,
-} from "./seat/index.js";
+} from "./seat/seat-record.js";
+export type { SkillEntry } from "./seat/skills.js";
+export { type RecordVerification, verifyRecord } from "./seat/verify-seat-record.js";

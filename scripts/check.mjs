@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm run check`: type-check (lib, test, scripts), lint + format (Biome), clang-format on native/,
-// and a syntax-only compile of the macOS backend on Linux against transcribed SDK stubs
+// `npm run check`: type-check (lib, test, scripts), lint + format (Biome), the layers of lib/
+// (scripts/check-layers.mjs: imports point one way, no cycles), clang-format on native/, and a
+// syntax-only compile of the macOS backend on Linux against transcribed SDK stubs
 // (native/darwin/stubs/README.md), so it cannot rot between macOS CI runs.
 // Every step runs; the exit code is non-zero when any step failed.
 import { spawnSync } from "node:child_process";
@@ -19,6 +20,7 @@ function nativeSources(dir) {
 const steps = [
   ["typecheck", "npx", ["tsc", "-p", "tsconfig.test.json"]],
   ["biome", "npx", ["biome", "ci", "--colors=off", "."]],
+  ["layers", "node", ["scripts/check-layers.mjs"]],
 ];
 // The README's Guarantees and figures sections must be what their JSON sources generate.
 if (existsSync("docs/guarantees.json"))

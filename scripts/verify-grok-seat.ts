@@ -25,17 +25,11 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { HerdrClient } from "../lib/herdr/client.js";
 import { discoverSocket } from "../lib/herdr/discovery.js";
-import { systemKernel } from "../lib/herdr/kernel-port.js";
-import { readSessionDescriptor } from "../lib/herdr/observe.js";
+import { type HireEvent, hire, type Seat, SeatRefusal } from "../lib/index.js";
 import type { JsonValue } from "../lib/json.js";
-import { kernelInfo } from "../lib/kernel/index.js";
-import {
-  type HireEvent,
-  hire,
-  removeRuntimeDir,
-  type Seat,
-  SeatRefusal,
-} from "../lib/seat/index.js";
+import { kernelInfo, systemKernel } from "../lib/kernel/index.js";
+import { readSessionDescriptor } from "../lib/observe/herdr-descriptor.js";
+import { removeRuntimeDir } from "../lib/seat/runtime-dir.js";
 import { Evidence } from "./lib/evidence.js";
 import { quitTuiAsOwner } from "./lib/owner.js";
 import { requireTmux, type SimWorld, startSimWorld } from "./lib/sims.js";

@@ -1,21 +1,8 @@
 /**
- * Thin wiring between ACP evidence and the durable receipt journal (`lib/delivery/`): every piece
- * of evidence for a prompt of our session goes to the journal, which decides (and fsyncs) what it
- * changes; this class keeps what the journal does not need — the live queue picture for
- * cancellation — and the promises callers wait on. No evidence is invented here: the journal's
- * state is the receipt (`journal.receipt(id)`), and the waiters read it.
- *
- * Two promises per delivery, named apart on purpose (seed ADR 0224: consumption is not awareness):
- * `consumed` settles when Grok took the prompt (queue row or running turn), `completed` when a
- * final result echoing our session and prompt id arrived (stop reason `cancelled` included).
- * A connection lost first rejects them (DELIVERY_UNCERTAIN before consumption, CONNECTION_CLOSED
- * after); the receipt itself stays in the journal for reconciliation.
- *
- * A prompt Grok refused (a JSON-RPC error answering our `session/prompt` before consumption
- * evidence; receipt state `rejected`) ends like a cancelled one: `completed` *resolves* with the
- * terminal receipt (`state: "rejected"`, `rejection: {code, message, detail}`), so a caller
- * awaiting the end branches on `receipt.state` for every ending alike; `consumed` *rejects* with
- * PROMPT_REJECTED (details: promptId, code, message, detail, receipt): Grok never took it.
+ * Thin wiring between ACP evidence and the durable receipt journal (lib/delivery/): the journal
+ * decides and fsyncs, this class keeps the live queue picture for cancels and the two promises
+ * per delivery, `consumed` and `completed`, named apart because consumption is not awareness
+ * (docs/design/decisions.md §4.3).
  */
 
 import type { Journal } from "../delivery/journal.js";
@@ -26,8 +13,9 @@ import {
   type RejectionEvidence,
   type ResultEvidence,
 } from "../delivery/receipt.js";
-import { GrokSeatError } from "../errors.js";
-import type { Evidence, QueueRow } from "./evidence.js";
+import type { GrokSeatError } from "../errors.js";
+import { AcpError } from "./acp-error.js";
+import type { Evidence, QueueRow } from "./receipt-evidence.js";
 
 export type DeliveryEvent =
   | { readonly type: "consumed"; readonly receipt: Receipt; readonly reconciled: boolean }
@@ -186,7 +174,7 @@ export class DeliveryTracker {
       const r = this.#journal.receipt(id);
       const code = r?.state === "uncertain" ? "DELIVERY_UNCERTAIN" : "CONNECTION_CLOSED";
       w.reject(
-        new GrokSeatError(code, `the leader connection ended before a result for ${id}`, {
+        new AcpError(code, `the leader connection ended before a result for ${id}`, {
           details: { promptId: id, state: r?.state ?? null },
         }),
       );
@@ -199,7 +187,7 @@ export class DeliveryTracker {
     const refusal = r.rejection;
     if (r.state === "rejected" && refusal !== null) {
       this.#consumed.get(r.promptId)?.reject(
-        new GrokSeatError(
+        new AcpError(
           "PROMPT_REJECTED",
           `Grok refused prompt ${r.promptId}: ${refusal.code} ${refusal.message}`,
           {

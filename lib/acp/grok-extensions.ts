@@ -1,33 +1,12 @@
 /**
- * Grok's ACP extensions as they arrive on the wire, normalised into one typed event union.
- *
- * Wire facts (grok-leader-protocol.md §4 "ACP extension wire names", checked against the source):
- * - Ext methods/notifications carry a `_` prefix: `{"method":"_x.ai/queue/changed","params":{…}}`.
- *   Gateway-forwarded ones may arrive **wrapped**: `{"method":"_x.ai/foo","params":{"method":
- *   "x.ai/foo","params":{…}}}` (`leader/server.rs`, `method_of` / `interaction_inner_params`).
- *   The leader's own notices `x.ai/leader/version_mismatch` and `x.ai/config_changed` have no `_`.
- *   `normalizeExt` accepts all three forms.
- * - `x.ai/queue/changed` = `QueueChanged` (`xai-prompt-queue/src/types.rs`, camelCase, serde
- *   defaults for every entry field but `id`).
- * - `x.ai/session/prompt_complete` = `{sessionId, promptId, stopReason, agentResult, turnId?,
- *   cancelTrigger?, cancellationCategory?}` (`agent/mvp_agent/acp_agent.rs`, `prompt`).
- * - Grok session updates ride `x.ai/session_notification` live and `x.ai/session/update` on the
- *   persisted/replay rail; the TUI accepts both names (`pager/acp/mod.rs`,
- *   `is_session_update_ext_method`). Envelope `{sessionId, update:{sessionUpdate,…}, _meta?}`,
- *   inner fields **snake_case** (`extensions/notification.rs`): `turn_completed{prompt_id,
- *   stop_reason, agent_result?, usage?}`, `model_changed{model_id, reasoning_effort?}`,
- *   `pending_interaction{tool_call_id, kind: permission|question|plan_approval}`,
- *   `interaction_resolved{tool_call_id}`.
- * - Standard `session/update` carries the running prompt in notification-level `_meta.promptId`
- *   and replays in `_meta.isReplay` (`session/acp_session_impl/updates.rs`).
- * - Shared interaction reverse-requests: `session/request_permission` (tool call id under
- *   `toolCall`), `x.ai/ask_user_question` and `x.ai/exit_plan_mode` (`toolCallId` direct)
- *   (`leader/server.rs`, `is_interaction_request`, `extract_interaction_tool_call_id`).
- * A modelled method whose params fail its schema is a typed ACP_EXTENSION_MALFORMED event, not an
- * exception: one bad notification must never take the connection down.
+ * Grok's ACP extensions as they arrive on the wire (prefixed, wrapped or bare), normalised into one
+ * typed event union (docs/design/grok-leader-protocol.md §4; the shapes and their source files:
+ * docs/design/decisions.md §3.1-§3.2). A modelled method whose params fail its schema is a typed
+ * ACP_EXTENSION_MALFORMED event, never an exception.
  */
 import * as v from "valibot";
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
+import { AcpError } from "./acp-error.js";
 import type { RpcId, RpcMessage } from "./json-rpc.js";
 
 const QueueEntrySchema = v.looseObject({
@@ -205,7 +184,7 @@ function bad(method: string, issues: readonly v.BaseIssue<unknown>[]): GrokEvent
   return {
     type: "malformed",
     method,
-    error: new GrokSeatError("ACP_EXTENSION_MALFORMED", `malformed ${method} params`, {
+    error: new AcpError("ACP_EXTENSION_MALFORMED", `malformed ${method} params`, {
       details: { method, issues: issues.map((i) => i.message).slice(0, 5) },
     }),
   };

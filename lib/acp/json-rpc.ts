@@ -10,7 +10,8 @@
  */
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import * as v from "valibot";
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
+import { AcpError } from "./acp-error.js";
 
 export type RpcId = string | number | null;
 
@@ -67,7 +68,7 @@ export type RpcResponse =
 export type RpcMessage = RpcRequest | RpcNotification | RpcResponse;
 
 function malformed(reason: string, payload: string, cause?: unknown): GrokSeatError {
-  return new GrokSeatError("ACP_MALFORMED_PAYLOAD", `malformed ACP payload: ${reason}`, {
+  return new AcpError("ACP_MALFORMED_PAYLOAD", `malformed ACP payload: ${reason}`, {
     details: { reason, payloadPrefix: payload.slice(0, 200), payloadBytes: payload.length },
     cause,
   });
@@ -123,7 +124,7 @@ export function parseAcpPayload(payload: string): RpcMessage | GrokSeatError {
 export function encodeAcpPayload(message: unknown): string {
   const text = JSON.stringify(message);
   if (typeof text !== "string") {
-    throw new GrokSeatError("ACP_UNENCODABLE", "message has no JSON form");
+    throw new AcpError("ACP_UNENCODABLE", "message has no JSON form");
   }
   // JSON.stringify never emits a raw newline (it escapes \n inside strings), so one line holds.
   return text;

@@ -1,38 +1,13 @@
 /**
- * An `@agentclientprotocol/sdk` 2.x `Stream` (a pair of web streams of JSON-RPC objects,
- * acp-mcp-toolchain.md §1.3) over the leader's `acp` payload strings, with the raw-frame tap in
- * front of the SDK.
- *
- * Routing of incoming messages, and why:
- * - responses go to the SDK, which correlates them with our requests;
- * - the three shared **interaction** reverse-requests (`session/request_permission`,
- *   `x.ai/ask_user_question`, `x.ai/exit_plan_mode`) go to the tap only and are never given to
- *   the SDK. The leader broadcasts them to every subscriber and the first answer wins
- *   (grok-leader-protocol.md §12). The SDK answers any request without a handler with -32601
- *   (`Connection.processIncomingMessage`), and a handler's return value is always sent as the
- *   response (`registerAppRequest`); either would resolve the owner's modal in the TUI. Not
- *   delivering the request at all is the only way the SDK cannot answer it. An unanswered
- *   reverse-request costs the agent nothing: the owner's answer settles it;
- * - other reverse-requests (`fs/*`, `terminal/*`, driver-only) go to the SDK, which refuses them
- *   with -32601 — we advertise no fs/terminal capability;
- * - notifications go to the tap only: the SDK would zod-validate `session/update` and drop kinds
- *   it does not know (§1.6), and nothing in this library consumes notifications through the SDK.
- * Every request and notification is observed by the tap first; observing never throws (tap.ts),
- * so no message, however deep or large, ends the stream. A payload that is not JSON-RPC is a typed
- * ACP_MALFORMED_PAYLOAD event on the tap and is skipped: it never reaches the SDK (which would
- * answer it with -32600 to the leader) and never ends the stream.
- *
- * A request the SDK cannot answer is refused the same way. The SDK answers an unhandled request
- * with -32601 and echoes its `id` once and its `method` twice (message and `data.method`,
- * `Connection.processIncomingMessage`); when that answer cannot be written — a method name of
- * tens of MB makes a frame over the leader's 64 MiB cap (frame-codec.ts `MAX_FRAME_BYTES`) — the
- * SDK closes the whole connection (`Connection.sendMessage`). Such a request (an `id` or `method`
- * over `MAX_SDK_ECHO_CHARS`) is a typed, logged ACP_MALFORMED_PAYLOAD on the tap and is never
- * given to the SDK; the connection stays usable. Depth alone is no such case: the SDK routes on
- * `method` and never walks the params of a request it has no handler for.
+ * An `@agentclientprotocol/sdk` 2.x `Stream` over the leader's `acp` payload strings
+ * (docs/design/acp-mcp-toolchain.md §1.3), with the raw-frame tap in front of the SDK: responses
+ * and the requests it may answer go to the SDK; the shared interaction reverse-requests,
+ * notifications, malformed payloads and requests it could not answer go to the tap only.
+ * Why each route: docs/design/decisions.md §2.
  */
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import { GrokSeatError } from "../errors.js";
+import { AcpError } from "./acp-error.js";
 import { interactionKindOf } from "./grok-extensions.js";
 import { encodeAcpPayload, parseAcpPayload, type RpcMessage, toSdkMessage } from "./json-rpc.js";
 import type { AcpTap } from "./tap.js";
@@ -58,7 +33,7 @@ export function sdkRefusal(message: RpcMessage): GrokSeatError | null {
   const idChars = typeof message.id === "string" ? message.id.length : 0;
   const methodChars = message.method.length;
   if (idChars <= MAX_SDK_ECHO_CHARS && methodChars <= MAX_SDK_ECHO_CHARS) return null;
-  return new GrokSeatError(
+  return new AcpError(
     "ACP_MALFORMED_PAYLOAD",
     "malformed ACP payload: a request whose id or method is too long to answer",
     {
@@ -95,7 +70,7 @@ export function createAcpStream(
           next = await iterator.next();
         } catch (cause) {
           controller.error(
-            new GrokSeatError("ACP_PIPE_FAILED", "the leader pipe failed while reading", { cause }),
+            new AcpError("ACP_PIPE_FAILED", "the leader pipe failed while reading", { cause }),
           );
           return;
         }

@@ -1,28 +1,12 @@
 /**
  * The raw-frame tap: every incoming ACP message passes through here before (or instead of) the
- * SDK, because the SDK's client app validates `session/update` with its own zod router and drops
- * any update kind it does not know before a handler runs (acp-mcp-toolchain.md §1.6). Grok's
- * evidence — queue changes, prompt completions, `turn_completed` records, model echoes, pending
- * interactions — lives exactly in those kinds and in `_x.ai/…` notifications, so we classify the
- * raw messages ourselves (`grok-extensions.ts`) and fan the typed events out to listeners.
- *
- * What we do not model is not an error: it is counted per method/kind and kept in a bounded ring
- * (newest last) so an operator can see what Grok sent. A malformed payload or extension is a typed
- * error event, also kept. Nothing in here throws into the connection: a listener that throws is
- * isolated and reported through `log`.
- *
- * Everything the tap keeps is bounded, whatever a peer sends (reliability-plan.md §4, T7):
- * - a key (`notification:<method>`, …) is cut to `MAX_KEY_CHARS` characters, so a peer's 100 MB
- *   method name costs the tap at most that much per key;
- * - each counter table holds at most `MAX_KEYS` distinct keys; every further distinct key is
- *   counted under the one extra `OVERFLOW_KEY`, so a peer inventing a new method name per message
- *   grows a count, never the table;
- * - a record's sample is at most `SAMPLE_CHARS` characters, built by `boundedJson`, which walks the
- *   message iteratively and stops at that budget: a body nested 10^6 deep costs a few hundred steps
- *   and never the call stack (`JSON.stringify` recurses and throws RangeError around 10^4 levels);
- * - the ring holds `ringSize` records.
+ * SDK, which drops update kinds it does not know (docs/design/acp-mcp-toolchain.md §1.6), and fans
+ * Grok's typed events out to listeners. What is not modelled is counted and sampled; everything
+ * kept is bounded whatever a peer sends, and nothing here throws into the connection
+ * (docs/design/decisions.md §3.4-§3.5).
  */
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
+import { AcpError } from "./acp-error.js";
 import { classifyGrokMessage, type GrokEvent } from "./grok-extensions.js";
 import type { RpcMessage } from "./json-rpc.js";
 
@@ -208,14 +192,10 @@ export class AcpTap {
       // Defence in depth: observing is on the stream's read path, so whatever a message does to
       // the classifier it becomes a typed record, never a throw that ends the stream.
       const method = message.kind === "response" ? "response" : message.method;
-      const error = new GrokSeatError(
-        "ACP_MALFORMED_PAYLOAD",
-        "the tap could not classify a message",
-        {
-          details: { methodPrefix: cut(method, 200) },
-          cause,
-        },
-      );
+      const error = new AcpError("ACP_MALFORMED_PAYLOAD", "the tap could not classify a message", {
+        details: { methodPrefix: cut(method, 200) },
+        cause,
+      });
       event = { type: "malformed", method, error };
       this.#keep(this.#malformed, `malformed:${method}`, error.message);
     }

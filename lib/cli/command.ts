@@ -2,8 +2,8 @@
  * The shape of one verify-proof command. Commands are listed in `commands/index.ts`, one line
  * each; the dispatcher (`main.ts`) parses argv against a command's spec and prints its report.
  */
+import type { CheckResult } from "../check.js";
 import type { JsonValue } from "../json.js";
-import type { CheckResult } from "../proof/check.js";
 
 export interface FlagSpec {
   readonly type: "boolean" | "string";

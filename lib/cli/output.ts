@@ -3,8 +3,8 @@
  * (mark, name, reason). Colour only when stdout is a terminal and NO_COLOR is not set
  * (no-color.org: any non-empty value disables colour).
  */
+import type { CheckResult } from "../check.js";
 import type { JsonValue } from "../json.js";
-import type { CheckResult } from "../proof/check.js";
 import type { Report } from "./command.js";
 
 export interface OutputStream {

@@ -1,24 +1,14 @@
 /**
- * Single-controller admission: exactly one controller per leader (per seat directory) at a time.
- *
- * - An exclusive, non-blocking flock(2) on `<seat dir>/controller.lock`. The kernel drops it when
- *   the holder dies, so there is no staleness heuristic (no mtime, no pid file: proper-lockfile's
- *   README admits such schemes cannot see a lock file removed and re-taken; reliability-plan.md T8).
- *   Node opens every fd with O_CLOEXEC, so a child we spawn never inherits the lock.
- * - The lock file is never unlinked: unlinking a lock file lets a second process lock a new inode
- *   under the same name while the first still holds the old one.
- * - After locking, the name must still point at the locked inode (it may have been replaced between
- *   open and flock); if not, retry (tmux `client.c` retries once after taking its lock).
- * - A monotonic epoch (max in the journal + 1) is fsynced into the journal on admission: a fencing
- *   token (Kleppmann) that every fence record and outgoing prompt carries.
- * - Before every append the journal asks `assertHeld()`: if the lock file was unlinked or replaced
- *   (a second controller could then lock the new inode), the controller is ADMISSION_LOST and can
- *   no longer write.
+ * Single-controller admission: exactly one controller per seat directory at a time, by an
+ * exclusive non-blocking flock(2) on `controller.lock` (never unlinked, re-checked to be the
+ * inode we locked) and a monotonic epoch fsynced into the journal as a fencing token
+ * (docs/design/decisions.md §5.6).
  */
 import * as fs from "node:fs";
 import { join } from "node:path";
-import { flock } from "../kernel/flock.js";
-import { DeliveryError, errnoCode } from "./delivery-error.js";
+import { failureOf } from "../errors.js";
+import { flock } from "../kernel/index.js";
+import { DeliveryError } from "./delivery-error.js";
 import { Journal, type JournalGuard, type RecoveryReport } from "./journal.js";
 import {
   nodeJournalIO,
@@ -74,7 +64,7 @@ class FlockLock implements ControllerLock {
     try {
       now = fs.lstatSync(this.path, { bigint: true, throwIfNoEntry: false });
     } catch (cause) {
-      this.#lost(`lstat failed (${errnoCode(cause) ?? "error"})`);
+      this.#lost(`lstat failed (${failureOf(cause)?.code ?? "error"})`);
     }
     if (now === undefined) this.#lost("lock-file-unlinked");
     if (now.ino !== this.#ino || now.dev !== this.#dev) this.#lost("lock-file-replaced");
@@ -105,7 +95,7 @@ export function acquireControllerLock(seatDir: string): ControllerLock {
   try {
     dirProblem = seatDirProblem(lstatFacts(seatDir), me);
   } catch (cause) {
-    dirProblem = `lstat failed (${errnoCode(cause) ?? "error"})`;
+    dirProblem = `lstat failed (${failureOf(cause)?.code ?? "error"})`;
   }
   if (dirProblem !== null) {
     throw new DeliveryError(
@@ -126,7 +116,7 @@ export function acquireControllerLock(seatDir: string): ControllerLock {
         0o600,
       );
     } catch (cause) {
-      const errno = errnoCode(cause);
+      const errno = failureOf(cause)?.code ?? null;
       const reason = errno === "ELOOP" ? "symlink" : `open failed (${errno ?? "error"})`;
       throw new DeliveryError("JOURNAL_FILE_UNSAFE", `controller lock ${path}: ${reason}`, {
         details: { path, reason },

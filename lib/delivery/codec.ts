@@ -1,26 +1,14 @@
 /**
- * The journal's line codec (pure). One record per line:
- *
- *     <crc32, 8 lowercase hex digits> <SP> <JSON record> <LF>
- *
- * Why CRC-32 (zlib's, native in Node >= 20.15) and not a SHA-256 prefix: the damage to detect is a
- * torn write, stale or zeroed sectors after power loss, or a flipped bit, never an adversary (the
- * seat directory is 0700; whoever can write there can recompute any checksum, SHA-256 included).
- * CRC-32 catches every burst up to 32 bits and leaves a random corruption undetected with
- * probability 2^-32, and it is native, so recovering a 100,000-record journal stays well under a
- * second. A line must also be valid UTF-8, valid JSON and a valid versioned record, so a damaged line
- * has to pass four independent filters before it could be mistaken for another record.
- *
- * Decoding stops at the first line that fails any check: everything from there on is the *tail*.
- * An append-only journal whose every acknowledged record was fsynced can only be damaged after its
- * last fsync, so the tail is exactly the unacknowledged suffix (reliability-plan.md §3.2, T2);
- * the journal quarantines it and never parses it as records.
+ * The journal's line codec (pure): `<crc32, 8 lowercase hex> <SP> <JSON record> <LF>` per record.
+ * Decoding stops at the first line that fails any check; from there on is the tail, which the
+ * journal quarantines. Why CRC-32 and why the tail is exactly the unacknowledged suffix:
+ * docs/design/decisions.md §5.4-§5.5.
  */
 import { Buffer, isUtf8 } from "node:buffer";
 import { crc32 } from "node:zlib";
 import * as v from "valibot";
 import { DeliveryError } from "./delivery-error.js";
-import { type JournalRecord, JournalRecordSchema, RECORD_VERSION } from "./record.js";
+import { type JournalRecord, JournalRecordSchema, RECORD_VERSION } from "./journal-record.js";
 
 /** The largest line (prefix, JSON and newline) the journal writes or accepts. */
 export const MAX_LINE_BYTES = 4096;

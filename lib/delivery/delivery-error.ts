@@ -3,12 +3,14 @@ import { GrokSeatError } from "../errors.js";
 /**
  * The stable codes of the delivery layer. Tests and callers branch on these, never on messages.
  * - JOURNAL_IO: a write, fsync, rename, truncate or open of the journal failed. The journal is then
- *   fail-stopped (fsyncgate, reliability-plan.md §3.2): every later call throws JOURNAL_IO again
- *   until the seat is admitted afresh and the journal recovered. An fsync is never retried.
+ *   fail-stopped (fsyncgate, docs/design/reliability-plan.md §3.2): every later call throws
+ *   JOURNAL_IO again until the seat is admitted afresh and the journal recovered. An fsync is never
+ *   retried.
  * - ADMISSION_LOST: this controller is no longer the sole owner of the seat (lock file replaced or
  *   unlinked, lock released, journal replaced or grown by someone else). Fail-stopped as well.
  * - LEADER_BUSY: another live controller holds the seat's admission lock.
- * - DUPLICATE_PROMPT_ID: a receipt with this prompt id exists; nothing was fenced or sent.
+ * - PROMPT_ID_DUPLICATE: this journal fenced that prompt id before (compacted ones included);
+ *   nothing was fenced or sent. The one duplicate check of the library: `deliver` relies on it.
  * - ILLEGAL_TRANSITION: the caller asked for a move the receipt state machine forbids.
  * - UNKNOWN_PROMPT: no receipt with this prompt id.
  * - NOT_ADMITTED: a fence needs a controller epoch (`beginEpoch`, done by admission).
@@ -21,7 +23,7 @@ export type DeliveryErrorCode =
   | "JOURNAL_IO"
   | "ADMISSION_LOST"
   | "LEADER_BUSY"
-  | "DUPLICATE_PROMPT_ID"
+  | "PROMPT_ID_DUPLICATE"
   | "ILLEGAL_TRANSITION"
   | "UNKNOWN_PROMPT"
   | "NOT_ADMITTED"
@@ -30,21 +32,4 @@ export type DeliveryErrorCode =
   | "JOURNAL_FILE_UNSAFE"
   | "RECORD_TOO_LARGE";
 
-export class DeliveryError extends GrokSeatError {
-  declare readonly code: DeliveryErrorCode;
-
-  constructor(
-    code: DeliveryErrorCode,
-    message: string,
-    options: { details?: Record<string, unknown>; cause?: unknown } = {},
-  ) {
-    super(code, message, options);
-  }
-}
-
-/** The errno-style code of a thrown Node error (`EIO`, `ENOSPC`), or null. */
-export function errnoCode(err: unknown): string | null {
-  if (typeof err !== "object" || err === null) return null;
-  const code: unknown = Reflect.get(err, "code");
-  return typeof code === "string" ? code : null;
-}
+export class DeliveryError extends GrokSeatError<DeliveryErrorCode> {}

@@ -10,6 +10,7 @@
  * - If `send` resolves, the receipt becomes `dispatched` (unless evidence or a connection loss
  *   moved it meanwhile). Dispatched is not consumption: that needs the leader's queue evidence.
  */
+import { failureOf } from "../errors.js";
 import type { FenceInput, Journal } from "./journal.js";
 import type { Receipt } from "./receipt.js";
 
@@ -29,11 +30,9 @@ export interface OutgoingPrompt {
 export type PromptSender = (prompt: OutgoingPrompt) => Promise<void>;
 
 function describe(err: unknown): string {
-  if (err instanceof Error) {
-    const code: unknown = Reflect.get(err, "code");
-    return typeof code === "string" ? `${code}: ${err.message}` : err.message;
-  }
-  return String(err);
+  const f = failureOf(err);
+  if (f !== null) return `${f.code}: ${f.message}`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** Fence durably, send, then journal the outcome. Resolves to the receipt after the send step. */

@@ -31,6 +31,14 @@ export {
   type RecoveryReport,
 } from "./journal.js";
 export { type JournalIO, nodeJournalIO, type PathFacts, type PathKind } from "./journal-io.js";
+export type {
+  CancelHow,
+  ConsumptionKind,
+  JournalRecord,
+  PromptRejectedRecord,
+  ResultChannel,
+  UncertainReason,
+} from "./journal-record.js";
 export {
   type ConsumptionEvidence,
   type Decision,
@@ -45,12 +53,4 @@ export {
   type ResultEvidence,
   TERMINAL_STATES,
 } from "./receipt.js";
-export type {
-  CancelHow,
-  ConsumptionKind,
-  JournalRecord,
-  PromptRejectedRecord,
-  ResultChannel,
-  UncertainReason,
-} from "./record.js";
-export type { Rejection, RejectionEvidence } from "./rejection.js";
+export type { Rejection, RejectionEvidence } from "./receipt-types.js";

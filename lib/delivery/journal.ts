@@ -1,31 +1,16 @@
 /**
- * The delivery fence journal: an append-only, checksummed record log per seat, in the seat's
- * private directory (`<seat dir>/delivery.journal`). This file and admission.ts are the only
- * files of lib/delivery that touch the OS: `nodeJournalIO` (journal-io.ts) is the real file
- * system, and the journal (with recovery.ts) reaches it only through the injectable `JournalIO`.
- *
- * Durability rules (reliability-plan.md §3.2):
- * - epoch, fence, uncertain, cancel-submitted, final results and refusals (`rejected`) are
- *   fsynced before the call returns; a fence is durable before the prompt frame may leave.
- * - dispatched and consumed records are lazy: they are group-committed with the next durable
- *   record (one write, one fsync), or by `sync()` / `close()`. Losing one (power cut or crash
- *   first) can only move a receipt back to `uncertain`, which is never resent and which later
- *   evidence reconciles: the safe direction.
- * - a new file is fsynced and then its directory; compaction is write temp, fsync, rename, fsync
- *   directory; a quarantined tail is copied out the same way before the journal is truncated.
- * - any write/fsync/rename/truncate error fail-stops the journal (JOURNAL_IO, sticky). An fsync is
- *   never retried: after a failed fsync the kernel may have dropped the dirty pages, and a second
- *   fsync could report success for data that is gone ("fsyncgate", PostgreSQL's PANIC rule).
- * - before every write the admission guard is checked (the lock file is still the inode we
- *   locked) and the journal inode is checked to still have its name and the size we left it:
- *   anything else is ADMISSION_LOST.
+ * The delivery fence journal: an append-only, checksummed record log per seat in its private
+ * directory (`<seat dir>/delivery.journal`), reached only through the injectable `JournalIO`.
+ * Durable records are fsynced before the call returns, any I/O error fail-stops it, and admission
+ * is re-checked before every write (docs/design/decisions.md §5.1-§5.3;
+ * docs/design/reliability-plan.md §3.2).
  */
 import { Buffer } from "node:buffer";
 import { hash } from "node:crypto";
 import { join } from "node:path";
-import { UsageError } from "../errors.js";
+import { failureOf, UsageError } from "../errors.js";
 import { encodeRecord } from "./codec.js";
-import { DeliveryError, errnoCode } from "./delivery-error.js";
+import { DeliveryError } from "./delivery-error.js";
 import {
   JOURNAL_FILE,
   type JournalGuard,
@@ -34,6 +19,13 @@ import {
   type PathFacts,
   sameFile,
 } from "./journal-io.js";
+import {
+  type CancelHow,
+  type FenceInput,
+  fenceInputProblem,
+  type JournalRecord,
+  type UncertainReason,
+} from "./journal-record.js";
 import type { Ledger } from "./ledger.js";
 import {
   type ConsumptionEvidence,
@@ -44,17 +36,10 @@ import {
   type RejectionEvidence,
   type ResultEvidence,
 } from "./receipt.js";
-import {
-  type CancelHow,
-  type FenceInput,
-  fenceInputProblem,
-  type JournalRecord,
-  type UncertainReason,
-} from "./record.js";
 import { type RecoveredParts, type RecoveryReport, recoverFiles } from "./recovery.js";
 
 export { JOURNAL_FILE, type JournalGuard } from "./journal-io.js";
-export type { FenceInput } from "./record.js";
+export type { FenceInput } from "./journal-record.js";
 export type { JournalWarning, RecoveryReport } from "./recovery.js";
 
 export interface Fenced {
@@ -181,7 +166,7 @@ export class Journal {
 
   /**
    * True for every prompt id this journal ever fenced, including compacted ones: the set a caller
-   * checks before choosing a prompt id, and what `fence` refuses as DUPLICATE_PROMPT_ID.
+   * checks before choosing a prompt id, and what `fence` refuses as PROMPT_ID_DUPLICATE.
    */
   isKnownPromptId(promptId: string): boolean {
     return this.#ledger.knows(promptId);
@@ -210,7 +195,7 @@ export class Journal {
     if (this.#ledger.knows(input.promptId)) {
       const state = this.#ledger.get(input.promptId)?.state ?? "compacted";
       throw new DeliveryError(
-        "DUPLICATE_PROMPT_ID",
+        "PROMPT_ID_DUPLICATE",
         `prompt id ${input.promptId} already has a receipt`,
         {
           details: { promptId: input.promptId, state },
@@ -430,7 +415,7 @@ export class Journal {
       return f();
     } catch (cause) {
       if (cause instanceof DeliveryError) throw this.#fail(cause);
-      const errno = errnoCode(cause);
+      const errno = failureOf(cause)?.code ?? null;
       throw this.#fail(
         new DeliveryError("JOURNAL_IO", `${op} of ${path} failed (${errno ?? "error"})`, {
           details: { op, path, errno },

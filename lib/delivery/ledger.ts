@@ -7,8 +7,8 @@
  */
 import { Buffer } from "node:buffer";
 import { encodeRecord } from "./codec.js";
+import type { CompactedRecord, JournalRecord } from "./journal-record.js";
 import { applyRecord, isTerminal, type Receipt } from "./receipt.js";
-import type { CompactedRecord, JournalRecord } from "./record.js";
 
 /** A journaled record that is not a legal move (a sequence no single controller writes). */
 export interface RejectedRecord {

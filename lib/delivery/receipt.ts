@@ -1,138 +1,38 @@
 /**
- * The receipt state machine (pure). A receipt is one prompt we fenced; it moves only on evidence:
- * - fenced -> dispatched: the sender wrote the frame (not yet evidence that the leader read it);
- * - fenced | dispatched -> consumed: our id among the queue entries, or as `runningPromptId`;
- * - fenced | dispatched | consumed | cancel-submitted -> completed | cancelled: a final result;
- * - consumed -> cancel-submitted: we asked the leader to cancel (queue remove / session cancel);
- * - fenced | dispatched -> uncertain: the send failed, the connection or the controller died;
- * - dispatched -> rejected: Grok answered our `session/prompt` with a JSON-RPC error before any
- *   consumption evidence (it refused the prompt: unknown session, `leader_starting`, bad params).
- *   Only from `dispatched`: an answer is proof the frame was written, so the journal marks a still
- *   `fenced` receipt dispatched first (`Journal.recordRejection`). After consumption evidence the
- *   same error is a failed turn, not a refusal: it completes the receipt with the stop reason
- *   Grok's own `prompt_complete` gives it (`error`, or `rate_limit` for -32003;
- *   `sampling/error.rs`, `prompt_complete_fields`), over the `rpc-response` channel;
- * - uncertain -> consumed | completed | cancelled: late evidence, journaled as `reconciled`.
- *
- * Terminal states: completed, cancelled, rejected. A rejected receipt is never resent (its prompt
- * id stays known, as every fenced id does); a caller who wants to try again delivers a new prompt.
- *
- * (seed-adr-0224.md "Persist a delivery fence…"; grok-leader-protocol.md §6.) Consumption means the
- * leader *took* the prompt (queue membership or `runningPromptId`); it is not model awareness. Only a
- * final result that echoes both our session id and our prompt id completes a receipt, and a cancel we
- * asked for stays `cancel-submitted` until such a result arrives: nothing is ever fabricated.
- * `uncertain` is never resent; late evidence reconciles the *original* receipt.
- *
- * `decide` turns an event into the record to journal (or a named reason not to); `applyRecord` is the
- * one transition function, used for live appends and for replay alike.
+ * The receipt state machine (pure): a receipt is one prompt we fenced, and it moves only on
+ * evidence (docs/design/decisions.md §4.1). `decide` turns an event into the record to journal, or
+ * a named reason not to; `applyRecord` is the one transition function, for live appends and replay
+ * alike. Terminal: completed, cancelled, rejected; `uncertain` is never resent.
  */
 import {
-  type CancelHow,
-  type ConsumptionKind,
   clipDetail,
   type FenceRecord,
   type ReceiptRecord,
   type ResultChannel,
-  type UncertainReason,
-} from "./record.js";
-import { decideRejection, type Rejection, type RejectionEvidence } from "./rejection.js";
+} from "./journal-record.js";
+import type {
+  Consumption,
+  Decision,
+  FinalResult,
+  Receipt,
+  ReceiptEvent,
+  ReceiptState,
+} from "./receipt-types.js";
+import { decideRejection } from "./rejection.js";
 
-export type { Rejection, RejectionEvidence } from "./rejection.js";
-
-export type ReceiptState =
-  | "fenced"
-  | "dispatched"
-  | "consumed"
-  | "completed"
-  | "cancel-submitted"
-  | "cancelled"
-  | "uncertain"
-  /** Grok refused the prompt with a JSON-RPC error before taking it (`Receipt.rejection`). */
-  | "rejected";
-
-export interface Consumption {
-  readonly kind: ConsumptionKind;
-  readonly detail: string | null;
-  readonly at: number;
-  /** True when this evidence reconciled an uncertain receipt. */
-  readonly reconciled: boolean;
-}
-
-export interface FinalResult {
-  readonly channel: ResultChannel;
-  readonly stopReason: string;
-  readonly detail: string | null;
-  readonly at: number;
-  readonly reconciled: boolean;
-}
-
-export interface Receipt {
-  readonly promptId: string;
-  readonly sessionId: string;
-  readonly leader: string;
-  readonly pane: string;
-  readonly textSha256: string;
-  readonly textBytes: number;
-  /** The admission epoch of the controller that fenced it. */
-  readonly epoch: number;
-  readonly fencedAt: number;
-  readonly state: ReceiptState;
-  readonly dispatchedAt: number | null;
-  /** The leader took the prompt. Consumption, not model awareness. */
-  readonly consumption: Consumption | null;
-  /** The model finished: a final result echoing our session and prompt id. */
-  readonly result: FinalResult | null;
-  readonly cancelRequest: { readonly how: CancelHow; readonly at: number } | null;
-  /** The last time the receipt became uncertain; kept after reconciliation as history. */
-  readonly uncertainty: {
-    readonly reason: UncertainReason;
-    readonly detail: string | null;
-    readonly at: number;
-  } | null;
-  /** Grok refused the prompt (state `rejected`): the wire error, durable. Null otherwise. */
-  readonly rejection: Rejection | null;
-}
-
-/** Evidence that the leader consumed a prompt (its id in `x.ai/queue/changed`). */
-export interface ConsumptionEvidence {
-  readonly promptId: string;
-  readonly sessionId: string;
-  readonly kind: ConsumptionKind;
-  readonly detail?: string;
-}
-
-/** A final result from one of the three channels; it must echo our session and prompt id. */
-export interface ResultEvidence {
-  readonly promptId: string;
-  readonly sessionId: string;
-  readonly channel: ResultChannel;
-  readonly stopReason: string;
-  readonly detail?: string;
-}
-
-export type ReceiptEvent =
-  | { readonly type: "dispatched" }
-  | { readonly type: "consumed"; readonly evidence: ConsumptionEvidence }
-  | { readonly type: "result"; readonly evidence: ResultEvidence }
-  | { readonly type: "rejected"; readonly evidence: RejectionEvidence }
-  | { readonly type: "cancel-submitted"; readonly how: CancelHow }
-  | { readonly type: "uncertain"; readonly reason: UncertainReason; readonly detail?: string };
-
-/** What happened to a piece of evidence that was not journaled. */
-export type IgnoredOutcome =
-  | "duplicate" // the receipt already shows this (e.g. the second of three result channels)
-  | "stale" // the receipt is already past this (e.g. queue evidence after the result)
-  | "conflict" // disagrees with the recorded end (completed vs cancelled; anything after a refusal)
-  | "session-mismatch"; // the evidence names another session: not ours, never applied
-
-export type Decision =
-  | {
-      readonly kind: "record";
-      readonly record: ReceiptRecord;
-      readonly outcome: "applied" | "reconciled";
-    }
-  | { readonly kind: "ignore"; readonly outcome: IgnoredOutcome }
-  | { readonly kind: "illegal"; readonly from: ReceiptState; readonly reason: string };
+export type {
+  Consumption,
+  ConsumptionEvidence,
+  Decision,
+  FinalResult,
+  IgnoredOutcome,
+  Receipt,
+  ReceiptEvent,
+  ReceiptState,
+  Rejection,
+  RejectionEvidence,
+  ResultEvidence,
+} from "./receipt-types.js";
 
 export const TERMINAL_STATES: ReadonlySet<ReceiptState> = new Set([
   "completed",

@@ -11,8 +11,9 @@
 
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
+import { failureOf } from "../errors.js";
 import { decodeJournal, type TailReason } from "./codec.js";
-import { DeliveryError, errnoCode } from "./delivery-error.js";
+import { DeliveryError } from "./delivery-error.js";
 import {
   JOURNAL_FILE,
   type JournalGuard,
@@ -22,8 +23,8 @@ import {
   seatDirProblem,
   seatFileProblem,
 } from "./journal-io.js";
+import type { JournalRecord, UncertainReason } from "./journal-record.js";
 import { Ledger } from "./ledger.js";
-import type { JournalRecord, UncertainReason } from "./record.js";
 
 export type JournalWarning =
   | {
@@ -71,7 +72,7 @@ export interface RecoveredParts {
 }
 
 function ioError(op: string, path: string, cause: unknown): DeliveryError {
-  const errno = errnoCode(cause);
+  const errno = failureOf(cause)?.code ?? null;
   return new DeliveryError("JOURNAL_IO", `${op} of ${path} failed (${errno ?? "error"})`, {
     details: { op, path, errno },
     cause,

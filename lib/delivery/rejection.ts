@@ -1,56 +1,11 @@
 /**
- * What a JSON-RPC error answering our `session/prompt` does to a receipt (pure; the state machine
- * is receipt.ts, which calls `decideRejection` for a `rejected` event).
- *
- * Grok answers a `session/prompt` it will not run with a JSON-RPC error
- * (grok-leader-protocol.md §6, "Errors come back as JSON-RPC errors"): the agent's -32602
- * `unknown session id` for a session that is not resident, or an invalid `outputSchema` /
- * `toolOverrides` (`agent/mvp_agent/acp_agent.rs`, `prompt`, before `SessionCommand::Prompt`);
- * the leader's -32002 `leader_starting` before it is ready (`leader/server.rs`,
- * `make_leader_starting_error`). Such a refusal comes before any consumption evidence and is
- * terminal: the receipt becomes `rejected`, with the code, message and data, and is never resent.
- *
- * An error after the leader took the prompt is a failed turn instead: the agent first broadcasts
- * `x.ai/session/prompt_complete{stopReason:"error"|"rate_limit", agentResult}` and persists
- * `turn_completed{stop_reason:"error"}` (`session/turn_completion.rs`), then returns the error
- * (`acp_agent.rs`, `prompt`, the `Err(err)` arm; `sampling/error.rs`, `prompt_complete_fields`:
- * -32003 is `rate_limit`, any other code `error`). So with consumption evidence the error
- * completes the receipt with that stop reason over the `rpc-response` channel, or is the
- * duplicate of the `prompt_complete` that did.
+ * What a JSON-RPC error answering our `session/prompt` does to a receipt (pure; receipt.ts calls
+ * `decideRejection` for a `rejected` event): before consumption evidence a terminal refusal,
+ * after it a failed turn with Grok's own stop reason (docs/design/decisions.md §4.4;
+ * docs/design/grok-leader-protocol.md §6).
  */
-import type { Decision, Receipt } from "./receipt.js";
-import { clipDetail, STOP_REASON_PATTERN } from "./record.js";
-
-/** Why Grok refused a prompt: the JSON-RPC error object of its `session/prompt` answer. */
-export interface Rejection {
-  /** The error's `code` (e.g. -32602 invalid params, -32002 `leader_starting`). */
-  readonly code: number;
-  /** The error's `message` (clipped to MAX_DETAIL_CHARS). */
-  readonly message: string;
-  /** The error's `data` as text (e.g. "unknown session id"), clipped; null when it had none. */
-  readonly detail: string | null;
-  readonly at: number;
-}
-
-/**
- * A JSON-RPC error answering our `session/prompt` (correlated by request id, so it is ours). A
- * refusal while the receipt awaits consumption; a failed turn once consumption was seen.
- */
-export interface RejectionEvidence {
-  readonly promptId: string;
-  /** The session our `session/prompt` named. */
-  readonly sessionId: string;
-  /** The error's `code`: an integer. */
-  readonly code: number;
-  readonly message: string;
-  /** The error's `data` as text, if any. */
-  readonly detail?: string;
-  /**
-   * The stop reason this error means if the turn had already started: what Grok's
-   * `prompt_complete` reports for it (`rate_limit` for -32003, else `error`). Default `error`.
-   */
-  readonly stopReason?: string;
-}
+import { clipDetail, STOP_REASON_PATTERN } from "./journal-record.js";
+import type { Decision, Receipt, RejectionEvidence } from "./receipt-types.js";
 
 /** The stop reasons Grok gives a turn that ended in an error (`sampling/error.rs`). */
 const ERROR_STOP_REASONS: ReadonlySet<string> = new Set(["error", "rate_limit"]);

@@ -15,7 +15,8 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import * as v from "valibot";
-import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
+import { failureOr } from "../errors.js";
 import { activeSessionsPath } from "./paths.js";
 
 /** chrono `DateTime<Utc>` as serde writes it: RFC 3339 (`2026-08-19T19:55:30.123456789Z`). */
@@ -70,7 +71,7 @@ export async function readActiveSessions(
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
-    const errno = errnoOf(err);
+    const errno = failureOr(err, "EIO").code;
     return errno === "ENOENT" ? { status: "missing", path } : { status: "unreadable", path, errno };
   }
   try {
@@ -88,15 +89,10 @@ export async function readActiveSessions(
     }
     return parseActiveSessions(path, buf.subarray(0, filled));
   } catch (err) {
-    return { status: "unreadable", path, errno: errnoOf(err) };
+    return { status: "unreadable", path, errno: failureOr(err, "EIO").code };
   } finally {
     await handle.close();
   }
-}
-
-function errnoOf(err: unknown): string {
-  if (err instanceof Error && "code" in err && typeof err.code === "string") return err.code;
-  return "EIO";
 }
 
 export interface ExpectedSession {

@@ -1,28 +1,12 @@
 /**
- * Catalog readiness before the first brief (seed ADR 0224: "an observed enabled direct
- * mcp.linear.app endpoint refuses before the brief and names the owner's disable-and-start-fresh
- * step. Other configured MCP servers and permission prompts retain their native policy").
- *
- * Input is the `x.ai/mcp/list` result for our session (grok-leader-protocol.md §11;
- * `xai-grok-shell/src/extensions/mcp.rs`, `McpServerEntry`): camelCase entries with the config
- * flattened in (`{"type":"http",url,…}` | `{"type":"stdio",command,…}` | `{"type":"managedGateway"}`)
- * and, when the list was annotated for a resident session, `session:{enabled,…}`.
- *
- * The rule is deliberately narrow: only `type:"http"` entries (direct endpoints; a managed gateway
- * connector is not a direct endpoint), only when the session reports `enabled:true`, only when the
- * URL's host is exactly `mcp.linear.app` (any scheme, port or path; `evil-mcp.linear.app.example`
- * and `mcp.linear.app.evil` are other hosts). Nothing else is judged here: this library never
- * passes `--allow`/`--deny` (leader mode ignores them, §12) and does not describe any option as
- * isolation.
- *
- * One more fact shapes the check: `handle_list` returns the agent-level catalog without any
- * `session` annotation when the session id is not resident. Such a list proves nothing about our
- * session, so an unannotated, non-empty list is refused as CATALOG_NOT_SESSION_SCOPED instead of
- * passing vacuously.
+ * Catalog readiness before the first brief (seed ADR 0224): an enabled, direct `mcp.linear.app`
+ * endpoint in our session's `x.ai/mcp/list` refuses, naming the owner's step; a list that does not
+ * describe our session refuses too; nothing else is judged. The narrow rule and why:
+ * docs/design/decisions.md §7.3.
  */
 import * as v from "valibot";
+import { type CheckResult, fail, pass } from "../check.js";
 import type { JsonValue } from "../json.js";
-import { type CheckResult, fail, pass } from "../proof/check.js";
 
 export const LINEAR_DIRECT_HOST = "mcp.linear.app";
 

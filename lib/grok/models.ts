@@ -1,24 +1,11 @@
 /**
- * Model and reasoning-effort selection, checked against what the session itself offers
- * (grok-leader-protocol.md §10; seed ADR 0224: "Selected model and effort must be present in
- * Grok's native options and echo after selection; unknown options do not silently fall back").
- *
- * Facts from the source:
- * - `SessionModelState` = `{currentModelId, availableModels:[{modelId, name, description?,
- *   _meta:{totalContextTokens, agentType, supportsReasoningEffort?, reasoningEffort?,
- *   reasoningEfforts?}}]}` (`agent/config.rs`, `to_acp_model_info`). `reasoningEfforts` entries
- *   are `{id, value, label, description, default}`; `value` is the canonical lowercase token
- *   (`ReasoningEffort::as_str`, `xai-grok-sampling-types/src/types.rs`).
- * - Effort rows of the session picker ride `_meta["x.ai/sessionConfig"].options` with
- *   `category:"mode"` (`agent/session_config.rs`).
- * - `session/set_model` reads `_meta.reasoningEffort` (case-insensitive parse); an effort the model
- *   does not support is silently ignored by the agent (`apply_supported_effort`), which is exactly
- *   the silent fallback we refuse up front. The echo is `model_changed{model_id,
- *   reasoning_effort?}` with the effort as `as_str()` (`handlers/model_switch.rs`).
- * Pure: schemas and decisions only; the request itself is sent by the ACP client.
+ * Model and reasoning-effort selection, checked against what the session itself offers (pure;
+ * the ACP session sends the request): an unknown model or effort refuses up front, and the
+ * `model_changed` echo must confirm both, never a silent fallback (docs/design/decisions.md §7.2;
+ * docs/design/grok-leader-protocol.md §10).
  */
 import * as v from "valibot";
-import { GrokSeatError } from "../errors.js";
+import { GrokError } from "./grok-error.js";
 
 /** `ReasoningEffort` tokens (`#[serde(rename_all = "lowercase")]`). */
 export const REASONING_EFFORTS = [
@@ -117,7 +104,7 @@ export function resolveModelSelection(
 ): ModelSelection {
   const model = state.availableModels.find((m) => m.modelId === request.modelId);
   if (model === undefined) {
-    throw new GrokSeatError("MODEL_UNKNOWN", `model "${request.modelId}" is not offered`, {
+    throw new GrokError("MODEL_UNKNOWN", `model "${request.modelId}" is not offered`, {
       details: {
         modelId: request.modelId,
         available: state.availableModels.map((m) => m.modelId),
@@ -130,7 +117,7 @@ export function resolveModelSelection(
   const efforts = effortsFor(model, sessionConfig);
   const match = efforts.find((e) => e.id === request.effort || e.value === request.effort);
   if (match === undefined) {
-    throw new GrokSeatError(
+    throw new GrokError(
       "EFFORT_UNKNOWN",
       `effort "${request.effort}" is not offered for model "${model.modelId}"`,
       {

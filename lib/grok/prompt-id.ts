@@ -1,21 +1,11 @@
 /**
- * Caller-created prompt ids (grok-leader-protocol.md §6 "Choosing a prompt ID").
- *
- * `session/prompt` takes the turn id from `params._meta.promptId` and echoes it in every result
- * channel, so the id is our receipt key. Three rules, each from the source:
- * - Reserved prefixes change what a prompt *is*: `PromptOrigin::from_prompt_id`
- *   (`xai-grok-shell/src/session/mod.rs`) turns `task-completed-…`, `subagent-completed-…` and the
- *   others below into hidden synthetic runtime prompts, not user turns. We refuse them by name.
- * - Only a UUID is accepted (the TUI itself always sends a UUIDv4, `pager/app/effects/mod.rs`,
- *   `prompt_request_meta`); anything else is refused rather than normalised, because the id is
- *   echoed verbatim and compared byte for byte.
- * - The agent has no uniqueness check (§6 "No uniqueness check"), so a reused id would make two
- *   turns indistinguishable in every channel. Duplicates are refused against the ids the caller
- *   has already used (the journal's set).
- * Pure: no I/O; `newPromptId` only draws randomness.
+ * Caller-created prompt ids (pure; `newPromptId` only draws randomness): a UUID, kept verbatim,
+ * never with a reserved prefix. Uniqueness needs every id ever fenced, so the journal's `fence`
+ * owns it (PROMPT_ID_DUPLICATE). The rules and their sources: docs/design/decisions.md §7.1.
  */
 import { randomUUID } from "node:crypto";
 import { UsageError } from "../errors.js";
+import type { GrokErrorCode } from "./grok-error.js";
 
 /** `PromptOrigin::from_prompt_id` prefixes, in source order (`session/mod.rs`). */
 export const RESERVED_PROMPT_ID_PREFIXES: readonly string[] = Object.freeze([
@@ -32,13 +22,10 @@ export const RESERVED_PROMPT_ID_PREFIXES: readonly string[] = Object.freeze([
 /** RFC 4122 text form: 8-4-4-4-12 hex digits, any version/variant, either case. */
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export type PromptIdProblem = "PROMPT_ID_RESERVED" | "PROMPT_ID_INVALID" | "PROMPT_ID_DUPLICATE";
+export type PromptIdProblem = "PROMPT_ID_RESERVED" | "PROMPT_ID_INVALID";
 
-/** Why `id` cannot be used as a prompt id, or null when it can. */
-export function promptIdProblem(
-  id: unknown,
-  used: ReadonlySet<string> = new Set(),
-): { code: PromptIdProblem; reason: string } | null {
+/** Why `id` cannot be used as a prompt id, or null when it can (uniqueness: the journal). */
+export function promptIdProblem(id: unknown): { code: PromptIdProblem; reason: string } | null {
   if (typeof id !== "string") return { code: "PROMPT_ID_INVALID", reason: "not a string" };
   const reserved = RESERVED_PROMPT_ID_PREFIXES.find((p) => id.startsWith(p));
   if (reserved !== undefined) {
@@ -48,17 +35,14 @@ export function promptIdProblem(
     };
   }
   if (!UUID_RE.test(id)) return { code: "PROMPT_ID_INVALID", reason: "not a UUID" };
-  if (used.has(id)) {
-    return { code: "PROMPT_ID_DUPLICATE", reason: "already used for another prompt" };
-  }
   return null;
 }
 
 /** Return `id` when usable, else throw a UsageError with the problem's code. */
-export function assertPromptId(id: unknown, used: ReadonlySet<string> = new Set()): string {
-  const problem = promptIdProblem(id, used);
+export function assertPromptId(id: unknown): string {
+  const problem = promptIdProblem(id);
   if (problem !== null || typeof id !== "string") {
-    throw new UsageError(
+    throw new UsageError<GrokErrorCode>(
       problem?.code ?? "PROMPT_ID_INVALID",
       `prompt id refused: ${problem?.reason}`,
       {

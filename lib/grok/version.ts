@@ -1,42 +1,23 @@
 /**
- * The Grok Build version floor (seed ADR 0224 and its amendment of 2026-10-17).
- *
- * An installed Grok Build is admitted when `grok --version` is 1.0.46 or newer, the leader reports
- * protocol 1 with `control_v1`, ACP initializes at protocol 1 with session loading (checked by the
- * ACP layer), and `grok --version`, the leader (`leader_binary_version`) and its agent
- * (`initialize` -> `_meta.agentVersion`) report one version. Otherwise it is refused with the versions
- * found and what is missing.
- *
- * What the floor stands for that no probe observes (the amendment's words: "The floor stands for
- * what no probe observes"): every one of these was seen on 1.0.46 and later, and none of them can be
- * asked of a running leader before a prompt is sent:
- * - queue acknowledgments: `x.ai/queue/changed` with `runningPromptId` / queue entries acknowledge
- *   consumption of a prompt (grok-leader-protocol.md §6 "Queue");
- * - prompt-ID echoes: the caller's `_meta.promptId` comes back in `session/update._meta.promptId`,
- *   `_x.ai/session/prompt_complete`, the `turn_completed` record and `result._meta.promptId` (§6);
- * - the system-prompt override the seat relies on;
- * - leader mode ignoring CLI permission allow/deny flags (§12: rules come from the leader's config at
- *   its own startup), so such flags are never advertised as isolation.
- *
- * `grok --version` prints `grok <VERSION_WITH_COMMIT><label>\n` (`xai-grok-pager-bin/src/main.rs`
- * `version_text`): VERSION_WITH_COMMIT is `<semver> (<git rev-parse --short HEAD>)`, or `(unknown)`
- * without git (`xai-grok-pager-bin/build.rs`), or the plain semver when no binary stamped it
- * (`xai-grok-version` `full_version`); the label is ` [alpha]`, ` [stable]` or empty
- * (`xai-grok-update` `channel_label`).
+ * The Grok Build version floor (seed ADR 0224 and its amendment of 2026-10-17): `grok --version`
+ * is 1.0.46 or newer, and the leader and its agent report that same version at leader protocol 1
+ * with `control_v1`. A seat admits it in three stages (`checkVersionFloor`, `admitLeaderVersion`,
+ * `admitAgentVersion`); what the floor stands for and how `grok --version` reads:
+ * docs/design/decisions.md §6.
  */
 
 import { isUtf8 } from "node:buffer";
 import { type ExecFileException, execFile } from "node:child_process";
-import { GrokSeatError } from "../errors.js";
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import type { Registered } from "../leader/messages.js";
 import { LEADER_PROTOCOL_VERSION } from "../leader/messages.js";
-import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
+import { GrokError, type GrokErrorCode } from "./grok-error.js";
 
 export const VERSION_FLOOR = "1.0.46";
 
-// ---- Semantic versions as Grok uses them (`semver` crate in `xai-grok-version`): MAJOR.MINOR.PATCH
-// with optional `-prerelease` and `+build`, ordered by semver 2.0.0 precedence (a prerelease sorts
-// before its release; build metadata is ignored).
+// ---- Semantic versions as Grok uses them (`semver` crate in `xai-grok-version`):
+// MAJOR.MINOR.PATCH with optional `-prerelease` and `+build`, ordered by semver 2.0.0 precedence (a
+// prerelease sorts before its release; build metadata is ignored).
 
 export interface SemVer {
   readonly major: number;
@@ -126,13 +107,9 @@ export function parseGrokVersion(stdout: string): GrokVersion {
   const m = line.includes("\n") ? null : LINE.exec(line);
   const semver = m?.[1] ? parseSemver(m[1]) : null;
   if (!m || !semver) {
-    throw new GrokSeatError(
-      "GROK_VERSION_UNPARSEABLE",
-      "grok --version printed an unrecognised line",
-      {
-        details: { output: stdout.slice(0, 200) },
-      },
-    );
+    throw new GrokError("GROK_VERSION_UNPARSEABLE", "grok --version printed an unrecognised line", {
+      details: { output: stdout.slice(0, 200) },
+    });
   }
   const channel = m[3] === "alpha" || m[3] === "stable" ? m[3] : null;
   return { version: semver.text, semver, commit: m[2] ?? null, channel, line };
@@ -169,7 +146,7 @@ export function probeGrokVersion(
         if (error) return reject(probeError(error, executable, timeoutMs, maxOutputBytes));
         if (!isUtf8(stdout)) {
           return reject(
-            new GrokSeatError("GROK_VERSION_UNPARSEABLE", "grok --version output is not UTF-8", {
+            new GrokError("GROK_VERSION_UNPARSEABLE", "grok --version output is not UTF-8", {
               details: { executable },
             }),
           );
@@ -189,8 +166,8 @@ function probeError(
   executable: string,
   timeoutMs: number,
   maxOutputBytes: number,
-): GrokSeatError {
-  const [code, message] =
+): GrokError {
+  const [code, message]: [GrokErrorCode, string] =
     error.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER"
       ? ["GROK_VERSION_OUTPUT_TOO_LARGE", `grok --version printed over ${maxOutputBytes} bytes`]
       : error.killed && error.signal === "SIGKILL"
@@ -198,7 +175,7 @@ function probeError(
         : error.code === "ENOENT" || error.code === "EACCES"
           ? ["GROK_NOT_FOUND", `cannot run ${executable}: ${error.code}`]
           : ["GROK_VERSION_FAILED", `grok --version failed: ${error.message}`];
-  return new GrokSeatError(code, message, {
+  return new GrokError(code, message, {
     details: {
       executable,
       timeoutMs,
@@ -209,37 +186,31 @@ function probeError(
   });
 }
 
-export interface VersionEvidence {
-  /** Parsed `grok --version` of the resolved grok executable. */
-  readonly cli: GrokVersion;
-  /** The leader's `registered` metadata. */
-  readonly leaderRegistered: Pick<
-    Registered,
-    "leader_protocol_version" | "leader_binary_version" | "leader_capabilities"
-  >;
-  /** ACP `initialize` -> `_meta.agentVersion`, when the ACP layer has it. */
-  readonly agent?: { readonly agentVersion: string | null };
+/** `grok --version` at or above the floor: `version.floor`. The one place the floor is judged. */
+export function checkVersionFloor(cli: GrokVersion): CheckResult {
+  return compareSemver(cli.semver, FLOOR) >= 0
+    ? pass("version.floor", `>=${VERSION_FLOOR}`, cli.version)
+    : fail(
+        "version.floor",
+        `>=${VERSION_FLOOR}`,
+        cli.version,
+        `grok ${cli.version} is older than the floor ${VERSION_FLOOR}`,
+      );
 }
 
+/** The leader's `registered` metadata as the version checks read it. */
+export type LeaderVersionReport = Pick<
+  Registered,
+  "leader_protocol_version" | "leader_binary_version" | "leader_capabilities"
+>;
+
 /**
- * The version floor as named checks: `version.floor`, `version.leader_protocol`,
- * `version.leader_control_v1`, `version.leader_agrees` and, with `agent`, `version.agent_agrees`.
- * Every refusal names the versions found and what is missing.
+ * The leader's half: protocol 1 (`version.leader_protocol`), `control_v1`
+ * (`version.leader_control_v1`) and the same version as `grok --version`
+ * (`version.leader_agrees`). Each refusal names the versions found and what is missing.
  */
-export function admitVersion(evidence: VersionEvidence): CheckResult[] {
-  const { cli, leaderRegistered: reg } = evidence;
-  const checks: CheckResult[] = [];
-  checks.push(
-    compareSemver(cli.semver, FLOOR) >= 0
-      ? pass("version.floor", `>=${VERSION_FLOOR}`, cli.version)
-      : fail(
-          "version.floor",
-          `>=${VERSION_FLOOR}`,
-          cli.version,
-          `grok ${cli.version} is older than the floor ${VERSION_FLOOR}`,
-        ),
-  );
-  checks.push(
+export function admitLeaderVersion(cli: GrokVersion, reg: LeaderVersionReport): CheckResult[] {
+  return [
     expectEqual(
       "version.leader_protocol",
       LEADER_PROTOCOL_VERSION,
@@ -248,8 +219,6 @@ export function admitVersion(evidence: VersionEvidence): CheckResult[] {
         ? "the leader does not report a protocol version (a legacy leader)"
         : `the leader speaks protocol ${reg.leader_protocol_version}, not ${LEADER_PROTOCOL_VERSION}`,
     ),
-  );
-  checks.push(
     expectEqual(
       "version.leader_control_v1",
       true,
@@ -258,25 +227,45 @@ export function admitVersion(evidence: VersionEvidence): CheckResult[] {
         ? "the leader advertises no capabilities, so no control_v1"
         : "the leader does not advertise control_v1",
     ),
-  );
-  checks.push(
     expectEqual(
       "version.leader_agrees",
       cli.version,
       reg.leader_binary_version,
       `grok --version reports ${cli.version} but the leader reports ${reg.leader_binary_version ?? "no version"}`,
     ),
+  ];
+}
+
+/** The agent's half: `initialize._meta.agentVersion` is the version of `grok --version`. */
+export function admitAgentVersion(cli: GrokVersion, agentVersion: string | null): CheckResult {
+  return expectEqual(
+    "version.agent_agrees",
+    cli.version,
+    agentVersion,
+    `grok --version reports ${cli.version} but the agent reports ${agentVersion ?? "no agentVersion"}`,
   );
-  if (evidence.agent) {
-    const agentVersion = evidence.agent.agentVersion;
-    checks.push(
-      expectEqual(
-        "version.agent_agrees",
-        cli.version,
-        agentVersion,
-        `grok --version reports ${cli.version} but the agent reports ${agentVersion ?? "no agentVersion"}`,
-      ),
-    );
-  }
-  return checks;
+}
+
+/** Every version report at once (the floor, the leader's and, with `agent`, the agent's). */
+export interface VersionReports {
+  /** Parsed `grok --version` of the resolved grok executable. */
+  readonly cli: GrokVersion;
+  /** The leader's `registered` metadata. */
+  readonly leaderRegistered: LeaderVersionReport;
+  /** ACP `initialize` -> `_meta.agentVersion`, when the ACP layer has it. */
+  readonly agent?: { readonly agentVersion: string | null };
+}
+
+/**
+ * The version floor as named checks: `version.floor`, `version.leader_protocol`,
+ * `version.leader_control_v1`, `version.leader_agrees` and, with `agent`, `version.agent_agrees`.
+ * A seat admits them one stage at a time (preflight, register, versions); this is all of them.
+ */
+export function admitVersion(reports: VersionReports): CheckResult[] {
+  const { cli, leaderRegistered, agent } = reports;
+  return [
+    checkVersionFloor(cli),
+    ...admitLeaderVersion(cli, leaderRegistered),
+    ...(agent === undefined ? [] : [admitAgentVersion(cli, agent.agentVersion)]),
+  ];
 }

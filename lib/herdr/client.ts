@@ -6,8 +6,9 @@
  */
 import type { Socket } from "node:net";
 import * as v from "valibot";
-import { GrokSeatError, UsageError, WireError } from "../errors.js";
-import { LineConnection } from "./connection.js";
+import { type GrokSeatError, UsageError, WireError } from "../errors.js";
+import { HerdrError, type HerdrErrorCode } from "./herdr-error.js";
+import { LineConnection } from "./line-connection.js";
 import {
   assertAllowedMethod,
   type HerdrMethod,
@@ -78,7 +79,7 @@ export class HerdrClient {
     const id = nextId();
     const deadline = Date.now() + (options.timeoutMs ?? this.timeoutMs);
     const seen: { peer?: { value: P } } = {};
-    const conn = await LineConnection.open({
+    const lines = await LineConnection.open({
       socketPath: this.socketPath,
       line: encodeRequest(id, method, params),
       deadline,
@@ -89,15 +90,15 @@ export class HerdrClient {
       },
     });
     try {
-      const line = await conn.nextLine(deadline, options.signal);
+      const line = await lines.nextLine(deadline, options.signal);
       if (line === null) throw closedEarly(method);
       const result = parseReply(line, id, method, RESULT_SCHEMAS[method]) as HerdrResult<M>;
       if (seen.peer === undefined) {
-        throw new GrokSeatError("HERDR_PEER_UNREADABLE", "the connection was never inspected");
+        throw new HerdrError("HERDR_PEER_UNREADABLE", "the connection was never inspected");
       }
       return { result, peer: seen.peer.value };
     } finally {
-      conn.close();
+      lines.close();
     }
   }
 
@@ -111,7 +112,7 @@ export class HerdrClient {
   ): Promise<HerdrSubscription> {
     const id = nextId();
     const deadline = Date.now() + (options.timeoutMs ?? this.timeoutMs);
-    const conn = await LineConnection.open({
+    const lines = await LineConnection.open({
       socketPath: this.socketPath,
       line: encodeRequest(id, SUBSCRIBE_METHOD, { subscriptions }),
       deadline,
@@ -119,14 +120,14 @@ export class HerdrClient {
       signal: options.signal,
     });
     try {
-      const line = await conn.nextLine(deadline, options.signal);
+      const line = await lines.nextLine(deadline, options.signal);
       if (line === null) throw closedEarly(SUBSCRIBE_METHOD);
       parseReply(line, id, SUBSCRIBE_METHOD, SubscriptionStartedSchema);
     } catch (err) {
-      conn.close();
+      lines.close();
       throw err;
     }
-    return new HerdrSubscription(conn);
+    return new HerdrSubscription(lines);
   }
 }
 
@@ -140,7 +141,7 @@ export function encodeRequest(id: string, method: string, params: object): strin
   const line = JSON.stringify({ id, method, params });
   const bytes = Buffer.byteLength(line, "utf8");
   if (bytes + 1 > MAX_REQUEST_BYTES) {
-    throw new UsageError(
+    throw new UsageError<HerdrErrorCode>(
       "HERDR_REQUEST_TOO_LARGE",
       `request of ${bytes} bytes exceeds Herdr's ${MAX_REQUEST_BYTES} byte limit`,
       { details: { method, bytes } },
@@ -150,7 +151,7 @@ export function encodeRequest(id: string, method: string, params: object): strin
 }
 
 function closedEarly(method: string): GrokSeatError {
-  return new GrokSeatError("HERDR_CLOSED_EARLY", `Herdr closed the connection without a reply`, {
+  return new HerdrError("HERDR_CLOSED_EARLY", `Herdr closed the connection without a reply`, {
     details: { method },
   });
 }
@@ -169,7 +170,7 @@ export function parseReply<S extends v.GenericSchema>(
   try {
     value = JSON.parse(line);
   } catch (err) {
-    throw new GrokSeatError("HERDR_REPLY_MALFORMED", "Herdr reply is not JSON", {
+    throw new HerdrError("HERDR_REPLY_MALFORMED", "Herdr reply is not JSON", {
       details: { method, line: line.slice(0, 200) },
       cause: err,
     });
@@ -188,18 +189,14 @@ export function parseReply<S extends v.GenericSchema>(
   }
   const success = v.safeParse(SuccessEnvelopeSchema, value);
   if (!success.success) {
-    throw new GrokSeatError(
-      "HERDR_REPLY_MALFORMED",
-      "Herdr reply is neither a result nor an error",
-      {
-        details: { method, line: line.slice(0, 200) },
-      },
-    );
+    throw new HerdrError("HERDR_REPLY_MALFORMED", "Herdr reply is neither a result nor an error", {
+      details: { method, line: line.slice(0, 200) },
+    });
   }
   if (success.output.id !== id) throw idMismatch(method, id, success.output.id);
   const body = v.safeParse(schema, success.output.result);
   if (!body.success) {
-    throw new GrokSeatError(
+    throw new HerdrError(
       "HERDR_REPLY_INVALID",
       `Herdr ${method} result does not match its schema: ${v.summarize(body.issues)}`,
       { details: { method, type: success.output.result.type } },
@@ -209,7 +206,7 @@ export function parseReply<S extends v.GenericSchema>(
 }
 
 function idMismatch(method: string, sent: string, received: string): GrokSeatError {
-  return new GrokSeatError("HERDR_REPLY_MISMATCH", "Herdr replied with another request's id", {
+  return new HerdrError("HERDR_REPLY_MISMATCH", "Herdr replied with another request's id", {
     details: { method, sent, received },
   });
 }

@@ -9,6 +9,7 @@
  */
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { UsageError } from "../errors.js";
+import type { HerdrErrorCode } from "./herdr-error.js";
 
 export interface DiscoveryInput {
   readonly explicitPath?: string | undefined;
@@ -71,9 +72,13 @@ export function discoverSocket(input: DiscoveryInput): DiscoveredSocket {
     if (!isValidSessionName(name)) {
       // Herdr silently falls back to the default session here (`session::active_name`); we
       // refuse instead, so a typo never lands on another server.
-      throw new UsageError("HERDR_SESSION_INVALID", `invalid Herdr session name "${name}"`, {
-        details: { name, source },
-      });
+      throw new UsageError<HerdrErrorCode>(
+        "HERDR_SESSION_INVALID",
+        `invalid Herdr session name "${name}"`,
+        {
+          details: { name, source },
+        },
+      );
     }
     return {
       socketPath: join(configDir, "sessions", name, SOCKET_FILE),
@@ -82,7 +87,8 @@ export function discoverSocket(input: DiscoveryInput): DiscoveredSocket {
     };
   };
   const verbatim = (path: string, source: SocketSource): DiscoveredSocket => {
-    if (path === "") throw new UsageError("HERDR_SOCKET_PATH_EMPTY", `${source} is empty`);
+    if (path === "")
+      throw new UsageError<HerdrErrorCode>("HERDR_SOCKET_PATH_EMPTY", `${source} is empty`);
     const socketPath = isAbsolute(path) ? path : resolve(input.cwd, path);
     return { socketPath, sessionName: inferSessionName(socketPath, configDir), source };
   };

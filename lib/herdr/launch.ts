@@ -7,8 +7,9 @@
  * This module can only call what `HerdrClient` allows (`methods.ts`): there is no way from here to
  * type into a pane (`pane.send_*`, `agent.start`, `agent.prompt`; §8).
  */
-import { GrokSeatError, UsageError } from "../errors.js";
+import { UsageError } from "../errors.js";
 import type { HerdrClient, RequestOptions } from "./client.js";
+import { HerdrError, type HerdrErrorCode } from "./herdr-error.js";
 import type { LayoutApplyParams, LayoutPaneParams } from "./methods.js";
 import type { LayoutDescription } from "./wire-pane.js";
 
@@ -46,13 +47,20 @@ export interface LaunchResult {
 /** Herdr's rules for env entries (`invalid_layout` / `invalid_env`, §1.4): checked before sending. */
 function validate(options: LaunchPaneOptions): void {
   if (options.argv.length === 0 || options.argv[0] === "") {
-    throw new UsageError("LAUNCH_ARGV_EMPTY", "the pane command needs a non-empty argv[0]");
+    throw new UsageError<HerdrErrorCode>(
+      "LAUNCH_ARGV_EMPTY",
+      "the pane command needs a non-empty argv[0]",
+    );
   }
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (key === "" || key.includes("=") || key.includes("\0") || value.includes("\0")) {
-      throw new UsageError("LAUNCH_ENV_INVALID", `invalid env entry ${JSON.stringify(key)}`, {
-        details: { key },
-      });
+      throw new UsageError<HerdrErrorCode>(
+        "LAUNCH_ENV_INVALID",
+        `invalid env entry ${JSON.stringify(key)}`,
+        {
+          details: { key },
+        },
+      );
     }
   }
 }
@@ -98,7 +106,7 @@ export async function launchPane(
   const { layout } = await client.request("layout.apply", params, options.request);
   const node = layout.root;
   if (node.type !== "pane" || typeof node.pane_id !== "string") {
-    throw new GrokSeatError("LAUNCH_REPLY_UNEXPECTED", "layout.apply did not return one pane", {
+    throw new HerdrError("LAUNCH_REPLY_UNEXPECTED", "layout.apply did not return one pane", {
       details: { root: node.type },
     });
   }
@@ -108,12 +116,12 @@ export async function launchPane(
     echoed.length !== options.argv.length ||
     echoed.some((a, i) => a !== options.argv[i])
   ) {
-    throw new GrokSeatError("LAUNCH_REPLY_UNEXPECTED", "Herdr echoed another command than ours", {
+    throw new HerdrError("LAUNCH_REPLY_UNEXPECTED", "Herdr echoed another command than ours", {
       details: { sent: [...options.argv], echoed },
     });
   }
   if (createdWorkspaceId !== null && layout.workspace_id !== createdWorkspaceId) {
-    throw new GrokSeatError("LAUNCH_REPLY_UNEXPECTED", "the pane landed in another workspace", {
+    throw new HerdrError("LAUNCH_REPLY_UNEXPECTED", "the pane landed in another workspace", {
       details: { expected: createdWorkspaceId, received: layout.workspace_id },
     });
   }

@@ -1,18 +1,8 @@
 /**
- * Newline framing with a hard cap (herdr-socket-api.md §1.2: one compact JSON line plus `\n`).
- * Bytes are split on 0x0A before decoding, so a multi-byte character split across chunks is
- * never mis-decoded, and a line (complete or still growing) longer than the cap is reported at
- * once instead of buffering without bound.
- *
- * A failure (`too_long`, `bad_utf8`) carries the lines completed before it in the same chunk,
- * and the caller delivers them before the typed error, as the leader frame decoder does
- * (`lib/leader/frame-codec.ts`): what a reader sees never depends on how the kernel cut the bytes.
- * After a failure the buffer is poisoned: every later `push` returns the same failure, no lines.
- *
- * Decoding is as strict as the serde_json reader on the other end: invalid UTF-8 is refused, and a
- * leading byte order mark is kept (`ignoreBOM`), not silently dropped, so a line starting with
- * one fails to parse as JSON (HERDR_REPLY_MALFORMED) as it would for serde_json, which has no BOM
- * handling. Herdr writes compact JSON from `serde_json::to_string` and never a BOM.
+ * Newline framing with a hard cap (docs/design/herdr-socket-api.md §1.2): split on 0x0A before
+ * decoding, a line over the cap reported at once, lines completed before a failure delivered
+ * first, then the buffer poisoned; decoding as strict as serde_json's (docs/design/decisions.md
+ * §11).
  */
 export type LineFailure =
   | { readonly kind: "too_long"; readonly bytes: number }

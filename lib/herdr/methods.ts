@@ -7,6 +7,7 @@
  */
 import type * as v from "valibot";
 import { UsageError } from "../errors.js";
+import type { HerdrErrorCode } from "./herdr-error.js";
 import {
   LayoutApplyResultSchema,
   PaneCurrentResultSchema,
@@ -100,7 +101,7 @@ export const INJECTION_METHODS = Object.freeze([
 /** Refuse, before any byte is written, a method outside the allow-list (e.g. behind a cast). */
 export function assertAllowedMethod(method: string): void {
   if (!ALLOWED_METHODS.includes(method)) {
-    throw new UsageError(
+    throw new UsageError<HerdrErrorCode>(
       "HERDR_METHOD_FORBIDDEN",
       `Herdr method "${method}" is not on this client's allow-list`,
       { details: { method, injection: (INJECTION_METHODS as readonly string[]).includes(method) } },

@@ -7,11 +7,12 @@
  * has neither event shape or is over the size cap ends the stream with a typed error: after a
  * framing fault nothing later on the stream can be trusted. Every event pushed *before* the bad
  * line is still delivered first, however the kernel chunked the bytes: the connection queues the
- * lines a failing chunk completed before it records the failure (`connection.ts`,
+ * lines a failing chunk completed before it records the failure (`line-connection.ts`,
  * `line-buffer.ts`), and `next` takes queued lines before it reports the error.
  */
 import { GrokSeatError } from "../errors.js";
-import type { LineConnection } from "./connection.js";
+import { HerdrError } from "./herdr-error.js";
+import type { LineConnection } from "./line-connection.js";
 import { type HerdrEvent, parseEventLine } from "./wire-events.js";
 
 export type SubscriptionEnd =
@@ -20,14 +21,14 @@ export type SubscriptionEnd =
   | { readonly reason: "error"; readonly error: GrokSeatError };
 
 export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
-  readonly #conn: LineConnection;
+  readonly #lines: LineConnection;
   #closedByUs = false;
   #end: SubscriptionEnd | null = null;
   readonly #ended: Promise<SubscriptionEnd>;
   #resolveEnded: (end: SubscriptionEnd) => void = () => {};
 
-  constructor(conn: LineConnection) {
-    this.#conn = conn;
+  constructor(lines: LineConnection) {
+    this.#lines = lines;
     this.#ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
     });
@@ -46,12 +47,12 @@ export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
     }
     let line: string | null;
     try {
-      line = await this.#conn.nextLine();
+      line = await this.#lines.nextLine();
     } catch (err) {
       const error =
         err instanceof GrokSeatError
           ? err
-          : new GrokSeatError("HERDR_SOCKET_ERROR", "event stream failed", { cause: err });
+          : new HerdrError("HERDR_SOCKET_ERROR", "event stream failed", { cause: err });
       if (this.#closedByUs) {
         this.#finish({ reason: "closed" });
         return null;
@@ -68,7 +69,7 @@ export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
       value = JSON.parse(line);
     } catch (err) {
       throw this.#abort(
-        new GrokSeatError("HERDR_REPLY_MALFORMED", "Herdr pushed a line that is not JSON", {
+        new HerdrError("HERDR_REPLY_MALFORMED", "Herdr pushed a line that is not JSON", {
           details: { line: line.slice(0, 200) },
           cause: err,
         }),
@@ -77,7 +78,7 @@ export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
     const event = parseEventLine(value);
     if (event === null) {
       throw this.#abort(
-        new GrokSeatError("HERDR_REPLY_MALFORMED", "Herdr pushed a line that is not an event", {
+        new HerdrError("HERDR_REPLY_MALFORMED", "Herdr pushed a line that is not an event", {
           details: { line: line.slice(0, 200) },
         }),
       );
@@ -100,12 +101,12 @@ export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
   /** Stop the stream: destroy the socket (never `end()`). Idempotent. */
   close(): void {
     this.#closedByUs = true;
-    this.#conn.close();
+    this.#lines.close();
     this.#finish({ reason: "closed" });
   }
 
   #abort(error: GrokSeatError): GrokSeatError {
-    this.#conn.close();
+    this.#lines.close();
     this.#finish({ reason: "error", error });
     return error;
   }

@@ -7,6 +7,14 @@ export { KernelError } from "./kernel-error.js";
 export { addonLoaded } from "./loader.js";
 export { peerCredentials, peerCredentialsOfFd } from "./peer.js";
 export { type PeerSocketFile, peerBoundTo, peerSocketFile } from "./peer-socket.js";
+export {
+  identityJson,
+  type KernelPort,
+  type ProcessRead,
+  readProcess,
+  sameIdentity,
+  systemKernel,
+} from "./port.js";
 export { processFacts } from "./process.js";
 export { type SocketFactsOptions, socketFacts } from "./socket.js";
 export type {

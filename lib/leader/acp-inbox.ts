@@ -1,11 +1,4 @@
-/**
- * The queue between the leader socket and the one ACP consumer. Payloads that arrive before a
- * consumer attaches are kept (a machine-wide broadcast can come right after registration, §4
- * "Subscriptions and routing"). Above `maxBytes` of queued text the producer is asked to pause
- * (the connection pauses the socket, so the kernel buffer and then the leader hold the rest):
- * memory stays bounded however slow the consumer is.
- */
-import { GrokSeatError } from "../errors.js";
+import { LeaderError } from "./leader-error.js";
 
 export class AcpInbox {
   readonly #maxBytes: number;
@@ -97,7 +90,7 @@ export class AcpInbox {
 
   #claim(): void {
     if (this.#listener || this.#iterating) {
-      throw new GrokSeatError("ACP_CONSUMER_TAKEN", "the ACP stream already has a consumer");
+      throw new LeaderError("ACP_CONSUMER_TAKEN", "the ACP stream already has a consumer");
     }
   }
 

@@ -1,6 +1,7 @@
 /** The one `connect()` to a leader socket path. */
 import net from "node:net";
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
+import { LeaderError } from "./leader-error.js";
 
 /** Connect once to a unix socket path, bounded. No retry (client.rs retries 3 times; we do not). */
 export function connectPath(path: string, timeoutMs: number): Promise<net.Socket> {
@@ -14,7 +15,7 @@ export function connectPath(path: string, timeoutMs: number): Promise<net.Socket
     const timer = setTimeout(
       () =>
         fail(
-          new GrokSeatError("CONNECT_TIMEOUT", `connect to ${path} timed out`, {
+          new LeaderError("CONNECT_TIMEOUT", `connect to ${path} timed out`, {
             details: { path, timeoutMs },
           }),
         ),
@@ -23,7 +24,7 @@ export function connectPath(path: string, timeoutMs: number): Promise<net.Socket
     timer.unref();
     socket.once("error", (cause: NodeJS.ErrnoException) =>
       fail(
-        new GrokSeatError(
+        new LeaderError(
           "CONNECT_FAILED",
           `cannot connect to ${path}: ${cause.code ?? cause.message}`,
           {

@@ -7,6 +7,7 @@
  */
 import { GrokSeatError, WireError } from "../errors.js";
 import type { ControlCommand, ControlPayload, ControlResult } from "./control.js";
+import { LeaderError } from "./leader-error.js";
 
 interface Pending {
   readonly command: string;
@@ -37,7 +38,7 @@ export class ControlRequests {
       const timer = setTimeout(() => {
         this.#pending.delete(requestId);
         reject(
-          new GrokSeatError(
+          new LeaderError(
             "CONTROL_TIMEOUT",
             `control ${command.type} got no reply in ${timeoutMs} ms`,
             { details: { requestId, command: command.type, timeoutMs } },
@@ -51,7 +52,7 @@ export class ControlRequests {
           reject(
             err instanceof GrokSeatError
               ? err
-              : new GrokSeatError("CONNECTION_CLOSED", "control request not sent", { cause: err }),
+              : new LeaderError("CONNECTION_CLOSED", "control request not sent", { cause: err }),
           );
         }
       });

@@ -8,10 +8,11 @@
  * any body byte is buffered or allocated; the body is kept as the received chunks and joined once
  * (no `Buffer.concat` per chunk); UTF-8 is checked, never replaced (`buffer.isUtf8`, the fatal
  * decoder's rule); and every rejection is a typed error. Timing (a partial frame that stalls, a frame
- * trickled byte by byte) is the connection's job, see `connection.ts`.
+ * trickled byte by byte) is the connection's job, see `leader-connection.ts`.
  */
 import { Buffer, isAscii, isUtf8, transcode } from "node:buffer";
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
+import { LeaderError } from "./leader-error.js";
 
 /** `MAX_MESSAGE_SIZE` in `leader/protocol.rs`: the largest frame body either side accepts. */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
@@ -77,12 +78,12 @@ function frameError(
   details: Record<string, unknown>,
   cause?: unknown,
 ): GrokSeatError {
-  return new GrokSeatError(code, message, cause === undefined ? { details } : { details, cause });
+  return new LeaderError(code, message, cause === undefined ? { details } : { details, cause });
 }
 
 function checkCap(maxFrameBytes: number): number {
   if (!Number.isInteger(maxFrameBytes) || maxFrameBytes < 1 || maxFrameBytes > MAX_FRAME_BYTES) {
-    throw new GrokSeatError(
+    throw new LeaderError(
       "INVALID_FRAME_CAP",
       `maxFrameBytes must be an integer in 1..${MAX_FRAME_BYTES}, got ${maxFrameBytes}`,
       { details: { maxFrameBytes } },

@@ -9,7 +9,6 @@
  * INVALID_MESSAGE: both typed, never a crash.
  */
 import * as v from "valibot";
-import { GrokSeatError } from "../errors.js";
 import {
   type ControlCommand,
   ControlCommandSchema,
@@ -18,6 +17,7 @@ import {
   U32Schema,
   U64Schema,
 } from "./control.js";
+import { LeaderError } from "./leader-error.js";
 
 /** `LEADER_PROTOCOL_VERSION` in `leader/protocol.rs`. */
 export const LEADER_PROTOCOL_VERSION = 1;
@@ -111,20 +111,20 @@ function parseTagged<S extends v.GenericSchema>(
   value: unknown,
 ): v.InferOutput<S> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new GrokSeatError("INVALID_MESSAGE", `${side} message is not a JSON object`, {
+    throw new LeaderError("INVALID_MESSAGE", `${side} message is not a JSON object`, {
       details: { side },
     });
   }
   const type: unknown = "type" in value ? value.type : undefined;
   if (typeof type === "string" && !known.includes(type)) {
-    throw new GrokSeatError("UNKNOWN_MESSAGE_TYPE", `unknown ${side} message type "${type}"`, {
+    throw new LeaderError("UNKNOWN_MESSAGE_TYPE", `unknown ${side} message type "${type}"`, {
       details: { side, type },
     });
   }
   const result = v.safeParse(schema, value);
   if (!result.success) {
     const issue = result.issues[0];
-    throw new GrokSeatError("INVALID_MESSAGE", `invalid ${side} message: ${issue.message}`, {
+    throw new LeaderError("INVALID_MESSAGE", `invalid ${side} message: ${issue.message}`, {
       details: { side, type: typeof type === "string" ? type : null, path: v.getDotPath(issue) },
     });
   }

@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { GrokSeatError } from "../errors.js";
+import { McpProjectionError } from "./mcp-error.js";
 
 export interface LoopbackHttpOptions {
   /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
@@ -141,7 +141,7 @@ export async function serveLoopbackHttp(options: LoopbackHttpOptions): Promise<L
   });
   const address = server.address();
   if (address === null || typeof address === "string")
-    throw new GrokSeatError("MCP_HTTP_LISTEN", "the HTTP server has no TCP address");
+    throw new McpProjectionError("MCP_HTTP_LISTEN", "the HTTP server has no TCP address");
   port = (address satisfies AddressInfo).port;
 
   return {

@@ -1,28 +1,9 @@
 /**
- * The MCP projection of a tool bank: every listed schema gets root `type: "object"`, which MCP
- * requires and the SDK client enforces on the whole list (acp-mcp-toolchain.md §2, §2.1), while
- * the complete original stays beside it as the authority for calls (seed ADR 0224, "shared MCP
- * projection"). Pure and deterministic; inputs are never mutated, and projected schemas share
- * every untouched subtree with the original (treat both as immutable).
- *
- * Rewrites, and only these, each one exactly what SDK 1.32.2's `ToolSchema` rejects
- * (`inputSchema: z.object({type: z.literal("object"), properties: z.record(z.string(),
- * AssertObjectSchema).optional(), required: z.array(z.string()).optional()}).catchall(...)`):
- * - root `type` absent (root `anyOf`/`oneOf`/`allOf`/`$ref`, bare `properties`) → `"object"`
- *   is added. In draft-07 a sibling of `$ref` is inert, so there it changes nothing at all.
- * - root `type: [..., "object", ...]` (e.g. `["object","null"]`) → `"object"`: MCP arguments
- *   are always an object, so the other members could never be used.
- * - draft-04/07 root `$ref` with a sibling `type` other than "object" → `"object"`: there the
- *   sibling is inert (draft-07 core §8.3), so replacing it changes nothing.
- * - root `true` → `{type: "object"}` (`true` and `{}` are the same schema).
- * - a boolean *root property* schema (`properties: {a: true}`), which `AssertObjectSchema`
- *   rejects → `true` becomes `{}` and `false` becomes `{not: {}}` (equivalent by definition,
- *   JSON Schema 2020-12 core §4.3.2). Booleans deeper down are accepted by the SDK and kept.
- * Every other keyword, including non-object union branches, is left exactly as it was.
- *
- * Never rewritten, reported instead (a typed ProjectionIssue): a schema that can never accept
- * an object (see object-capable.ts), and one that is not a schema where the SDK needs one
- * (`null`, `properties: []`, `required: [1]`, `type: 5`).
+ * The MCP projection of a tool bank (pure, deterministic, inputs never mutated): every listed
+ * schema gets root `type: "object"`, which the SDK client enforces on the whole list, while the
+ * original stays beside it as the authority for calls. Only the rewrites SDK 1.32.2 needs are
+ * made; a schema that can never accept an object is reported, never rewritten
+ * (docs/design/decisions.md §10.1).
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { refOverridesSiblings, schemaDraft } from "./draft.js";

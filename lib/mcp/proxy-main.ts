@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
- * `proxy-main`: run the projecting proxy as a process.
+ * `grok-seat-mcp-proxy` (the package's bin; this file): run the projecting proxy as a process.
  *
- *   proxy-main [options] -- <upstream command> [args...]     upstream spawned, spoken to on stdio
- *   proxy-main [options] --upstream-url <http(s) URL>        upstream over streamable HTTP
+ *   grok-seat-mcp-proxy [options] -- <upstream command> [args...]   upstream on stdio
+ *   grok-seat-mcp-proxy [options] --upstream-url <http(s) URL>      upstream over streamable HTTP
  *
  * Downstream is stdio (this process's stdin/stdout) unless `--http <port>` is given; then it is
  * streamable HTTP on 127.0.0.1:<port> (0 = any free port), and the line
@@ -21,7 +21,7 @@ import { ProjectingProxy } from "./proxy.js";
 import { type UpstreamSpec, upstreamTransport } from "./upstream.js";
 
 const USAGE =
-  "usage: proxy-main [--http PORT] [--invalid-arguments tool-error|protocol-error] " +
+  "usage: grok-seat-mcp-proxy [--http PORT] [--invalid-arguments tool-error|protocol-error] " +
   "[--original-in-meta] [--call-timeout-ms MS] (--upstream-url URL | -- COMMAND [ARG...])";
 
 const Port = v.pipe(

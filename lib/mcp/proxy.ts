@@ -1,29 +1,8 @@
 /**
- * The projecting proxy: an SDK `Client` to the upstream operator bank, and SDK low-level
- * `Server`s for downstream clients that list the projected tools and guard every call with the
- * original schemas (seed ADR 0224, "shared MCP projection"; acp-mcp-toolchain.md §2.3).
- *
- * - The raw list is fetched past the SDK client's schema check (upstream.ts), projected
- *   (project.ts) and compiled into validators (validate.ts) as one immutable snapshot. A tool is
- *   listed only when it projects *and* its original schema can be evaluated; everything else is
- *   reported through `onIssues`. `notifications/tools/list_changed` from upstream triggers a
- *   re-fetch (coalesced), then the same notification to every downstream session.
- * - `tools/call` is checked against the original before anything is sent upstream. Unknown tool
- *   and malformed params: JSON-RPC -32602, as the spec lists them as protocol errors. Arguments
- *   that fail the schema: by default a tool execution error (`isError: true`) with the message
- *   as text, per MCP 2025-11-25 (SEP-1303: "input validation errors" are tool execution errors
- *   so the model can self-correct), which is also what SDK 1.32.2's `McpServer` sends for its
- *   own input validation failures; `invalidArguments: "protocol-error"` sends -32602 instead,
- *   for clients that expect the 2025-06-18 wording. Either way upstream never sees the call.
- * - A valid call is forwarded with the very `params` object received, so `arguments` keep every
- *   key and order. The result comes back through `client.request()` with an accept-anything
- *   schema and is returned as the same object. Both handlers bypass the SDK `Server`'s
- *   `tools/call` wrapper (server/index.js `setRequestHandler` override), because that wrapper
- *   re-parses request and result with zod: it drops an argument named `__proto__` and strips
- *   unknown keys inside content blocks. The result is still *checked* with the SDK's
- *   `CallToolResultSchema`; one the official client would reject becomes -32603.
- * - Upstream JSON-RPC errors are relayed with their code, message and data; progress for a
- *   downstream `progressToken` is relayed; a downstream cancel aborts the upstream request.
+ * The projecting proxy: an SDK `Client` to the upstream operator bank, and SDK low-level `Server`s
+ * for downstream clients that list the projected tools and check every call against the original
+ * schema before anything reaches upstream; valid calls and their results pass as the very objects
+ * received (docs/design/decisions.md §10.3; docs/design/acp-mcp-toolchain.md §2.3).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -41,9 +20,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
 import { z } from "zod";
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
 import type { ProjectionIssue } from "./issues.js";
 import { isJsonObject } from "./json-pointer.js";
+import { McpProjectionError } from "./mcp-error.js";
 import { type ProjectOptions, projectTools, type ToolProjection } from "./project.js";
 import { isSdkCallResult } from "./sdk-guard.js";
 import { AnyResult, fetchRawTools } from "./upstream.js";
@@ -243,7 +223,7 @@ export class ProjectingProxy {
     if (!snapshot.listedNames.has(name))
       throw refusal(
         ErrorCode.InvalidParams,
-        new GrokSeatError("MCP_UNKNOWN_TOOL", `Unknown tool ${JSON.stringify(name)}`, {
+        new McpProjectionError("MCP_UNKNOWN_TOOL", `Unknown tool ${JSON.stringify(name)}`, {
           details: { tool: name },
         }),
       );
@@ -252,7 +232,7 @@ export class ProjectingProxy {
     if (args !== undefined && !isJsonObject(args))
       throw refusal(
         ErrorCode.InvalidParams,
-        new GrokSeatError(
+        new McpProjectionError(
           "MCP_INVALID_ARGUMENTS",
           `Invalid arguments for tool ${JSON.stringify(name)}: arguments must be a JSON object`,
           { details: { tool: name, errors: [] } },

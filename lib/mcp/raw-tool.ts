@@ -5,7 +5,7 @@
  * parsing copies and reorders keys and the proxy must keep every byte of the original.
  */
 import * as v from "valibot";
-import { GrokSeatError } from "../errors.js";
+import { McpProjectionError } from "./mcp-error.js";
 
 /** A tool entry as the upstream sent it: a string `name`, everything else untouched. */
 export interface RawTool {
@@ -41,7 +41,7 @@ export interface RawToolsPage {
 export function parseToolsListPage(result: unknown): RawToolsPage {
   const r = v.safeParse(ToolsListPage, result);
   if (!r.success)
-    throw new GrokSeatError(
+    throw new McpProjectionError(
       "MCP_UPSTREAM_BAD_LIST",
       `upstream tools/list result is malformed: ${v.summarize(r.issues)}`,
       { details: { issues: r.issues.map((i) => i.message) } },

@@ -13,7 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
-import { GrokSeatError } from "../errors.js";
+import { McpProjectionError } from "./mcp-error.js";
 import { parseToolsListPage } from "./raw-tool.js";
 
 /** Where the upstream bank is: a command to spawn (stdio) or a streamable HTTP URL. */
@@ -59,7 +59,7 @@ export async function fetchRawTools(
   let cursor: string | undefined;
   for (let page = 0; ; page++) {
     if (page >= maxPages)
-      throw new GrokSeatError(
+      throw new McpProjectionError(
         "MCP_UPSTREAM_BAD_LIST",
         `upstream tools/list has more than ${maxPages} pages`,
       );
@@ -74,7 +74,7 @@ export async function fetchRawTools(
     tools.push(...entries);
     if (nextCursor === undefined) return tools;
     if (seen.has(nextCursor))
-      throw new GrokSeatError(
+      throw new McpProjectionError(
         "MCP_UPSTREAM_BAD_LIST",
         `upstream tools/list repeated the cursor ${JSON.stringify(nextCursor)}`,
         { details: { cursor: nextCursor, page } },

@@ -1,28 +1,15 @@
 /**
- * Validate `tools/call` arguments against the tool's **original** schema (seed ADR 0224: the
- * original bank is the authority for calls, union alternatives included), with
- * @cfworker/json-schema: correct on every union case we measured, 2020-12 `unevaluated*`,
- * `prefixItems` and `dependentRequired` included, no code generation from the upstream's
- * schemas, and one code path for draft-07 and 2020-12 (acp-mcp-toolchain.md §3.1, §3.5).
- *
- * One validator per tool, built when the list changes: cfworker's own `dereference()` +
- * `validate(instance, schema, draft, lookup, shortCircuit = false)`, which is what
- * `new Validator(schema, draft, false)` does inside; we keep the lookup so that every `$ref` can
- * be checked up front. Details that matter:
- * - cfworker's `dereference()` *writes* hidden `__absolute_*` properties into the schema it
- *   is given and caches them across calls (dereference.js), so each tool gets a private
- *   `structuredClone` of its schema; the caller's objects are never touched.
- * - The draft comes from `$schema` (draft.ts): in draft-07 a `$ref` silences its siblings.
- * - cfworker throws at *validation* time on an unresolved `$ref` and on a bad `pattern`.
- *   Both are checked when the validator is built; the tool is reported `MCP_SCHEMA_UNUSABLE`
- *   and its calls are refused (fail closed), and anything still thrown later is caught and
- *   refused the same way.
+ * Validate `tools/call` arguments against the tool's original schema (seed ADR 0224: the original
+ * bank is the authority), with @cfworker/json-schema, one validator per tool built when the list
+ * changes; a schema that cannot be evaluated refuses its calls (fail closed). Why cfworker and how
+ * it is used safely: docs/design/decisions.md §10.2.
  */
 import { dereference, type OutputUnit, validate } from "@cfworker/json-schema";
-import { GrokSeatError } from "../errors.js";
+import type { GrokSeatError } from "../errors.js";
 import { type SchemaDraft, schemaDraft } from "./draft.js";
 import type { CallErrorCode, ProjectionIssue } from "./issues.js";
 import { isJsonObject } from "./json-pointer.js";
+import { McpProjectionError } from "./mcp-error.js";
 import type { RawTool } from "./raw-tool.js";
 import { type ArgumentError, explainErrors } from "./validation-message.js";
 
@@ -52,7 +39,9 @@ export class Refused {
 
   /** The typed error: `code`, `message`, `context: {tool, errors}`. */
   get error(): GrokSeatError {
-    this.#error ??= new GrokSeatError(this.code, this.message, { details: { ...this.details } });
+    this.#error ??= new McpProjectionError(this.code, this.message, {
+      details: { ...this.details },
+    });
     return this.#error;
   }
 }

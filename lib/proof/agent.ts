@@ -1,12 +1,15 @@
 /**
  * The agent part of the pane proof as checks (`pane.agent`, `pane.native_session`), built from the
- * pure reconciler in `lib/herdr/agent-reconcile.ts`. The refusal code is both the start of the
+ * pure reconciler in `lib/proof/agent-reconcile.ts`. The refusal code is both the start of the
  * check's `reason` and the `reason` field of `received`, so callers branch on it without parsing.
  */
-import { type AgentVerdict, observedNativeSession } from "../herdr/agent-reconcile.js";
-import type { PaneInfo } from "../herdr/wire-pane.js";
+import { type CheckResult, fail, pass } from "../check.js";
 import type { JsonValue } from "../json.js";
-import { type CheckResult, fail, pass } from "./check.js";
+import {
+  type AgentObservation,
+  type AgentVerdict,
+  observedNativeSession,
+} from "./agent-reconcile.js";
 
 /**
  * `pane.agent`: passes on an accepted verdict. Without an agent claim (`expectedAgent` null) a
@@ -22,7 +25,10 @@ export function agentCheck(verdict: AgentVerdict, expectedAgent: string | null):
 }
 
 /** `pane.native_session`: `agent_session.value` (kind "id") equals ours whenever present. */
-export function nativeSessionCheck(pane: PaneInfo, bound: string | null): CheckResult {
+export function nativeSessionCheck(
+  pane: AgentObservation["pane"],
+  bound: string | null,
+): CheckResult {
   const seen = observedNativeSession(pane);
   const expected = bound ?? "any or absent";
   if (seen.kind === "absent") return pass("pane.native_session", expected, "absent");

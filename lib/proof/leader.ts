@@ -1,37 +1,21 @@
 /**
- * The leader proof (seed ADR 0224: "Separately verify the leader's native reported PID against kernel
- * birth, executable, UID, cwd and private socket inode and ownership"). `get_leader_info` is the only
- * place the leader names its pid (grok-leader-protocol.md §3, §5); that self-report is a claim, and
- * every check below tests it against a kernel fact gathered independently of it:
- *
- * - `leader.pid_alive`          the reported pid is a live process with an identity and a birth time
- * - `leader.executable`         it runs the resolved grok binary (not deleted or replaced)
- * - `leader.uid`                it runs as our uid (real and effective)
- * - `leader.cwd`                its cwd is the TUI's cwd (a TUI-spawned leader inherits it, §1)
- * - `leader.ppid`               while the TUI lives, its parent is the TUI (§13: a direct child)
- * - `leader.socket_path`        it reports our private socket path
- * - `leader.listens_on_socket`  it holds a listener bound to that very file (dev+ino, kernel-proofs §2.4)
- * - `leader.peer_pid`           the kernel's peer of *our* connection is that pid (SO_PEERCRED / token)
- * - `leader.peer_identity`      ... and that very process, not a recycled pid (SO_PEERPIDFD, kernel-proofs §2.3)
- * - `leader.peer_uid`           ... running as our uid when it listened
- * - `leader.peer_socket_file`   (Linux) the peer end of our connection is bound to the file we lstat'ed
- * - `leader.lock_path`          it reports the sibling lock path (`leader/lock.rs`, `with_extension("lock")`)
- * - `leader.lock_pid`           the lock file holds its pid (`write_pid`: decimal, no newline)
- * - `leader.flock_holder`       (Linux) `/proc/locks` names it as the FLOCK WRITE holder of the lock inode,
- *                               the way the leader's own `flock_holder_pid` confirms it
- *
- * Pure: recorded facts in, CheckResult values out, so every check is testable from recorded facts.
- * Gathering them is `lib/leader/leader-facts.ts`.
+ * The leader proof (pure: recorded facts in, CheckResult values out): the leader's self-report
+ * from `get_leader_info` tested against kernel facts gathered independently of it
+ * (lib/observe/leader-facts.ts). The checks, each one a fact the self-report alone cannot fake:
+ * docs/design/decisions.md §8.
  */
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import type { JsonValue } from "../json.js";
-import type {
-  PeerCredentials,
-  ProcessFacts,
-  ProcessIdentity,
-  SocketFacts,
-} from "../kernel/types.js";
-import { type CheckResult, expectEqual, fail, pass } from "./check.js";
-import { checkCwd, checkExecutable, checkUid, type ProcessRead } from "./process.js";
+import {
+  identityJson,
+  type PeerCredentials,
+  type ProcessFacts,
+  type ProcessIdentity,
+  type ProcessRead,
+  type SocketFacts,
+  sameIdentity,
+} from "../kernel/index.js";
+import { checkCwd, checkExecutable, checkUid } from "./process.js";
 
 /** One gathered fact, or the typed error its read failed with (a failed read is not a negative fact). */
 export type FactRead<T> =
@@ -45,7 +29,7 @@ export interface PeerBoundFile {
   readonly inode32: number;
 }
 
-export interface TuiRecord {
+export interface BoundTui {
   readonly pid: number;
   readonly identity: ProcessIdentity;
   readonly cwd: string;
@@ -59,7 +43,7 @@ export interface LeaderProofInput {
    * What the TUI proof recorded about the TUI we launched; null when no TUI is known (then
    * `leader.cwd` and `leader.ppid` fail: the leader is not bound to any TUI).
    */
-  readonly tui: TuiRecord | null;
+  readonly tui: BoundTui | null;
   /** A fresh read of the TUI pid, to tell whether that very TUI still lives (null without a TUI). */
   readonly tuiNow: ProcessRead | null;
   /** The resolved, canonical grok executable; null when it could not be resolved. */
@@ -86,14 +70,6 @@ export interface LeaderProofInput {
   readonly lockContent: FactRead<string>;
   /** Linux: pid of the FLOCK WRITE holder of the lock file's inode in /proc/locks (null: none). */
   readonly flockHolder: FactRead<number | null> | null;
-}
-
-function identityJson(id: ProcessIdentity | null): JsonValue {
-  return id === null ? null : { kind: id.kind, value: id.value };
-}
-
-function sameIdentity(a: ProcessIdentity | null, b: ProcessIdentity | null): boolean {
-  return a !== null && b !== null && a.kind === b.kind && a.value === b.value;
 }
 
 function unread(
@@ -282,7 +258,7 @@ export function checkLeader(input: LeaderProofInput): CheckResult[] {
 const NO_TUI = "no TUI was recorded, so the leader cannot be bound to one";
 
 /** While the very TUI we launched lives, the leader it spawned is its direct child (§1, §13). */
-function checkParent(f: ProcessFacts, tui: TuiRecord | null, now: ProcessRead | null): CheckResult {
+function checkParent(f: ProcessFacts, tui: BoundTui | null, now: ProcessRead | null): CheckResult {
   if (tui === null) return fail("leader.ppid", null, f.ppid, NO_TUI);
   const tuiAlive = now?.ok === true && sameIdentity(now.facts.identity, tui.identity);
   if (!tuiAlive) {

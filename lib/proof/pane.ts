@@ -4,23 +4,23 @@
  * - `bindPaneProof` turns one observation of a freshly launched pane into a versioned,
  *   JSON-serialisable record, or refuses with the failed checks;
  * - `checkPaneProof` re-verifies a record against a new observation before any control.
- * The I/O that gathers observations is `lib/herdr/observe.ts`.
+ * The I/O that gathers observations is `lib/observe/pane.ts`.
  *
- * Herdr never reports a pid in `PaneInfo` nor a tty anywhere (herdr-socket-api.md §4.2): the pid
- * is `pane.process_info.shell_pid` and the terminal comes from the kernel for that pid.
+ * Herdr never reports a pid in `PaneInfo` nor a tty anywhere (docs/design/herdr-socket-api.md
+ * §4.2): the pid is `pane.process_info.shell_pid` and the terminal comes from the kernel for that
+ * pid.
  */
 import * as v from "valibot";
-import { type AgentVerdict, reconcileAgent } from "../herdr/agent-reconcile.js";
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
+import type { JsonValue } from "../json.js";
+import type { ProcessFacts } from "../kernel/index.js";
+import { agentCheck, nativeSessionCheck } from "./agent.js";
+import { type AgentVerdict, reconcileAgent } from "./agent-reconcile.js";
 import {
   ProcessIdentitySchema,
   type SessionDescriptor,
   SessionDescriptorSchema,
-} from "../herdr/descriptor.js";
-import type { PaneInfo, PaneProcessInfo } from "../herdr/wire-pane.js";
-import type { JsonValue } from "../json.js";
-import type { ProcessFacts } from "../kernel/types.js";
-import { agentCheck, nativeSessionCheck } from "./agent.js";
-import { type CheckResult, expectEqual, fail, pass } from "./check.js";
+} from "./session-descriptor.js";
 
 const uint = v.pipe(v.number(), v.integer(), v.minValue(0));
 
@@ -61,6 +61,25 @@ export const PaneProofRecordSchema = v.object({
 });
 export type PaneProofRecord = v.InferOutput<typeof PaneProofRecordSchema>;
 
+/**
+ * What the pane proof reads of Herdr's `PaneInfo` (lib/herdr/wire-pane.ts parses it): the ids, and
+ * `agent` / `agent_session` kept raw for the reconciler. Every other field is carried, unread.
+ */
+export interface PaneFacts {
+  readonly pane_id: string;
+  readonly terminal_id: string;
+  readonly workspace_id: string;
+  readonly tab_id: string;
+  readonly [key: string]: unknown;
+}
+
+/** What it reads of Herdr's `PaneProcessInfo`: the pane, `shell_pid`, and `tty` if ever filled. */
+export interface PaneProcessFacts {
+  readonly pane_id: string;
+  readonly shell_pid?: number | null | undefined;
+  readonly tty?: string | null | undefined;
+}
+
 /** A fact that could not be read: a Herdr error code or a kernel failure code. */
 export interface Unavailable {
   readonly unavailable: true;
@@ -73,11 +92,17 @@ export function isUnavailable<T>(x: Observed<T>): x is Unavailable {
   return typeof x === "object" && x !== null && "unavailable" in x && x.unavailable === true;
 }
 
-/** Everything one look at the pane gives: Herdr's view, then the kernel's for the bound pid. */
-export interface PaneObservation {
+/**
+ * Everything one look at the pane gives: Herdr's view, then the kernel's for the bound pid. The
+ * Herdr values are its parsed replies (`P`, `I`: lib/observe passes Herdr's own types).
+ */
+export interface PaneObservation<
+  P extends PaneFacts = PaneFacts,
+  I extends PaneProcessFacts = PaneProcessFacts,
+> {
   readonly descriptor: Observed<SessionDescriptor>;
-  readonly pane: Observed<PaneInfo>;
-  readonly processInfo: Observed<PaneProcessInfo>;
+  readonly pane: Observed<P>;
+  readonly processInfo: Observed<I>;
   /** Kernel facts for the pid being bound or verified. */
   readonly facts: Observed<ProcessFacts>;
 }
@@ -87,7 +112,7 @@ export interface PaneBindInput {
   readonly launch: { readonly argv: readonly string[]; readonly cwd: string | null } | null;
   readonly observation: PaneObservation;
   /** A second `pane.process_info` read, after the kernel facts: the pid did not move meanwhile. */
-  readonly processInfoAfter: Observed<PaneProcessInfo>;
+  readonly processInfoAfter: Observed<PaneProcessFacts>;
   /** The process finished exec'ing before its facts were taken (two reads agreed). */
   readonly execSettled: boolean;
   readonly nativeSessionId: string | null;
@@ -207,7 +232,7 @@ export function bindPaneProof(input: PaneBindInput): PaneBindResult {
 }
 
 /** Herdr never fills `tty` (§4.2); if a future server does, it must name the kernel's terminal. */
-function herdrTtyCheck(info: PaneProcessInfo, kernelTty: string | null): CheckResult {
+function herdrTtyCheck(info: PaneProcessFacts, kernelTty: string | null): CheckResult {
   const reported = info.tty ?? null;
   if (reported === null) return pass("pane.herdr_tty", "absent or equal", "absent");
   return expectEqual("pane.herdr_tty", kernelTty, reported, "Herdr names another terminal");
@@ -315,7 +340,7 @@ function processChecks(record: PaneProofRecord, facts: Observed<ProcessFacts>): 
   ];
   if (isUnavailable(facts)) return names.map((n) => unavailable(n, p.pid, facts));
   // Birth is compared within the coarser of the two precisions (Linux: one USER_HZ tick,
-  // kernel-proofs.md §2.1); the identity check above carries the exact per-boot proof.
+  // docs/design/kernel-proofs.md §2.1); the identity check above carries the exact per-boot proof.
   const tolerance = Math.max(p.startTimePrecisionUs, facts.startTimePrecisionUs);
   const birthOk = Math.abs(facts.startTimeUs - p.startTimeUs) <= tolerance;
   return [

@@ -4,13 +4,13 @@
  * recorded with `checkProcess`. Check names are stable: `<prefix>.exists`, `.alive`, `.readable`,
  * `.identity_stable`, `.identity`, `.executable`, `.cwd`, `.uid`, `.tty` (prefix "process").
  */
-import type { ProcessFacts, ProcessIdentity } from "../kernel/types.js";
-import { type CheckResult, expectEqual, fail, pass } from "./check.js";
-
-/** The outcome of one `processFacts` call: facts, or the error code the kernel layer gave. */
-export type ProcessRead =
-  | { readonly ok: true; readonly facts: ProcessFacts }
-  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
+import {
+  identityJson,
+  type ProcessFacts,
+  type ProcessIdentity,
+  type ProcessRead,
+} from "../kernel/index.js";
 
 /**
  * Did the process exist, was it running, could we read it? A pid that does not exist fails
@@ -47,10 +47,6 @@ export function checkProcessRead(
       `the kernel facts of pid ${pid} are not readable: ${message}`,
     ),
   ];
-}
-
-function identityJson(id: ProcessIdentity): { kind: string; value: string } {
-  return { kind: id.kind, value: id.value };
 }
 
 /** Two reads of the same pid must report the same identity (no pid reuse in between). */

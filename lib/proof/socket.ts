@@ -7,8 +7,8 @@
  * another user's). Pure: facts in, CheckResult values out.
  */
 import { constants } from "node:os";
-import type { SocketDirFacts, SocketFacts } from "../kernel/types.js";
-import { type CheckResult, expectEqual, fail, pass } from "./check.js";
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
+import type { SocketDirFacts, SocketFacts } from "../kernel/index.js";
 
 /** Octal mode string, e.g. 0o700 -> "0700". */
 export function octal(mode: number): string {

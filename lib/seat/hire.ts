@@ -1,54 +1,47 @@
 /**
- * `hire()`: the whole flow, from nothing to a ready seat, in one call (seed ADR 0224, issue 8).
- *
- *   preflight → runtime_dir → session_id → launch → pane_proof → leader_wait → socket_proof →
- *   admission → connect → register → leader_proof → active_sessions → agent → acp_initialize →
- *   versions → catalog → attach → model → ready
+ * `hire()`: the whole flow, from nothing to a ready seat, in one call (seed ADR 0224, issue 8):
+ * the 19 steps below, each a module under lib/seat/steps/, in the order of `HIRE_STEPS`.
  *
  * Every step is reported (`onProgress`), every refusal is a `SeatRefusal` naming the step, the
  * failed check, a stable code and the owner's next step. Nothing is retried, nothing reconnects,
  * nothing is typed into a pane. A refused hire closes what it opened (connection, admission lock,
- * kernel handles); the TUI it launched stays in its pane for the owner (the library never stops a
- * TUI), and so does the leader that TUI started (only an observed TUI exit permits stopping it).
+ * kernel handles: the steps put them on a `DisposeStack`); the TUI it launched stays in its pane
+ * for the owner (the library never stops a TUI), and so does the leader that TUI started (only an
+ * observed TUI exit permits stopping it). A new step is one module and one call here (and its
+ * name in `HIRE_STEPS`, lib/seat/hire-events.ts).
  */
-
-import type net from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { AcpSeat } from "../acp/client.js";
-import type { Controller } from "../delivery/index.js";
 import { GrokSeatError } from "../errors.js";
-import { lockPathForSocket } from "../grok/paths.js";
-import { HerdrClient } from "../herdr/client.js";
-import { discoverSocket } from "../herdr/discovery.js";
-import { type PaneExitWatch, watchPaneExit } from "../herdr/exit-watch.js";
-import { type HerdrKernel, systemKernel } from "../herdr/kernel-port.js";
-import { processFacts } from "../kernel/process.js";
-import type { ProcessHandle, ProcessIdentity } from "../kernel/types.js";
-import type { LeaderConnection } from "../leader/connection.js";
-import { firstFailure } from "../proof/check.js";
-import { attachSteps, modelStep } from "./acp-steps.js";
-import { defaultSeatRegistry, type SeatRegistry } from "./bridge.js";
-import { activeSessionStep, agentStep } from "./evidence-steps.js";
-import {
-  admissionStep,
-  connectStep,
-  leaderProofStep,
-  registerStep,
-  socketProofStep,
-} from "./leader-steps.js";
-import { waitForLeader } from "./leader-wait.js";
-import { launchStep, type PanePlacement, paneProofStep } from "./pane-step.js";
-import { freshSessionId, type LaunchMode, tuiArgv } from "./policy.js";
-import { preflight } from "./preflight.js";
-import { materializeProfile, type ProfileSpec } from "./profile.js";
-import { outcome, StepRunner } from "./progress.js";
-import { type SeatRecord, writeSeatRecord } from "./record.js";
-import { buildSeatRecord } from "./record-build.js";
-import { refuseOnCheck, SeatRefusal } from "./refusal.js";
-import { createRuntimeDir, RECORD_NAME, removeRuntimeDir } from "./runtime-dir.js";
-import { Seat } from "./seat.js";
-import type { HireListener } from "./steps.js";
+import { type KernelPort, systemKernel } from "../kernel/index.js";
+import { DisposeStack } from "./dispose-stack.js";
+import type { HireListener } from "./hire-events.js";
+import { freshSessionId, journalDirOf, type LaunchMode } from "./policy.js";
+import type { ProfileSpec } from "./profile.js";
+import { SeatRefusal } from "./refusal.js";
+import type { SeatRegistry } from "./registry.js";
+import { defaultSeatRegistry, type Seat } from "./seat.js";
+import type { SeatRecord } from "./seat-record.js";
+import { type LeftForOwner, StepRunner } from "./step-runner.js";
+import { acpInitialize } from "./steps/acp-initialize.js";
+import { activeSessions } from "./steps/active-sessions.js";
+import { admission } from "./steps/admission.js";
+import { agent } from "./steps/agent.js";
+import { attach } from "./steps/attach.js";
+import { catalog } from "./steps/catalog.js";
+import { connect } from "./steps/connect.js";
+import { launch, type PanePlacement } from "./steps/launch.js";
+import { leaderProof } from "./steps/leader-proof.js";
+import { leaderWait } from "./steps/leader-wait.js";
+import { model } from "./steps/model.js";
+import { paneProof } from "./steps/pane-proof.js";
+import { preflight } from "./steps/preflight.js";
+import { ready } from "./steps/ready.js";
+import { register } from "./steps/register.js";
+import { runtimeDir } from "./steps/runtime-dir.js";
+import { sessionId as sessionIdStep } from "./steps/session-id.js";
+import { socketProof } from "./steps/socket-proof.js";
+import { versions } from "./steps/versions.js";
+
+export type { PanePlacement };
 
 export interface HireTimeouts {
   /** TUI start to a listening leader (default 30 s; grok waits 10 s for its own spawn). */
@@ -92,31 +85,7 @@ export interface HireOptions {
   readonly registry?: SeatRegistry<Seat>;
   readonly signal?: AbortSignal;
   /** The kernel port (default: the real one); the bench instruments it. */
-  readonly kernel?: HerdrKernel;
-}
-
-/** What a refused hire left behind, for the owner (and for tests that clean up). */
-interface Leftovers {
-  runtimeDir: string | null;
-  launched: boolean;
-  paneId: string | null;
-  tuiPid: number | null;
-  leaderPid: number | null;
-  tui: ProcessHandle | null;
-  leader: ProcessHandle | null;
-  socket: net.Socket | null;
-  conn: LeaderConnection | null;
-  controller: Controller | null;
-  acp: AcpSeat | null;
-  exitWatch: Promise<PaneExitWatch> | null;
-}
-
-function selfIdentity(): ProcessIdentity | null {
-  try {
-    return processFacts(process.pid).identity;
-  } catch {
-    return null;
-  }
+  readonly kernel?: KernelPort;
 }
 
 /** Hire a fresh seat: a new visible Grok chat with a new session UUID. */
@@ -126,364 +95,127 @@ export function hire(options: HireOptions): Promise<Seat> {
 
 /** The flow for a fresh launch or (from resume.ts) an admitted resume. */
 export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<Seat> {
-  const run = new StepRunner(options.onProgress, options.signal);
-  const kernel = options.kernel ?? systemKernel;
   const t = options.timeouts ?? {};
   const requestMs = t.requestMs ?? 30_000;
-  const uid = typeof process.getuid === "function" ? process.getuid() : -1;
-  const env = { ...process.env, ...(options.env ?? {}) };
-  const left: Leftovers = {
-    runtimeDir: null,
-    launched: false,
-    paneId: null,
-    tuiPid: null,
-    leaderPid: null,
-    tui: null,
-    leader: null,
-    socket: null,
-    conn: null,
-    controller: null,
-    acp: null,
-    exitWatch: null,
-  };
+  const stack = new DisposeStack();
+  const left: LeftForOwner = { runtimeDir: null, paneId: null, tuiPid: null, leaderPid: null };
+  const steps = new StepRunner(options.onProgress, {
+    kernel: options.kernel ?? systemKernel,
+    uid: typeof process.getuid === "function" ? process.getuid() : -1,
+    stack,
+    left,
+    signal: options.signal,
+  });
   try {
-    const pre = await run.run("preflight", async () => {
-      let found: ReturnType<typeof discoverSocket>;
-      try {
-        found = discoverSocket({
-          explicitPath: options.herdr?.socketPath,
-          explicitSession: options.herdr?.sessionName,
-          env: process.env,
-          tmpdir: tmpdir(),
-          cwd: process.cwd(),
-        });
-      } catch (err) {
-        throw new SeatRefusal({
-          step: "preflight",
-          code: "HERDR_UNREACHABLE",
-          check: "herdr.discovery",
-          reason: err instanceof Error ? err.message : String(err),
-          cause: err,
-        });
-      }
-      const client = new HerdrClient({
-        socketPath: found.socketPath,
-        ...(options.herdr?.timeoutMs === undefined ? {} : { timeoutMs: options.herdr.timeoutMs }),
-      });
-      const probeEnv =
-        options.profile.kind === "grok-home"
-          ? { ...env, GROK_HOME: options.profile.grokHome }
-          : env;
-      const p = await preflight({
-        grok: options.grok ?? null,
-        cwd: options.cwd,
-        profile: options.profile,
-        skills: options.skills ?? [],
-        env: probeEnv,
-        herdr: client,
-        herdrSessionName: found.sessionName,
-        kernel,
-      });
-      return outcome(
-        { ...p, herdr: client },
-        `${p.platform}; ${p.cliVersion.line} at ${p.grokExecutable}; Herdr ${p.descriptor.version} at ${p.descriptor.socketPath}`,
-        p.checks,
-        {
-          platform: p.platform,
-          grok: p.grokExecutable,
-          version: p.cliVersion.version,
-          cwd: p.cwd,
-          herdr: {
-            socketPath: p.descriptor.socketPath,
-            version: p.descriptor.version,
-            serverPid: p.descriptor.server.pid,
-          },
-          skills: p.skills.length,
-        },
-      );
+    const env = { ...process.env, ...(options.env ?? {}) };
+    const pre = await steps.run(preflight, { ...options, env });
+    const runtime = await steps.run(runtimeDir, {
+      base: options.runtimeBase,
+      profile: options.profile,
     });
-
-    const rt = await run.run("runtime_dir", () => {
-      let dir: ReturnType<typeof createRuntimeDir>;
-      try {
-        dir = createRuntimeDir(options.runtimeBase ?? tmpdir());
-      } catch (err) {
-        throw new SeatRefusal({
-          step: "runtime_dir",
-          code: "RUNTIME_DIR_UNSAFE",
-          check: "runtime_dir.create",
-          reason: `no private directory could be created: ${err instanceof Error ? err.message : String(err)}`,
-          cause: err,
-        });
-      }
-      left.runtimeDir = dir.dir;
-      const failed = firstFailure(dir.checks);
-      if (failed !== undefined) throw refuseOnCheck("runtime_dir", "RUNTIME_DIR_UNSAFE", failed);
-      let profile: ReturnType<typeof materializeProfile>;
-      try {
-        profile = materializeProfile(options.profile, dir.dir);
-      } catch (err) {
-        throw new SeatRefusal({
-          step: "runtime_dir",
-          code: "PROFILE_INVALID",
-          check: "profile.materialize",
-          reason: `the profile could not be prepared: ${err instanceof Error ? err.message : String(err)}`,
-          cause: err,
-        });
-      }
-      const pf = firstFailure(profile.checks);
-      if (pf !== undefined) throw refuseOnCheck("runtime_dir", "PROFILE_INVALID", pf);
-      return outcome(
-        { ...dir, profile: profile.profile },
-        `private runtime dir ${dir.dir} (0700, ours); GROK_HOME ${profile.profile.grokHome} (${profile.profile.kind})`,
-        [...dir.checks, ...profile.checks],
-        {
-          dir: dir.dir,
-          socketPath: dir.socketPath,
-          grokHome: profile.profile.grokHome,
-          profile: profile.profile.kind,
-        },
-      );
-    });
-    const herdr = pre.herdr;
-    const socketPath = rt.socketPath;
-    const lockPath = lockPathForSocket(socketPath);
-
-    const sessionId = await run.run("session_id", () =>
-      outcome(
-        mode.sessionId,
-        mode.kind === "fresh"
-          ? `fresh chat: new session ${mode.sessionId}`
-          : `resume of session ${mode.sessionId}`,
-        [],
-        { sessionId: mode.sessionId, mode: mode.kind },
-      ),
-    );
-
-    const argv = tuiArgv(pre.grokExecutable, socketPath, mode);
-    const launch = await run.run("launch", () =>
-      launchStep({
-        herdr,
-        argv,
-        cwd: pre.cwd,
-        env: { ...(options.env ?? {}), GROK_HOME: rt.profile.grokHome },
-        label: options.label ?? "grok seat",
-        placement: options.placement ?? {
-          kind: "new-workspace",
-          label: options.label ?? "grok seat",
-        },
-      }),
-    );
-    left.launched = true;
-    left.paneId = launch.paneId;
-
-    const pane = await run.run("pane_proof", async () => {
-      const o = await paneProofStep({
-        herdr,
-        kernel,
-        launch,
-        descriptor: pre.descriptor,
-        sessionId,
-        grokExecutable: pre.grokExecutable,
-        cwd: pre.cwd,
-        uid,
-      });
-      left.tui = o.value.tui;
-      left.tuiPid = o.value.record.process.pid;
-      return o;
-    });
-    const tui = pane.tui;
-    // Arm the TUI's exit watch now (Herdr subscription + anchor), while the simulator or Grok
-    // is still starting its leader; it is awaited at ready and kept for the seat's life.
-    const paneRecord = { ...pane.record, expectedAgent: "grok" };
-    const exitWatchArming = watchPaneExit(herdr, kernel, paneRecord, { handle: tui });
-    left.exitWatch = exitWatchArming;
-    exitWatchArming.catch(() => {});
-    const tuiRecord = {
-      pid: pane.record.process.pid,
-      identity: pane.record.process.identity,
+    const sessionId = await steps.run(sessionIdStep, mode);
+    const launched = await steps.run(launch, {
+      herdr: pre.herdr,
+      grokExecutable: pre.grokExecutable,
+      runtime,
+      mode,
       cwd: pre.cwd,
-    };
-
-    const sighting = await run.run("leader_wait", () =>
-      waitForLeader({
-        socketPath,
-        lockPath,
-        tui,
-        timeoutMs: t.leaderMs ?? 30_000,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      }),
-    );
-    left.leaderPid = sighting.lockPid;
-    const socketFacts = await run.run("socket_proof", () =>
-      socketProofStep(socketPath, sighting.lockPid, uid),
-    );
-    // A resumed seat continues the original seat's journal (record.ts, journalDir): its receipts
-    // stay reconcilable and its prompt ids stay refused as duplicates. The journal refuses a
-    // directory that is not ours, 0700 and a real directory, like a fresh one.
-    const journalDir =
-      mode.kind === "resume" ? (mode.record.journalDir ?? mode.record.runtimeDir) : rt.dir;
-    const controller = await run.run("admission", () => {
-      const o = admissionStep(journalDir);
-      left.controller = o.value;
-      return o;
+      env: options.env,
+      label: options.label,
+      placement: options.placement,
     });
-    const socket = await run.run("connect", async () => {
-      const o = await connectStep(socketPath, socketFacts, uid, 5_000, { tui: tuiRecord });
-      left.socket = o.value;
-      return o;
+    const pane = await steps.run(paneProof, {
+      herdr: pre.herdr,
+      launch: launched,
+      descriptor: pre.descriptor,
+      sessionId,
+      grokExecutable: pre.grokExecutable,
+      cwd: pre.cwd,
     });
-    const conn = await run.run("register", async () => {
-      const o = await registerStep({
-        socket,
-        cli: pre.cliVersion,
-        registrationTimeoutMs: Math.min(requestMs, 10_000),
-        readyTimeoutMs: requestMs,
-        controlTimeoutMs: requestMs,
-      });
-      left.conn = o.value;
-      return o;
+    const { socketPath, lockPath } = runtime;
+    const sighting = await steps.run(leaderWait, {
+      socketPath,
+      lockPath,
+      tui: pane.tui,
+      timeoutMs: t.leaderMs,
     });
-    const leader = await run.run("leader_proof", async () => {
-      const o = await leaderProofStep(conn, kernel, {
-        socketPath,
-        tui: tuiRecord,
-        grokExecutable: pre.grokExecutable,
-        controlTimeoutMs: requestMs,
-      });
-      left.leader = o.value.handle;
-      left.leaderPid = o.value.facts.pid;
-      return o;
-    });
-    const active = await run.run("active_sessions", () =>
-      activeSessionStep({
-        grokHome: rt.profile.grokHome,
-        sessionId,
-        tui,
-        tuiCwd: pre.cwd,
-        timeoutMs: t.activeSessionMs ?? 15_000,
-      }),
-    );
-    const agent = await run.run("agent", () =>
-      agentStep({ herdr, kernel, record: paneRecord, tui, timeoutMs: t.agentMs ?? 10_000 }),
-    );
-
-    const leaderIdentity = `leader:${leader.facts.pid}:${leader.facts.identity.kind}:${leader.facts.identity.value}`;
-    const paneIdentity = `pane:${paneRecord.pane.paneId}:${paneRecord.pane.terminalId}:${paneRecord.process.pid}:${paneRecord.process.identity.value}`;
-    const { acp, init } = await attachSteps(run, {
-      conn,
+    const socket = await steps.run(socketProof, { socketPath, lockPid: sighting.lockPid });
+    const journalDir = journalDirOf(mode, runtime.dir);
+    const controller = await steps.run(admission, { journalDir });
+    const connected = await steps.run(connect, { socketPath, socket, tui: pane.boundTui });
+    const conn = await steps.run(register, {
+      socket: connected,
       cli: pre.cliVersion,
+      requestMs,
+    });
+    const leader = await steps.run(leaderProof, {
+      conn,
+      socketPath,
+      tui: pane.boundTui,
+      grokExecutable: pre.grokExecutable,
+      requestMs,
+    });
+    const activeSession = await steps.run(activeSessions, {
+      grokHome: runtime.profile.grokHome,
+      sessionId,
+      tui: pane.tui,
+      tuiCwd: pre.cwd,
+      timeoutMs: t.activeSessionMs,
+    });
+    const verdict = await steps.run(agent, {
+      herdr: pre.herdr,
+      record: pane.record,
+      tui: pane.tui,
+      timeoutMs: t.agentMs,
+    });
+    const { handshake, init } = await steps.run(acpInitialize, {
+      conn,
       sessionId,
       cwd: pre.cwd,
       journal: controller.journal,
-      leaderIdentity,
-      paneIdentity,
-      requestTimeoutMs: requestMs,
+      leader: leader.facts,
+      pane: pane.record,
+      requestMs,
     });
-    left.acp = acp;
-
-    let model: SeatRecord["model"] = null;
-    const wanted = options.model;
-    if (wanted !== undefined) {
-      const echo = await run.run("model", () => modelStep(acp, wanted));
-      model = { modelId: echo.modelId, effort: echo.reasoningEffort };
+    await steps.run(versions, { cli: pre.cliVersion, registered: conn.registered, init });
+    await steps.run(catalog, handshake);
+    const session = await steps.run(attach, handshake);
+    let chosen: SeatRecord["model"] = null;
+    if (options.model !== undefined) {
+      const echo = await steps.run(model, { session, request: options.model });
+      chosen = { modelId: echo.modelId, effort: echo.reasoningEffort };
     }
-
-    const registry = options.registry ?? defaultSeatRegistry;
-    const seat = await run.run("ready", async () => {
-      const recordPath = join(rt.dir, RECORD_NAME);
-      const record = buildSeatRecord({
-        sessionId,
-        conversationId: options.conversationId ?? null,
-        cwd: pre.cwd,
-        runtimeDir: rt.dir,
-        journalDir,
-        socketPath,
-        lockPath,
-        controller: { pid: process.pid, identity: selfIdentity(), epoch: controller.epoch },
-        profile: rt.profile,
-        skills: pre.skills,
-        grokExecutable: pre.grokExecutable,
-        cli: pre.cliVersion,
-        registered: conn.registered,
-        init,
-        pane: paneRecord,
-        leader: leader.facts,
-        leaderInfo: leader.info,
-        socket: socketFacts,
-        activeSession: active,
-        agent,
-        model,
-        proofs: run.proofs,
-        now: new Date(),
-      });
-      try {
-        writeSeatRecord(recordPath, record);
-      } catch (err) {
-        throw new SeatRefusal({
-          step: "ready",
-          code: "RECORD_WRITE_FAILED",
-          check: "ready.record",
-          reason: `the seat record could not be written to ${recordPath}`,
-          cause: err,
-        });
-      }
-      const exitWatch = await exitWatchArming;
-      const s = new Seat({
-        herdr,
-        kernel,
-        conn,
-        controller,
-        acp,
-        tui,
-        leader: leader.handle,
-        exitWatch,
-        record,
-        recordPath,
-        registry,
-      });
-      registry.register(s);
-      return outcome(
-        s,
-        `seat ready: session ${sessionId} in pane ${paneRecord.pane.paneId}; record ${recordPath} (0600)`,
-        [],
-        {
-          sessionId,
-          paneId: paneRecord.pane.paneId,
-          recordPath,
-          exitWatchAnchored: exitWatch.anchored,
-        },
-      );
+    return await steps.run(ready, {
+      sessionId,
+      conversationId: options.conversationId ?? null,
+      pre,
+      runtime,
+      journalDir,
+      pane,
+      socket,
+      controller,
+      conn,
+      leader,
+      activeSession,
+      agent: verdict,
+      init,
+      session,
+      model: chosen,
+      proofs: steps.proofs,
+      registry: options.registry ?? defaultSeatRegistry,
     });
-    return seat;
   } catch (err) {
-    await abandon(left);
+    const leftovers = await stack.dispose();
     if (err instanceof SeatRefusal) {
       throw err.withDetails({
         sessionId: mode.sessionId,
-        runtimeDir: left.launched ? left.runtimeDir : null,
-        paneId: left.paneId,
-        tuiPid: left.tuiPid,
-        leaderPid: left.leaderPid,
+        ...left,
+        ...(leftovers.length === 0 ? {} : { cleanupFailures: leftovers.map(String) }),
       });
     }
-    if (err instanceof GrokSeatError && run.current !== null) throw run.refused(run.current, err);
+    if (err instanceof GrokSeatError && steps.current !== null) {
+      throw steps.refused(steps.current, err);
+    }
     throw err;
   }
-}
-
-/** Close everything a refused hire opened. The pane (and its leader) stay for the owner. */
-async function abandon(left: Leftovers): Promise<void> {
-  if (left.exitWatch !== null) {
-    const watch = await left.exitWatch.catch(() => null);
-    watch?.close();
-  }
-  left.acp?.close();
-  if (left.conn !== null)
-    await Promise.race([left.conn.close(), new Promise((r) => setTimeout(r, 2000).unref())]);
-  else left.socket?.destroy();
-  left.controller?.release();
-  left.tui?.close();
-  left.leader?.close();
-  if (!left.launched && left.runtimeDir !== null) removeRuntimeDir(left.runtimeDir);
 }

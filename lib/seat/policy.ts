@@ -9,8 +9,8 @@
  *   the I/O that gathers the facts is `resume.ts`.
  */
 import { randomUUID } from "node:crypto";
-import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
-import type { SeatRecord } from "./record.js";
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
+import type { SeatRecord } from "./seat-record.js";
 
 export type LaunchMode =
   | { readonly kind: "fresh"; readonly sessionId: string }
@@ -31,6 +31,15 @@ export function tuiArgv(grok: string, socketPath: string, mode: LaunchMode): str
   return mode.kind === "fresh"
     ? [...base, "--session-id", mode.sessionId]
     : [...base, "--resume", mode.sessionId];
+}
+
+/**
+ * Where a seat's fence journal and admission lock live: its own runtime directory, or for a
+ * resume the original seat's (seat-record.ts `journalDir`), so its receipts stay reconcilable and
+ * its prompt ids stay refused as duplicates.
+ */
+export function journalDirOf(mode: LaunchMode, runtimeDir: string): string {
+  return mode.kind === "resume" ? (mode.record.journalDir ?? mode.record.runtimeDir) : runtimeDir;
 }
 
 /** Who asks to resume: the controller that hired the seat, or a worker of a bridge. */

@@ -21,7 +21,7 @@ import {
   realpathSync,
 } from "node:fs";
 import { join } from "node:path";
-import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { octal } from "../proof/socket.js";
 import { writeNewPrivateFile } from "./private-file.js";
 import { checkPrivateDir } from "./runtime-dir.js";

@@ -4,14 +4,21 @@
  * the owner's next step (seed ADR 0224: a refusal "names the owner's disable-and-start-fresh
  * step"). Codes are stable; tests and callers branch on `code`, never on text.
  */
-import { GrokSeatError } from "../errors.js";
+
+import type { AcpErrorCode } from "../acp/acp-error.js";
+import type { CheckResult } from "../check.js";
+import type { DeliveryErrorCode } from "../delivery/index.js";
+import { failureOf, GrokSeatError } from "../errors.js";
 import { LINEAR_OWNER_STEP } from "../grok/catalog.js";
+import type { GrokErrorCode } from "../grok/grok-error.js";
 import { VERSION_FLOOR } from "../grok/version.js";
-import type { CheckResult } from "../proof/check.js";
-import type { SeatStep } from "./steps.js";
+import type { HerdrErrorCode } from "../herdr/herdr-error.js";
+import type { KernelFailureCode } from "../kernel/index.js";
+import type { LeaderErrorCode } from "../leader/leader-error.js";
+import type { SeatStep } from "./hire-events.js";
 
 /** What the owner can do about each code; a code not listed gets the generic step. */
-const OWNER_STEPS: Readonly<Record<string, string>> = {
+const OWNER_STEPS = {
   PLATFORM_UNSUPPORTED: "Run the seat on macOS or Linux.",
   GROK_NOT_FOUND: `Install Grok Build ${VERSION_FLOOR} or newer, or pass the path of its grok executable.`,
   GROK_VERSION_UNREADABLE:
@@ -71,12 +78,34 @@ const OWNER_STEPS: Readonly<Record<string, string>> = {
   CONNECTION_CLOSED: "The connection to the leader closed; nothing is resent. Hire a fresh seat.",
   DELIVERY_UNCERTAIN:
     "The prompt may or may not have reached Grok; it is never resent. Reconcile the receipt, or look at the TUI.",
-};
+} as const satisfies Readonly<Record<string, string>>;
+
+/** The codes a seat refuses with by its own rules, each with the owner's next step above. */
+export type SeatOwnCode = keyof typeof OWNER_STEPS;
+
+/**
+ * Every code a `SeatRefusal` can carry: the seat's own, and the code of the lower layer's typed
+ * error a step refused with (switch on these; a peer's own code, a `WireError`'s, may appear too,
+ * which is why `SeatRefusal.code` stays a string).
+ */
+export type SeatRefusalCode =
+  | SeatOwnCode
+  | AcpErrorCode
+  | DeliveryErrorCode
+  | GrokErrorCode
+  | HerdrErrorCode
+  | KernelFailureCode
+  | LeaderErrorCode
+  | "INVALID_ARGUMENT"
+  | "HANDLE_CLOSED"
+  | "ADDON_LOAD_FAILED";
 
 const GENERIC_STEP = "Quit the Grok pane (/quit) if one was opened, then hire again.";
 
+const OWNER_STEP_OF: ReadonlyMap<string, string> = new Map(Object.entries(OWNER_STEPS));
+
 export function ownerStepFor(code: string): string {
-  return OWNER_STEPS[code] ?? GENERIC_STEP;
+  return OWNER_STEP_OF.get(code) ?? GENERIC_STEP;
 }
 
 export interface SeatRefusalInit {
@@ -141,12 +170,13 @@ export class SeatRefusal extends GrokSeatError {
   }
 }
 
-/** A refusal built from the first failed check of a proof. */
+/** A refusal built from the first failed check of a proof (and the error behind it, if any). */
 export function refuseOnCheck(
   step: SeatStep,
   code: string,
   failed: CheckResult,
   details: Record<string, unknown> = {},
+  cause?: unknown,
 ): SeatRefusal {
   return new SeatRefusal({
     step,
@@ -154,5 +184,40 @@ export function refuseOnCheck(
     check: failed.check,
     reason: failed.reason ?? `${failed.check} failed`,
     details: { expected: failed.expected, received: failed.received, ...details },
+    ...(cause === undefined || cause === null ? {} : { cause }),
   });
+}
+
+/** Where a refusal is named when a call fails: its step, code, check and reason. */
+export interface RefusalSpec {
+  readonly step: SeatStep;
+  /** The refusal's code; without one, the failure's own code and its details are kept. */
+  readonly code?: string;
+  readonly check: string;
+  /** The reason, from the failure's code and message. */
+  readonly reason: (failure: { readonly code: string; readonly message: string }) => string;
+  readonly details?: Record<string, unknown>;
+}
+
+/**
+ * Run `fn`; a typed failure it throws (a GrokSeatError, or a Node system error with its errno)
+ * becomes this refusal, with the failure kept as its cause. Anything untyped is a bug and is
+ * thrown as it is.
+ */
+export async function refuseOnThrow<T>(spec: RefusalSpec, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const failure = failureOf(err);
+    if (failure === null || err instanceof SeatRefusal) throw err;
+    const own = spec.code === undefined && err instanceof GrokSeatError ? { ...err.context } : {};
+    throw new SeatRefusal({
+      step: spec.step,
+      code: spec.code ?? failure.code,
+      check: spec.check,
+      reason: spec.reason(failure),
+      details: { ...own, ...(spec.details ?? {}) },
+      cause: err,
+    });
+  }
 }

@@ -11,7 +11,7 @@
  *   else TUI_ALIVE.
  * Pure: facts in, decision out. Every reason that holds is listed, most fundamental first.
  */
-import type { ExitVerdict } from "../herdr/exit-watch.js";
+import type { ExitVerdict } from "../observe/pane-exit.js";
 
 export type ReleaseReason =
   | "NOT_OWNED"

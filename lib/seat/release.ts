@@ -2,47 +2,50 @@
  * The I/O of release (the decision is the pure `release-policy.ts`): look at the leader through
  * the kernel handle taken when it was proven, stop it through that handle (SIGTERM, then wait for
  * the kernel to report this very process exited: never `kill(pid)`), and only then remove the
- * socket and lock files a signalled leader leaves behind (grok-leader-protocol.md §1: a signal
- * exit skips the destructors) — only in our own directory, only files we own, only a socket no
- * one listens on (reliability-plan.md §1.2: "never remove a socket you did not prove stale").
+ * socket and lock files a signalled leader leaves behind (docs/design/grok-leader-protocol.md §1: a
+ * signal exit skips the destructors) — only in our own directory, only files we own, only a socket
+ * no one listens on (docs/design/reliability-plan.md §1.2: "never remove a socket you did not prove
+ * stale").
  */
 import { lstatSync, unlinkSync } from "node:fs";
-import { GrokSeatError } from "../errors.js";
-import { processFacts } from "../kernel/process.js";
-import { socketFacts } from "../kernel/socket.js";
-import type { ProcessHandle } from "../kernel/types.js";
+import { failureOf } from "../errors.js";
+import {
+  type KernelPort,
+  type ProcessHandle,
+  readProcess,
+  sameIdentity,
+  systemKernel,
+} from "../kernel/index.js";
 import type { LeaderNow } from "./release-policy.js";
 
-function listenersOf(socketPath: string): readonly number[] {
+function listenersOf(kernel: KernelPort, socketPath: string): readonly number[] {
   try {
-    return socketFacts(socketPath).listeners;
+    return kernel.socketFacts(socketPath).listeners;
   } catch {
     return [];
   }
 }
 
 /** The leader as its handle sees it now. */
-export function leaderNow(handle: ProcessHandle, socketPath: string): LeaderNow {
+export function leaderNow(
+  handle: ProcessHandle,
+  socketPath: string,
+  kernel: KernelPort = systemKernel,
+): LeaderNow {
   let alive: boolean;
   try {
     alive = handle.isAlive();
   } catch (err) {
-    return { kind: "unproven", code: err instanceof GrokSeatError ? err.code : "HANDLE_ERROR" };
+    return { kind: "unproven", code: failureOf(err)?.code ?? "HANDLE_ERROR" };
   }
   if (!alive) {
-    return { kind: "exited", socketServedByOther: listenersOf(socketPath).length > 0 };
+    return { kind: "exited", socketServedByOther: listenersOf(kernel, socketPath).length > 0 };
   }
-  try {
-    const facts = processFacts(handle.pid);
-    if (
-      facts.identity.kind !== handle.identity.kind ||
-      facts.identity.value !== handle.identity.value
-    ) {
-      // The handle's process lives, yet the pid names another: only possible mid-exit.
-      return { kind: "unproven", code: "IDENTITY_CHANGED" };
-    }
-  } catch (err) {
-    return { kind: "unproven", code: err instanceof GrokSeatError ? err.code : "READ_FAILED" };
+  const now = readProcess(kernel, handle.pid);
+  if (!now.ok) return { kind: "unproven", code: now.error.code };
+  // The handle's process lives, yet the pid names another: only possible mid-exit.
+  if (!sameIdentity(now.facts.identity, handle.identity)) {
+    return { kind: "unproven", code: "IDENTITY_CHANGED" };
   }
   return { kind: "proven" };
 }
@@ -56,14 +59,10 @@ export function leaderNow(handle: ProcessHandle, socketPath: string): LeaderNow 
  * watch's kernel verdict. A zombie under the pid is our TUI: while its pidfd is not readable the
  * process was not reaped, so its pid cannot have been reused.
  */
-export function tuiExitUnderway(handle: ProcessHandle): boolean {
+export function tuiExitUnderway(handle: ProcessHandle, kernel: KernelPort = systemKernel): boolean {
   if (!handle.isAlive()) return true;
-  try {
-    processFacts(handle.pid);
-    return false;
-  } catch (err) {
-    return err instanceof GrokSeatError && err.code === "ZOMBIE";
-  }
+  const now = readProcess(kernel, handle.pid);
+  return !now.ok && now.error.code === "ZOMBIE";
 }
 
 /** SIGTERM through the handle, then wait (bounded) for the kernel to report the exit. */
@@ -85,10 +84,14 @@ function euid(): number {
 }
 
 /** Remove the stale socket and lock a stopped leader left in our private directory. */
-export function removeStaleLeaderFiles(socketPath: string, lockPath: string): string[] {
+export function removeStaleLeaderFiles(
+  socketPath: string,
+  lockPath: string,
+  kernel: KernelPort = systemKernel,
+): string[] {
   const removed: string[] = [];
   // A listener means some leader serves the path (not ours: ours has exited): leave both alone.
-  if (listenersOf(socketPath).length > 0) return removed;
+  if (listenersOf(kernel, socketPath).length > 0) return removed;
   const sock = lstatSync(socketPath, { throwIfNoEntry: false });
   if (sock?.isSocket() === true && sock.uid === euid()) {
     unlinkSync(socketPath);

@@ -7,15 +7,13 @@
  * new private runtime directory and socket, and proves the new TUI and leader from scratch.
  */
 import { realpathSync } from "node:fs";
-import { GrokSeatError } from "../errors.js";
-import { systemKernel } from "../herdr/kernel-port.js";
-import { firstFailure } from "../proof/check.js";
-import { defaultSeatRegistry } from "./bridge.js";
+import { firstFailure } from "../check.js";
+import { type KernelPort, readProcess, systemKernel } from "../kernel/index.js";
 import { type HireOptions, hireWith } from "./hire.js";
 import { checkResume, type Requester, type ResumeFacts } from "./policy.js";
-import type { SeatRecord } from "./record.js";
 import { refuseOnCheck } from "./refusal.js";
-import type { Seat } from "./seat.js";
+import { defaultSeatRegistry, type Seat } from "./seat.js";
+import type { SeatRecord } from "./seat-record.js";
 
 export interface ResumeOptions extends Omit<HireOptions, "cwd" | "profile" | "conversationId"> {
   /** The saved record of the seat whose session is resumed. */
@@ -28,16 +26,16 @@ export interface ResumeOptions extends Omit<HireOptions, "cwd" | "profile" | "co
   readonly requester?: Requester;
 }
 
-function originalTuiNow(record: SeatRecord): ResumeFacts["originalTuiNow"] {
-  try {
-    const facts = systemKernel.processFacts(record.pane.process.pid);
-    return facts.identity.value === record.pane.process.identity.value ? "same_process" : "gone";
-  } catch (err) {
-    if (err instanceof GrokSeatError && (err.code === "NO_SUCH_PROCESS" || err.code === "ZOMBIE")) {
-      return "gone";
-    }
-    return "unreadable";
+function originalTuiNow(kernel: KernelPort, record: SeatRecord): ResumeFacts["originalTuiNow"] {
+  const now = readProcess(kernel, record.pane.process.pid);
+  if (now.ok) {
+    return now.facts.identity.value === record.pane.process.identity.value
+      ? "same_process"
+      : "gone";
   }
+  return now.error.code === "NO_SUCH_PROCESS" || now.error.code === "ZOMBIE"
+    ? "gone"
+    : "unreadable";
 }
 
 function canonical(path: string): string {
@@ -65,7 +63,10 @@ export function resumeChecks(options: ResumeOptions): ReturnType<typeof checkRes
       conversationId: options.conversationId,
       requester: options.requester ?? "controller",
     },
-    { originalControllerLive: controllerLive, originalTuiNow: originalTuiNow(options.record) },
+    {
+      originalControllerLive: controllerLive,
+      originalTuiNow: originalTuiNow(options.kernel ?? systemKernel, options.record),
+    },
   );
 }
 

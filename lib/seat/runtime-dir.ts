@@ -8,8 +8,8 @@
 import { lstatSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { kernelInfo } from "../kernel/info.js";
-import { type CheckResult, expectEqual, fail, pass } from "../proof/check.js";
+import { type CheckResult, expectEqual, fail, pass } from "../check.js";
+import { type KernelPort, systemKernel } from "../kernel/index.js";
 import { octal } from "../proof/socket.js";
 
 export const SOCKET_NAME = "leader.sock";
@@ -48,8 +48,11 @@ export function checkPrivateDir(dir: string, prefix = "runtime_dir"): CheckResul
 }
 
 /** bind()/connect() take at most sun_path bytes (107 on Linux, 103 on macOS). */
-export function checkSocketPathLength(socketPath: string): CheckResult {
-  const max = kernelInfo().sunPathMax;
+export function checkSocketPathLength(
+  socketPath: string,
+  kernel: KernelPort = systemKernel,
+): CheckResult {
+  const max = kernel.kernelInfo().sunPathMax;
   const bytes = Buffer.byteLength(socketPath);
   return bytes <= max
     ? pass("runtime_dir.socket_path_length", `<= ${max} bytes`, bytes)
@@ -72,14 +75,17 @@ export interface RuntimeDir {
  * Create a fresh private directory under `base` (default: the system temp dir). mkdtemp(3)
  * creates it 0700 with a random name that cannot already exist; the checks then confirm it.
  */
-export function createRuntimeDir(base: string = tmpdir()): RuntimeDir {
+export function createRuntimeDir(
+  base: string = tmpdir(),
+  kernel: KernelPort = systemKernel,
+): RuntimeDir {
   const parent = realpathSync(base);
   const dir = mkdtempSync(join(parent, "grok-seat-"));
   const socketPath = join(dir, SOCKET_NAME);
   return {
     dir,
     socketPath,
-    checks: [...checkPrivateDir(dir), checkSocketPathLength(socketPath)],
+    checks: [...checkPrivateDir(dir), checkSocketPathLength(socketPath, kernel)],
   };
 }
 

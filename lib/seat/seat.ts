@@ -4,27 +4,27 @@
  * seat's life. Deliveries go through the fence (lib/delivery); release closes the controller and
  * stops the leader only when `release-policy.ts` allows it.
  */
-import type { AcpSeat, AcpSeatEvent, Delivery } from "../acp/client.js";
+import type { AcpSession, AcpSessionEvent, Delivery } from "../acp/acp-session.js";
+import type { OwnerAction } from "../acp/owner-actions.js";
 import type { Controller } from "../delivery/index.js";
 import type { Receipt } from "../delivery/receipt.js";
 import type { HerdrClient } from "../herdr/client.js";
-import type { ExitVerdict, PaneExitWatch } from "../herdr/exit-watch.js";
-import type { HerdrKernel } from "../herdr/kernel-port.js";
 import type { JsonValue } from "../json.js";
-import type { ProcessHandle } from "../kernel/types.js";
-import type { LeaderConnection } from "../leader/connection.js";
-import type { RegisteredSeat, SeatRegistry } from "./bridge.js";
-import { type SeatRecord, writeSeatRecord } from "./record.js";
+import type { KernelPort, ProcessHandle } from "../kernel/index.js";
+import type { LeaderConnection } from "../leader/leader-connection.js";
+import type { ExitVerdict, PaneExitWatch } from "../observe/pane-exit.js";
 import { SeatRefusal } from "./refusal.js";
+import { type RegisteredSeat, SeatRegistry } from "./registry.js";
 import { leaderNow, removeStaleLeaderFiles, stopLeader, tuiExitUnderway } from "./release.js";
 import { decideLeaderStop, type ReleaseReason } from "./release-policy.js";
+import { type SeatRecord, writeSeatRecord } from "./seat-record.js";
 
 export interface SeatParts {
   readonly herdr: HerdrClient;
-  readonly kernel: HerdrKernel;
+  readonly kernel: KernelPort;
   readonly conn: LeaderConnection;
   readonly controller: Controller;
-  readonly acp: AcpSeat;
+  readonly acp: AcpSession;
   readonly tui: ProcessHandle;
   readonly leader: ProcessHandle;
   readonly exitWatch: PaneExitWatch;
@@ -80,6 +80,9 @@ export function verdictJson(v: ExitVerdict | null): JsonValue {
   };
 }
 
+/** What `seat.on(listener)` reports: receipts moving, owner actions, model echoes, the close. */
+export type SeatEvent = AcpSessionEvent;
+
 export class Seat implements RegisteredSeat {
   readonly sessionId: string;
   readonly paneId: string;
@@ -113,8 +116,8 @@ export class Seat implements RegisteredSeat {
     return this.#state;
   }
 
-  /** The ACP seat, for cancel, reconcile, owner actions and events. */
-  get acp(): AcpSeat {
+  /** The ACP session underneath (lib/acp): its tap statistics, the running prompt id. */
+  get acp(): AcpSession {
     return this.#p.acp;
   }
 
@@ -127,7 +130,7 @@ export class Seat implements RegisteredSeat {
     }
   }
 
-  on(listener: (event: AcpSeatEvent) => void): () => void {
+  on(listener: (event: AcpSessionEvent) => void): () => void {
     return this.#p.acp.on(listener);
   }
 
@@ -136,18 +139,32 @@ export class Seat implements RegisteredSeat {
   }
 
   /**
-   * Deliver one prompt through the fence (lib/acp/client.ts `deliver`). Refused before anything
-   * is fenced when the seat is released, the original TUI has exited, or the proven leader is
-   * gone (then nothing is sent anywhere: no reconnect, no other leader).
+   * Deliver one prompt through the fence (lib/acp/acp-session.ts `deliver`). Refused before
+   * anything is fenced when the seat is released, the original TUI has exited, or the proven leader
+   * is gone (then nothing is sent anywhere: no reconnect, no other leader).
    */
   async deliver(text: string, options: { promptId?: string } = {}): Promise<Delivery> {
     this.#assertDeliverable();
     return this.#p.acp.deliver(text, options);
   }
 
-  /** Cancel one of our prompts (lib/acp/client.ts `cancel`). */
+  /** Cancel one of our prompts (lib/acp/acp-session.ts `cancel`). */
   cancel(promptId: string): Promise<Receipt> {
     return this.#p.acp.cancel(promptId);
+  }
+
+  /**
+   * Recovery: reconcile our open receipts (uncertain ones above all) with the session's durable
+   * record and return those that changed; never sends a prompt (lib/acp/acp-session.ts
+   * `reconcile`, where `via: "replay"` and its cost to the owner are explained).
+   */
+  reconcile(options: { tail?: number; via?: "updates" | "replay" } = {}): Promise<Receipt[]> {
+    return this.#p.acp.reconcile(options);
+  }
+
+  /** Permission prompts and questions waiting for the owner in the TUI. We never answer them. */
+  pendingOwnerActions(): OwnerAction[] {
+    return this.#p.acp.pendingOwnerActions();
   }
 
   #assertDeliverable(): void {
@@ -168,7 +185,7 @@ export class Seat implements RegisteredSeat {
         "the original TUI has exited; its session is no longer visible",
       );
     }
-    const now = leaderNow(this.#p.leader, this.#record.socketPath);
+    const now = leaderNow(this.#p.leader, this.#record.socketPath, this.#p.kernel);
     if (now.kind === "exited") {
       throw refuse(
         now.socketServedByOther ? "LEADER_REPLACED" : "LEADER_GONE",
@@ -214,7 +231,7 @@ export class Seat implements RegisteredSeat {
     if (exit === null) {
       let tuiGone = false;
       try {
-        tuiGone = tuiExitUnderway(p.tui);
+        tuiGone = tuiExitUnderway(p.tui, p.kernel);
       } catch {
         tuiGone = false;
       }
@@ -229,7 +246,7 @@ export class Seat implements RegisteredSeat {
       }
     }
     p.exitWatch.close();
-    const now = leaderNow(p.leader, this.#record.socketPath);
+    const now = leaderNow(p.leader, this.#record.socketPath, p.kernel);
     // A Seat exists only in the process that hired it (a record never becomes one): owned.
     const decision = decideLeaderStop({ owned: true, leader: now, tuiExit: exit });
     let action: LeaderAction = decision.reasons.includes("LEADER_GONE")
@@ -241,7 +258,8 @@ export class Seat implements RegisteredSeat {
       signal = "SIGTERM";
       const exited = await stopLeader(p.leader, options.stopTimeoutMs ?? 5000);
       action = exited ? "stopped" : "stop_timed_out";
-      if (exited) removed = removeStaleLeaderFiles(this.#record.socketPath, this.#record.lockPath);
+      if (exited)
+        removed = removeStaleLeaderFiles(this.#record.socketPath, this.#record.lockPath, p.kernel);
     }
     p.tui.close();
     p.leader.close();
@@ -265,6 +283,9 @@ export class Seat implements RegisteredSeat {
     };
   }
 }
+
+/** The registry of this process: `hire` registers here unless given another. */
+export const defaultSeatRegistry = new SeatRegistry<Seat>();
 
 function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());

@@ -7,7 +7,8 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import * as v from "valibot";
-import { type CheckResult, fail, pass } from "../proof/check.js";
+import { type CheckResult, fail, pass } from "../check.js";
+import { failureOr } from "../errors.js";
 
 export const SkillEntrySchema = v.object({
   /** The path as the caller gave it (made absolute). */
@@ -19,10 +20,6 @@ export const SkillEntrySchema = v.object({
   bytes: v.nullable(v.number()),
 });
 export type SkillEntry = v.InferOutput<typeof SkillEntrySchema>;
-
-function errno(err: unknown): string {
-  return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : "EIO";
-}
 
 /** One `skills.readable` check per path, and the manifest of those that passed. */
 export function buildSkillManifest(paths: readonly string[]): {
@@ -47,9 +44,8 @@ export function buildSkillManifest(paths: readonly string[]): {
       manifest.push({ path, realPath, kind, bytes: kind === "file" ? st.size : null });
       checks.push(pass("skills.readable", path, realPath));
     } catch (err) {
-      checks.push(
-        fail("skills.readable", path, errno(err), `${path} is not readable (${errno(err)})`),
-      );
+      const errno = failureOr(err, "EIO").code;
+      checks.push(fail("skills.readable", path, errno, `${path} is not readable (${errno})`));
     }
   }
   return { manifest, checks };

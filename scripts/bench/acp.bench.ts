@@ -7,7 +7,7 @@
  *      frames (the same bytes, no Grok): the transport floor;
  *   2. raw client: hand-made frames and JSON.parse against the simulator's leader (no SDK, no tap,
  *      no journal): what Grok itself costs;
- *   3. AcpSeat: leader connection + SDK client app + tap + evidence + fence journal (fsync per
+ *   3. AcpSession: leader connection + SDK client app + tap + evidence + fence journal (fsync per
  *      prompt) against the same leader.
  * Our layers' overhead is (3) − (2), also as a ratio; (1) shows what the socket alone costs, and
  * (4) the fence journal alone (fence fsync + dispatched record, no network), which is part of (3).
@@ -16,9 +16,9 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AcpSeat } from "../../lib/acp/client.js";
+import { attachSession } from "../../lib/acp/acp-handshake.js";
 import { admitController, dispatch } from "../../lib/delivery/index.js";
-import { connectLeader } from "../../lib/leader/connection.js";
+import { connectLeader } from "../../lib/leader/leader-connection.js";
 import {
   ensureGrokSim,
   grokHomeFixture,
@@ -194,10 +194,10 @@ try {
   const echoUs = await timeEach(N, () => echo.roundTrip(sent));
   echo.close();
 
-  // 3. AcpSeat.
+  // 3. AcpSession.
   const conn = await connectLeader(tui.paths.socketPath);
   const controller = admitController({ seatDir });
-  const seat = await AcpSeat.attach(conn, {
+  const seat = await attachSession(conn, {
     sessionId: tui.sessionId,
     cwd: home.cwd,
     journal: controller.journal,
@@ -264,7 +264,7 @@ try {
     `${row(["2. raw frames against the grok simulator", r.median, r.p99], widths)}\n`,
   );
   process.stdout.write(
-    `${row(["3. AcpSeat (SDK + tap + fence fsync)", s.median, s.p99], widths)}\n`,
+    `${row(["3. AcpSession (SDK + tap + fence fsync)", s.median, s.p99], widths)}\n`,
   );
   process.stdout.write(
     `${row(["   our layers: (3) - (2)", s.median - r.median, s.p99 - r.p99], widths)}\n`,

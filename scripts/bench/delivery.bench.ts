@@ -26,7 +26,7 @@ import { encodeRecord } from "../../lib/delivery/codec.js";
 import { dispatch } from "../../lib/delivery/dispatch.js";
 import { Journal } from "../../lib/delivery/journal.js";
 import { JOURNAL_FILE, nodeJournalIO } from "../../lib/delivery/journal-io.js";
-import type { JournalRecord } from "../../lib/delivery/record.js";
+import type { JournalRecord } from "../../lib/delivery/journal-record.js";
 import { figure, row, summarize } from "./lib/stats.js";
 
 const ITERATIONS = 500;

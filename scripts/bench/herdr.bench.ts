@@ -10,11 +10,11 @@ import { execFile } from "node:child_process";
 import type { Socket } from "node:net";
 import { promisify } from "node:util";
 import { HerdrClient, type RequestOptions } from "../../lib/herdr/client.js";
-import type { HerdrKernel } from "../../lib/herdr/kernel-port.js";
-import { systemKernel } from "../../lib/herdr/kernel-port.js";
 import { launchPane } from "../../lib/herdr/launch.js";
 import type { HerdrMethod, HerdrParams, HerdrResult } from "../../lib/herdr/methods.js";
-import { bindPane, readSessionDescriptor, verifyPane } from "../../lib/herdr/observe.js";
+import { type KernelPort, systemKernel } from "../../lib/kernel/index.js";
+import { readSessionDescriptor } from "../../lib/observe/herdr-descriptor.js";
+import { bindPane, verifyPane } from "../../lib/observe/pane.js";
 import { startHerdrSim } from "../../test/helpers/herdr-sim.js";
 import { figure, row, summarize } from "./lib/stats.js";
 
@@ -55,10 +55,10 @@ function timed<A extends unknown[], R>(fn: (...a: A) => R): (...a: A) => R {
   };
 }
 
-const kernel: HerdrKernel = {
+const kernel: KernelPort = {
+  ...systemKernel,
   processFacts: timed(systemKernel.processFacts),
   peerCredentials: timed(systemKernel.peerCredentials),
-  openProcessHandle: systemKernel.openProcessHandle,
 };
 
 const sim = await startHerdrSim({});

@@ -15,8 +15,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { processFacts } from "../../lib/kernel/process.js";
-import { socketFacts } from "../../lib/kernel/socket.js";
+import { processFacts, socketFacts } from "../../lib/kernel/index.js";
 import { figure, row, summarize, timeUs } from "./lib/stats.js";
 
 /** Pythons tried for psutil, in order: Debian's python3-psutil lives under /usr/bin/python3. */

@@ -10,8 +10,8 @@
  * fake leader in this process (test/helpers/fake-leader.ts).
  */
 
-import { connectLeader } from "../../lib/leader/connection.js";
 import { encodeFrame, FrameDecoder } from "../../lib/leader/frame-codec.js";
+import { connectLeader } from "../../lib/leader/leader-connection.js";
 import { parseServerMessage } from "../../lib/leader/messages.js";
 import { figure, row, summarize, timeUs } from "./lib/stats.js";
 

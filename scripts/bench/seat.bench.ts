@@ -20,9 +20,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hire } from "../../lib/seat/hire.js";
+import type { HireEvent, HireStep } from "../../lib/seat/hire-events.js";
+import { HIRE_STEPS } from "../../lib/seat/hire-events.js";
 import type { Seat } from "../../lib/seat/seat.js";
-import type { HireEvent, HireStep } from "../../lib/seat/steps.js";
-import { HIRE_STEPS } from "../../lib/seat/steps.js";
 import {
   ensureGrokSim,
   grokHomeFixture,

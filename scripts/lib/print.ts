@@ -1,6 +1,6 @@
 /** Printing hire progress and refusals for a person (the demo and the live verification). */
+import type { HireEvent } from "../../lib/seat/hire-events.js";
 import type { SeatRefusal } from "../../lib/seat/refusal.js";
-import type { HireEvent } from "../../lib/seat/steps.js";
 
 export function color(enabled: boolean) {
   const paint = (code: string) => (s: string) => (enabled ? `\u001b[${code}m${s}\u001b[0m` : s);

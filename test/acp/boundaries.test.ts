@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { AcpConnection } from "../../lib/acp/connection.js";
+import { SessionCore } from "../../lib/acp/session-core.js";
 import { GrokSeatError } from "../../lib/errors.js";
 import { MemoryPipe } from "./helpers.js";
 
@@ -28,7 +28,7 @@ test("no process spawning, no permission flags in lib/acp and our lib/grok files
 });
 
 test("session/new is refused by the connection itself", async () => {
-  const conn = new AcpConnection(new MemoryPipe(), {
+  const conn = new SessionCore(new MemoryPipe(), {
     sessionId: "s",
     cwd: "/",
     // The journal is never reached: the request is refused first.
@@ -41,7 +41,7 @@ test("session/new is refused by the connection itself", async () => {
     code = e instanceof GrokSeatError ? e.code : "OTHER";
   });
   assert.is(code, "SESSION_NEW_FORBIDDEN");
-  conn.conn.close();
+  conn.sdk.close();
 });
 
 test.run();

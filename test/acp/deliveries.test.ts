@@ -8,7 +8,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { AcpSeatEvent } from "../../lib/acp/client.js";
+import type { AcpSessionEvent } from "../../lib/acp/acp-session.js";
 import { admitController } from "../../lib/delivery/index.js";
 import type { Receipt } from "../../lib/delivery/receipt.js";
 import { GrokSeatError } from "../../lib/errors.js";
@@ -37,8 +37,8 @@ async function rejection(p: Promise<Receipt>): Promise<GrokSeatError> {
   }
 }
 
-const ofType = <T extends AcpSeatEvent["type"]>(events: readonly AcpSeatEvent[], type: T) =>
-  events.filter((e): e is Extract<AcpSeatEvent, { type: T }> => e.type === type);
+const ofType = <T extends AcpSessionEvent["type"]>(events: readonly AcpSessionEvent[], type: T) =>
+  events.filter((e): e is Extract<AcpSessionEvent, { type: T }> => e.type === type);
 
 test.after(removeSeatDirs);
 

@@ -6,7 +6,8 @@
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AcpSeat, type AcpSeatEvent } from "../../lib/acp/client.js";
+import { attachSession } from "../../lib/acp/acp-handshake.js";
+import type { AcpSession, AcpSessionEvent } from "../../lib/acp/acp-session.js";
 import type { RpcMessage } from "../../lib/acp/json-rpc.js";
 import { admitController, type Controller } from "../../lib/delivery/index.js";
 import { GrokSeatError } from "../../lib/errors.js";
@@ -20,7 +21,7 @@ export interface World {
   agent: FakeAgent;
   controller: Controller;
   dir: string;
-  events: AcpSeatEvent[];
+  events: AcpSessionEvent[];
 }
 
 const dirs: string[] = [];
@@ -75,8 +76,8 @@ export function world(
   return { pipe, agent, controller: admitController({ seatDir: dir }), dir, events: [] };
 }
 
-export async function attach(w: World): Promise<AcpSeat> {
-  const seat = await AcpSeat.attach(w.pipe, {
+export async function attach(w: World): Promise<AcpSession> {
+  const seat = await attachSession(w.pipe, {
     sessionId: S,
     cwd: CWD,
     journal: w.controller.journal,

@@ -16,7 +16,7 @@ import * as assert from "uvu/assert";
 import { parseAcpPayload } from "../../lib/acp/json-rpc.js";
 import { admitController } from "../../lib/delivery/index.js";
 import { GrokSeatError } from "../../lib/errors.js";
-import { connectLeader } from "../../lib/leader/connection.js";
+import { connectLeader } from "../../lib/leader/leader-connection.js";
 import { ensureGrokSim } from "../helpers/grok-sim.js";
 import { until, within } from "./helpers.js";
 import { attachSeat, newSeatDir, refusal, removeSeatDir, type Sim, startSim } from "./sim-seat.js";

@@ -1,6 +1,6 @@
 // @platform linux: uses the grok simulator, not yet verified on macOS
 /**
- * AcpSeat end to end against the `grok` simulator: a real TUI in a tmux pane, its detached
+ * AcpSession end to end against the `grok` simulator: a real TUI in a tmux pane, its detached
  * leader, our one leader connection, a real journal. The simulator's frame log is the oracle for
  * what we sent; the TUI's own frames are told apart by `client_type` ("grok-shell" vs ours).
  */
@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { AcpSeatEvent } from "../../lib/acp/client.js";
+import type { AcpSessionEvent } from "../../lib/acp/acp-session.js";
 import type { GrokEvent } from "../../lib/acp/grok-extensions.js";
 import { ensureGrokSim, waitFor } from "../helpers/grok-sim.js";
 import { within } from "./helpers.js";
@@ -24,7 +24,7 @@ import {
 
 await ensureGrokSim();
 
-function grokEvents(events: readonly AcpSeatEvent[]): GrokEvent[] {
+function grokEvents(events: readonly AcpSessionEvent[]): GrokEvent[] {
   return events.flatMap((e) => (e.type === "grok" ? [e.event] : []));
 }
 

@@ -7,11 +7,12 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AcpSeat, type AcpSeatEvent } from "../../lib/acp/client.js";
+import { attachSession } from "../../lib/acp/acp-handshake.js";
+import type { AcpSession, AcpSessionEvent } from "../../lib/acp/acp-session.js";
 import { parseAcpPayload, type RpcMessage } from "../../lib/acp/json-rpc.js";
 import { admitController, type Controller } from "../../lib/delivery/index.js";
 import { GrokSeatError } from "../../lib/errors.js";
-import { connectLeader, type LeaderConnection } from "../../lib/leader/connection.js";
+import { connectLeader, type LeaderConnection } from "../../lib/leader/leader-connection.js";
 import {
   type GrokHomeFixture,
   type GrokTui,
@@ -106,8 +107,8 @@ export async function startSim(
 export interface Attached {
   readonly conn: LeaderConnection;
   readonly controller: Controller;
-  readonly seat: AcpSeat;
-  readonly events: AcpSeatEvent[];
+  readonly seat: AcpSession;
+  readonly events: AcpSessionEvent[];
   /** Close the seat, the leader connection and the controller (the seat dir stays). */
   close(): Promise<void>;
 }
@@ -134,9 +135,9 @@ export async function attachSeat(
     await conn.close();
     controller.release();
   };
-  let seat: AcpSeat;
+  let seat: AcpSession;
   try {
-    seat = await AcpSeat.attach(conn, {
+    seat = await attachSession(conn, {
       sessionId: opts.sessionId ?? sim.tui.sessionId,
       cwd: opts.cwd ?? sim.home.cwd,
       journal: controller.journal,
@@ -148,7 +149,7 @@ export async function attachSeat(
     await release();
     throw err;
   }
-  const events: AcpSeatEvent[] = [];
+  const events: AcpSessionEvent[] = [];
   seat.on((e) => events.push(e));
   return {
     conn,

@@ -6,8 +6,8 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { allPassed, firstFailure } from "../../lib/check.js";
 import { admitVersion, probeGrokVersion } from "../../lib/grok/version.js";
-import { allPassed, firstFailure } from "../../lib/proof/check.js";
 import { ensureGrokSim, simEnv } from "../helpers/grok-sim.js";
 import { attachSeat, newSeatDir, removeSeatDir, startSim } from "./sim-seat.js";
 

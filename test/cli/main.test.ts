@@ -1,12 +1,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { fail, pass } from "../../lib/check.js";
 import { parseCommandLine, usage } from "../../lib/cli/args.js";
 import type { Command, Report } from "../../lib/cli/command.js";
 import { commands } from "../../lib/cli/commands/index.js";
 import { main } from "../../lib/cli/main.js";
 import { renderHuman, reportJson, reportOk, useColor } from "../../lib/cli/output.js";
 import { GrokSeatError } from "../../lib/errors.js";
-import { fail, pass } from "../../lib/proof/check.js";
 
 function sink(isTTY = false): { write(s: string): boolean; text: () => string; isTTY: boolean } {
   let buf = "";

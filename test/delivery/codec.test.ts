@@ -9,7 +9,7 @@ import {
   encodeRecord,
   MAX_LINE_BYTES,
 } from "../../lib/delivery/codec.js";
-import type { JournalRecord } from "../../lib/delivery/record.js";
+import type { JournalRecord } from "../../lib/delivery/journal-record.js";
 import { isErrorCode } from "../../lib/errors.js";
 import { soakScaled } from "./claim-run.js";
 

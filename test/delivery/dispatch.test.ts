@@ -52,7 +52,7 @@ test("a failed send leaves the receipt uncertain and is never retried", async ()
     });
     assert.unreachable();
   } catch (err) {
-    assert.ok(isErrorCode(err, "DUPLICATE_PROMPT_ID"));
+    assert.ok(isErrorCode(err, "PROMPT_ID_DUPLICATE"));
   }
   assert.is(sends, 1);
   j.close();

@@ -2,7 +2,6 @@ import { mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { errnoCode } from "../../lib/delivery/delivery-error.js";
 import {
   nodeJournalIO,
   type PathFacts,
@@ -10,6 +9,7 @@ import {
   seatDirProblem,
   seatFileProblem,
 } from "../../lib/delivery/journal-io.js";
+import { failureOf } from "../../lib/errors.js";
 import { cleanupSeats, tempSeat } from "./fixtures.js";
 
 test.after.each(cleanupSeats);
@@ -66,7 +66,7 @@ test("nodeJournalIO: lstat never follows, create is exclusive and 0600, no symli
     try {
       f();
     } catch (e) {
-      return errnoCode(e);
+      return failureOf(e)?.code ?? null;
     }
     return null;
   };
@@ -91,7 +91,7 @@ test("nodeJournalIO: lstat never follows, create is exclusive and 0600, no symli
     "ENOTDIR",
   );
   assert.is(nodeJournalIO.lstat(join(seat, "absent")), null);
-  assert.is(errnoCode("not an error"), null);
+  assert.is(failureOf("not an error"), null);
 });
 
 test.run();

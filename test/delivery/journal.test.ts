@@ -41,7 +41,7 @@ test("fences: need an epoch, refuse duplicates and bad input, are fsynced before
   assert.is(f.textBytes.toString("utf8"), p.text);
   assert.is(
     errorCode(() => j.fence(p)),
-    "DUPLICATE_PROMPT_ID",
+    "PROMPT_ID_DUPLICATE",
   );
   assert.is(
     errorCode(() => j.fence(prompt({ promptId: "../etc" }))),
@@ -108,7 +108,7 @@ test("evidence outcomes: ours, not ours, other session, duplicate, reconciled, c
   assert.is(j.isKnownPromptId(p.promptId), true);
   assert.is(
     errorCode(() => j.fence(p)),
-    "DUPLICATE_PROMPT_ID",
+    "PROMPT_ID_DUPLICATE",
   );
   j.close();
 });
@@ -334,7 +334,7 @@ test("a refusal is terminal, fsynced before returning, survives reopening, is co
   );
   assert.is(
     errorCode(() => j.fence(p)),
-    "DUPLICATE_PROMPT_ID",
+    "PROMPT_ID_DUPLICATE",
   );
   assert.is(
     errorCode(() => j.recordRejection({ ...refusal, code: 1.5 })),

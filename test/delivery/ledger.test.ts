@@ -2,8 +2,8 @@ import { Buffer } from "node:buffer";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { decodeJournal, encodeRecord } from "../../lib/delivery/codec.js";
+import type { JournalRecord } from "../../lib/delivery/journal-record.js";
 import { Ledger } from "../../lib/delivery/ledger.js";
-import type { JournalRecord } from "../../lib/delivery/record.js";
 
 const fence = (id: string, epoch = 1): JournalRecord => ({
   v: 1,

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { clipDetail, type ReceiptRecord } from "../../lib/delivery/journal-record.js";
 import {
   applyRecord,
   decide,
@@ -11,7 +12,6 @@ import {
   type ReceiptEvent,
   type ReceiptState,
 } from "../../lib/delivery/receipt.js";
-import { clipDetail, type ReceiptRecord } from "../../lib/delivery/record.js";
 import { soakScaled } from "./claim-run.js";
 
 const ID = "5f0c0000-0000-4000-8000-000000000001";

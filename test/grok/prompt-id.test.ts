@@ -71,14 +71,4 @@ test("a UUID is kept verbatim (no case folding): it is echoed byte for byte", ()
   assert.is(assertPromptId(upper), upper);
 });
 
-test("duplicates against the used set are refused", () => {
-  const id = newPromptId();
-  assert.is(promptIdProblem(id, new Set([id]))?.code, "PROMPT_ID_DUPLICATE");
-  assert.is(
-    code(() => assertPromptId(id, new Set([id]))),
-    "PROMPT_ID_DUPLICATE",
-  );
-  assert.is(promptIdProblem(id, new Set([newPromptId()])), null);
-});
-
 test.run();

@@ -15,7 +15,7 @@ import {
   probeGrokVersion,
   VERSION_FLOOR,
 } from "../../lib/grok/version.js";
-import { connectLeader } from "../../lib/leader/connection.js";
+import { connectLeader } from "../../lib/leader/leader-connection.js";
 import { CAPABILITIES } from "../helpers/fake-leader.js";
 import {
   ensureGrokSim,

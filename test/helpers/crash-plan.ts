@@ -12,8 +12,8 @@
 
 import { dispatch } from "../../lib/delivery/dispatch.js";
 import type { Journal } from "../../lib/delivery/journal.js";
+import type { ResultChannel } from "../../lib/delivery/journal-record.js";
 import { isTerminal } from "../../lib/delivery/receipt.js";
-import type { ResultChannel } from "../../lib/delivery/record.js";
 import { isErrorCode } from "../../lib/errors.js";
 
 /** What the scripted leader does with a prompt. */

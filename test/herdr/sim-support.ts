@@ -4,12 +4,11 @@
  * independent oracle for the terminal.
  */
 import { execFileSync } from "node:child_process";
+import type { CheckResult } from "../../lib/check.js";
 import { HerdrClient } from "../../lib/herdr/client.js";
-import { systemKernel } from "../../lib/herdr/kernel-port.js";
 import { type LaunchResult, launchPane } from "../../lib/herdr/launch.js";
-import { bindPane } from "../../lib/herdr/observe.js";
-import { processFacts } from "../../lib/kernel/index.js";
-import type { CheckResult } from "../../lib/proof/check.js";
+import { processFacts, systemKernel } from "../../lib/kernel/index.js";
+import { bindPane } from "../../lib/observe/pane.js";
 import type { PaneProofRecord } from "../../lib/proof/pane.js";
 import { rawRequest } from "../helpers/herdr-sim.js";
 

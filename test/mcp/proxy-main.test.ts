@@ -376,7 +376,7 @@ gone("a usage error exits 2 and prints the usage", async () => {
   });
   const code = await new Promise<number | null>((resolve) => proxy.once("exit", (c) => resolve(c)));
   assert.is(code, 2);
-  assert.ok(text.includes("usage: proxy-main"));
+  assert.ok(text.includes("usage: grok-seat-mcp-proxy"));
 });
 
 gone.run();

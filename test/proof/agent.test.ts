@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { fail, pass } from "../../lib/check.js";
 import { onlyAgentRetryable } from "../../lib/proof/agent.js";
-import { fail, pass } from "../../lib/proof/check.js";
 
 const agentPending = fail("pane.agent", "accepted", { ok: false, retryable: true }, "agent_absent");
 const agentRefused = fail("pane.agent", "accepted", { ok: false, retryable: false }, "agent_null");

@@ -20,10 +20,9 @@ import { basename, dirname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as v from "valibot";
+import type { CheckResult } from "../../lib/check.js";
 import { checkActiveSession, readActiveSessions } from "../../lib/grok/active-sessions.js";
-import { processFacts } from "../../lib/kernel/process.js";
-import { socketFacts } from "../../lib/kernel/socket.js";
-import type { CheckResult } from "../../lib/proof/check.js";
+import { processFacts, socketFacts } from "../../lib/kernel/index.js";
 import { checkLeader, type LeaderProofInput, parseLockPid } from "../../lib/proof/leader.js";
 import {
   ensureGrokSim,
@@ -582,25 +581,34 @@ test("simulator: a symlinked socket directory fails socket.dir_symlink", async (
   });
 });
 
-test("simulator: an imposter listening on the path (GROK_SIM_IMPOSTER) fails leader.peer_pid and leader.listens_on_socket", async () => {
-  await withTui({ GROK_SIM_IMPOSTER: "1" }, async (tui, leaderPid) => {
-    // The imposter unlinks the leader's socket and binds its own at the same path.
-    await waitFor("the imposter to listen", () => {
-      const l = socketFacts(tui.paths.socketPath).listeners;
-      return l.length > 0 && !l.includes(leaderPid);
+test("simulator: an imposter listening on the path (GROK_SIM_IMPOSTER) gets no frame: refused as connect.peer_parent", async () => {
+  const logDir = mkdtempSync(join(tmpdir(), "grok-seat-imposter-"));
+  const log = join(logDir, "sim.log");
+  try {
+    await withTui({ GROK_SIM_IMPOSTER: "1", GROK_SIM_LOG: log }, async (tui, leaderPid) => {
+      // The imposter unlinks the leader's socket and binds its own at the same path.
+      await waitFor("the imposter to listen", () => {
+        const l = socketFacts(tui.paths.socketPath).listeners;
+        return l.length > 0 && !l.includes(leaderPid);
+      });
+      const { status, report } = verify(tui.paths.socketPath, tui.tuiPid);
+      assert.is(status, 1);
+      // It listens on the very file, as our uid, with a kernel identity; but it is the leader's
+      // child, not the TUI's, so the CLI refuses before `register` (lib/leader/connect-proven.ts).
+      assert.equal(failing(report), ["connect.peer_parent", "leader.connect"]);
+      assert.is(ok(report, "socket.listener"), true, "the socket proof alone cannot tell");
+      assert.is(report.facts?.leader?.registered, null);
+      const trace = readFileSync(log, "utf8").split("\n");
+      assert.ok(
+        trace.some((l) => l.includes('"imposter_listening"')),
+        "the imposter traces",
+      );
+      const imposterFrames = trace.filter((l) => l.includes('"imposter_frame_in"'));
+      assert.equal(imposterFrames, [], "no frame of ours reached the imposter");
     });
-    const { status, report } = verify(tui.paths.socketPath, tui.tuiPid);
-    assert.is(status, 1);
-    const f = failing(report);
-    for (const n of ["leader.peer_pid", "leader.peer_identity", "leader.listens_on_socket"]) {
-      assert.ok(f.includes(n), `${n} in ${f.join(", ")}`);
-    }
-    // It reports the real leader's pid, so the lock and the flock agree with the lie.
-    assert.is(ok(report, "leader.lock_pid"), true);
-    assert.is(ok(report, "leader.flock_holder"), true);
-    assert.is(report.facts?.leader?.leaderInfo?.pid, leaderPid);
-    assert.is(ok(report, "socket.listener"), true, "the socket proof alone cannot tell");
-  });
+  } finally {
+    rmSync(logDir, { recursive: true, force: true });
+  }
 });
 
 test("simulator: a lock file naming another pid fails leader.lock_pid only", async () => {
@@ -616,7 +624,7 @@ test("simulator: a lock file naming another pid fails leader.lock_pid only", asy
   });
 });
 
-test("simulator: a leader of another uid (setpriv) fails leader.uid and leader.peer_uid", async () => {
+test("simulator: a leader of another uid (setpriv) is refused before register as connect.peer_uid", async () => {
   if (process.getuid?.() !== 0) {
     console.log("SKIP: needs root to start a leader as uid 65534 with setpriv");
     return;
@@ -656,8 +664,12 @@ test("simulator: a leader of another uid (setpriv) fails leader.uid and leader.p
     for (const p of [dir, sock, join(dir, "leader.lock")]) chownSync(p, 0, 0);
     const { status, report } = verify(sock, process.pid, ["--grok", grok]);
     assert.is(status, 1);
-    assert.equal(failing(report), ["leader.uid", "leader.peer_uid"]);
-    assert.is(report.facts?.leader?.peer?.uid, 65534);
+    assert.equal(failing(report), ["connect.peer_uid", "leader.connect"]);
+    assert.is(
+      report.checks.find((c) => c.check === "connect.peer_uid")?.reason?.includes("65534"),
+      true,
+    );
+    assert.is(report.facts?.leader?.registered, null, "nothing registered with it");
   } finally {
     leader.kill("SIGKILL");
     await waitFor(

@@ -6,10 +6,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as v from "valibot";
-import type { SessionDescriptor } from "../../lib/herdr/descriptor.js";
+import { type CheckResult, firstFailure } from "../../lib/check.js";
 import type { PaneInfo, PaneProcessInfo } from "../../lib/herdr/wire-pane.js";
-import type { ProcessFacts } from "../../lib/kernel/types.js";
-import { type CheckResult, firstFailure } from "../../lib/proof/check.js";
+import type { ProcessFacts } from "../../lib/kernel/index.js";
 import {
   bindPaneProof,
   checkPaneProof,
@@ -17,6 +16,7 @@ import {
   type PaneProofRecord,
   PaneProofRecordSchema,
 } from "../../lib/proof/pane.js";
+import type { SessionDescriptor } from "../../lib/proof/session-descriptor.js";
 
 const SESSION = "0198c2d4-7f3a-7b21-9e55-3c1d2a4b5e6f";
 const descriptor: SessionDescriptor = {

@@ -1,14 +1,8 @@
 import { realpathSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { processFacts } from "../../lib/kernel/process.js";
-import type { ProcessFacts } from "../../lib/kernel/types.js";
-import {
-  checkIdentityStable,
-  checkProcess,
-  checkProcessRead,
-  type ProcessRead,
-} from "../../lib/proof/process.js";
+import { type ProcessFacts, type ProcessRead, processFacts } from "../../lib/kernel/index.js";
+import { checkIdentityStable, checkProcess, checkProcessRead } from "../../lib/proof/process.js";
 import {
   cleanup,
   linuxOnly,

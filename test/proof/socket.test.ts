@@ -3,8 +3,7 @@ import { chmodSync, chownSync, mkdirSync, symlinkSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { socketFacts } from "../../lib/kernel/socket.js";
-import type { SocketFacts } from "../../lib/kernel/types.js";
+import { type SocketFacts, socketFacts } from "../../lib/kernel/index.js";
 import {
   checkPrivateSocket,
   checkSocketAddress,

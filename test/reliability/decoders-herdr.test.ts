@@ -2,7 +2,7 @@
  * T7, Herdr lines (reliability-plan.md §6 T7; herdr-socket-api.md §1.2-§1.5): newline framing with a
  * cap (`lib/herdr/line-buffer.ts`), then a reply (`parseReply`, `lib/herdr/client.ts`) or pushed
  * events (`parseEventLine`, `lib/herdr/wire-events.ts`). The pure pipeline below feeds chunks the
- * way `LineConnection` does and maps the line buffer's results to the codes `connection.ts` gives
+ * way `LineConnection` does and maps the line buffer's results to the codes `line-connection.ts` gives
  * them; `decoders-herdr-socket.test.ts` checks that mapping on real sockets.
  */
 import fc from "fast-check";
@@ -57,7 +57,7 @@ interface Lines {
 
 /**
  * Chunks -> complete lines, as LineConnection collects them: a `too_long` or `bad_utf8` result
- * fails the connection with HERDR_REPLY_TOO_LARGE / HERDR_REPLY_MALFORMED (connection.ts).
+ * fails the connection with HERDR_REPLY_TOO_LARGE / HERDR_REPLY_MALFORMED (line-connection.ts).
  * The line buffer itself must never throw: a throw escapes to the caller's `attempt`.
  */
 function collect(chunks: readonly Buffer[], cap: number): Lines {
@@ -82,7 +82,7 @@ function collect(chunks: readonly Buffer[], cap: number): Lines {
     }
     lines.push(...r.lines);
   }
-  // The server closed: a partial line is HERDR_CLOSED_EARLY (connection.ts `#serverClosed`).
+  // The server closed: a partial line is HERDR_CLOSED_EARLY (line-connection.ts `#serverClosed`).
   const error =
     buffer.pendingBytes > 0 ? new GrokSeatError("HERDR_CLOSED_EARLY", "mid-line close") : null;
   return { lines, error, maxPending };

@@ -8,13 +8,13 @@
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { encodeFrame, FRAME_HEADER_BYTES } from "../../lib/leader/frame-codec.js";
 import {
   type CloseReason,
   connectLeader,
   type LeaderConnection,
   type LeaderConnectionOptions,
-} from "../../lib/leader/connection.js";
-import { encodeFrame, FRAME_HEADER_BYTES } from "../../lib/leader/frame-codec.js";
+} from "../../lib/leader/leader-connection.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { FakeLeader, until } from "../helpers/fake-leader.js";
 import { seeds } from "./lib/fuzz.js";

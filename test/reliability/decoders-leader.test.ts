@@ -1,7 +1,7 @@
 /**
  * T7, leader frames (reliability-plan.md §6 T7 (a)-(c), (e)): the bytes -> frames -> messages path
  * of `lib/leader/frame-codec.ts` and `lib/leader/messages.ts`, driven the way
- * `lib/leader/connection.ts` drives it (every chunk pushed, every frame parsed as a ServerMessage,
+ * `lib/leader/leader-connection.ts` drives it (every chunk pushed, every frame parsed as a ServerMessage,
  * the first typed error ends the stream). Timing (idle timeout, slowloris) is on real sockets in
  * `decoders-leader-socket.test.ts`.
  */
@@ -67,7 +67,7 @@ interface Run {
   readonly maxPending: number;
 }
 
-/** What connection.ts does with socket chunks: push, parse each frame, stop at the first error. */
+/** What leader-connection.ts does with socket chunks: push, parse each frame, stop at the first error. */
 function run(chunks: readonly Uint8Array[], maxFrameBytes = MAX_FRAME_BYTES): Run {
   const decoder = new FrameDecoder({ maxFrameBytes });
   const values: unknown[] = [];
@@ -529,7 +529,7 @@ test("claim: T7-leader-frames", () => {
       held,
       seeds,
       method:
-        "fast-check properties over lib/leader/frame-codec.ts + messages.ts, driven as connection.ts drives them " +
+        "fast-check properties over lib/leader/frame-codec.ts + messages.ts, driven as leader-connection.ts drives them " +
         "(test/reliability/decoders-leader.test.ts); process.memoryUsage() sampled every 2,048 inputs after a forced GC.",
     },
     started,

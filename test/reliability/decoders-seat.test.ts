@@ -1,6 +1,6 @@
 // @platform linux: reads /proc as its independent oracle
 /**
- * T7, seat records (`lib/seat/record.ts`): `readSeatRecord` on real files holding random bytes,
+ * T7, seat records (`lib/seat/seat-record.ts`): `readSeatRecord` on real files holding random bytes,
  * mutated and truncated records, duplicated keys and the JSON edge cases of reliability-plan.md §4,
  * plus the bounded read (kernel rchar as the oracle), symlinks, FIFOs and directories. Every
  * refusal must be RECORD_UNREADABLE or RECORD_INVALID; a record written by `writeSeatRecord`
@@ -21,7 +21,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { readSeatRecord, type SeatRecord, writeSeatRecord } from "../../lib/seat/record.js";
+import { readSeatRecord, type SeatRecord, writeSeatRecord } from "../../lib/seat/seat-record.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { check, seeds } from "./lib/fuzz.js";
 import {
@@ -336,7 +336,7 @@ test("claim: T7-seat-records", () => {
       held,
       seeds,
       method:
-        "fast-check properties over lib/seat/record.ts readSeatRecord / writeSeatRecord on real files (tmpfs), " +
+        "fast-check properties over lib/seat/seat-record.ts readSeatRecord / writeSeatRecord on real files (tmpfs), " +
         "/proc/self/io rchar as the bytes-read oracle (test/reliability/decoders-seat.test.ts).",
     },
     started,

@@ -24,8 +24,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Receipt } from "../../lib/delivery/receipt.js";
 import { GrokSeatError } from "../../lib/errors.js";
-import { socketFacts } from "../../lib/kernel/socket.js";
-import { readSeatRecord } from "../../lib/seat/record.js";
+import { socketFacts } from "../../lib/kernel/index.js";
+import { readSeatRecord } from "../../lib/seat/seat-record.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { pidAlive, waitFor } from "../helpers/grok-sim.js";
 import { type Stack, startStack } from "../seat/stack.js";
@@ -424,7 +424,7 @@ test("claim T9-fault-shapes", () => {
         "hire()/deliver()/release() against the Herdr and grok simulators with fault switches " +
         "(DROP_AFTER_PROMPT, LOSE_ACKS_AFTER_PROMPT, ACK_DELAY_MS, CRASH_AFTER_CHUNKS, " +
         "HALF_CLOSE_AFTER_PROMPT), kill -9 of a controller process, a fresh controller " +
-        "(admitController + SO_PEERPIDFD identity check + AcpSeat.reconcile); oracle: the " +
+        "(admitController + SO_PEERPIDFD identity check + AcpSession.reconcile); oracle: the " +
         "simulator's frame log (GROK_SIM_LOG) and the journal; a hire refused by the Herdr " +
         "simulator's launcher race is retried (counted: hireRetries)",
     },

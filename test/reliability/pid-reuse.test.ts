@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as v from "valibot";
-import { kernelInfo } from "../../lib/kernel/info.js";
+import { kernelInfo } from "../../lib/kernel/index.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { repoRoot } from "./fixtures/socket-world.js";
 

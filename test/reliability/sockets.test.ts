@@ -303,7 +303,7 @@ test("claim T4-socket-refusals", async () => {
       method:
         "test/reliability/sockets.test.ts: fixtures built by root; the prober " +
         "(test/reliability/fixtures/socket-probe.ts) runs as uid 65534 via setpriv and takes the " +
-        "seat path of lib/seat/leader-steps.ts; counting listeners and GROK_SIM_LOG count bytes; " +
+        "seat path of lib/seat/steps/ (socket_proof through leader_proof); counting listeners and GROK_SIM_LOG count bytes; " +
         "lstat snapshots of the fixture tree before/after; the inode swap at the exact moment " +
         "through the prober's hook after the socket proof, and by an fs.watch (inotify) rename loop.",
     },

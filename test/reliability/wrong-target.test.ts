@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { AcpSeat } from "../../lib/acp/client.js";
+import { attachSession } from "../../lib/acp/acp-handshake.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { type Refused, seatPath } from "./fixtures/socket-path.js";
 import {
@@ -170,7 +170,7 @@ test("T10: prefix-named seats, sockets swapped between lookup and connect", asyn
     }
     pastConnect.set(name, (pastConnect.get(name) ?? 0) + 1);
     try {
-      const acp = await AcpSeat.attach(r.conn, {
+      const acp = await attachSession(r.conn, {
         sessionId: seat.tui.sessionId,
         cwd: seat.cwd,
         journal: r.controller.journal,
@@ -257,7 +257,7 @@ test("T10: prefix-named seats, sockets swapped between lookup and connect", asyn
       method:
         "test/reliability/wrong-target.test.ts: two simulated TUIs (tmux) with their leaders on " +
         "sockets <dir>/bill and <dir>/billing, exact-name lookup, the seat path of " +
-        "lib/seat/leader-steps.ts (test/reliability/fixtures/socket-path.ts), AcpSeat.attach + " +
+        "lib/seat/steps/ (test/reliability/fixtures/socket-path.ts), attachSession + " +
         "deliver when admitted; swaps by link+rename (root, at rest or at the hook after the " +
         "socket proof) and by a swapper child in a loop; each leader's GROK_SIM_LOG is the oracle.",
     },

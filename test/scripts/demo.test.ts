@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { HIRE_STEPS } from "../../lib/seat/steps.js";
+import { HIRE_STEPS } from "../../lib/seat/hire-events.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const DEMO = join(ROOT, "scripts", "demo.ts");

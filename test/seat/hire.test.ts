@@ -12,8 +12,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { admitController } from "../../lib/delivery/index.js";
 import { hire } from "../../lib/seat/hire.js";
-import { readSeatRecord } from "../../lib/seat/record.js";
-import { HIRE_STEPS, type HireEvent } from "../../lib/seat/steps.js";
+import { HIRE_STEPS, type HireEvent } from "../../lib/seat/hire-events.js";
+import { readSeatRecord } from "../../lib/seat/seat-record.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
 import { pidAlive } from "../helpers/grok-sim.js";
 import { refusalOf, reportHookSync, startStack, waitDead } from "./stack.js";
@@ -54,6 +54,14 @@ test("hire -> deliver -> owner quits -> release stops the proven leader after th
         `only passed checks recorded for ${step}`,
       );
     }
+
+    // The version floor is judged once, in preflight; register and versions admit the rest.
+    const floorSteps = Object.entries(r.proofs)
+      .filter(([, checks]) => checks.some((c) => c.check === "version.floor"))
+      .map(([step]) => step);
+    assert.equal(floorSteps, ["preflight"]);
+    assert.ok(r.proofs.register?.some((c) => c.check === "version.leader_agrees"));
+    assert.ok(r.proofs.versions?.some((c) => c.check === "version.agent_agrees"));
 
     // Connected once: exactly one registration from us, at the proven leader.
     const registers = stack

@@ -10,7 +10,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { socketFacts } from "../../lib/kernel/socket.js";
+import { socketFacts } from "../../lib/kernel/index.js";
 import { hire } from "../../lib/seat/hire.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
 import { pidAlive, startGrokLeader, waitFor } from "../helpers/grok-sim.js";

@@ -7,7 +7,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { checkResume, freshSessionId, tuiArgv } from "../../lib/seat/policy.js";
-import type { SeatRecord } from "../../lib/seat/record.js";
+import type { SeatRecord } from "../../lib/seat/seat-record.js";
 
 test("fresh launches get new UUIDs and --session-id; resume uses --resume", () => {
   const ids = new Set(Array.from({ length: 100 }, () => freshSessionId()));

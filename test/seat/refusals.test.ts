@@ -13,7 +13,7 @@ import { admitController } from "../../lib/delivery/index.js";
 import { LINEAR_OWNER_STEP } from "../../lib/grok/catalog.js";
 import { HerdrClient } from "../../lib/herdr/client.js";
 import { hire } from "../../lib/seat/hire.js";
-import type { HireEvent } from "../../lib/seat/steps.js";
+import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { pidAlive } from "../helpers/grok-sim.js";
 import { refusalOf, reportHookSync, type Stack, startStack } from "./stack.js";
 
@@ -125,6 +125,7 @@ test("an enabled direct mcp.linear.app server: LINEAR_DIRECT_ENABLED, the sessio
     const r = await refusalOf(hire(stack.options()));
     assert.is(r.step, "catalog");
     assert.is(r.code, "LINEAR_DIRECT_ENABLED");
+    assert.is(r.check, "catalog.linear_direct_disabled");
     assert.is(r.ownerNextStep, LINEAR_OWNER_STEP);
     const methods = ourAcpMethods(stack);
     assert.ok(methods.includes("initialize"), methods.join());

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import type { ExitVerdict } from "../../lib/herdr/exit-watch.js";
+import type { ExitVerdict } from "../../lib/observe/pane-exit.js";
 import { decideLeaderStop, type LeaderNow } from "../../lib/seat/release-policy.js";
 
 const exited: ExitVerdict = {

@@ -22,9 +22,9 @@ import { decodeJournal, JOURNAL_FILE } from "../../lib/delivery/index.js";
 import { GrokSeatError } from "../../lib/errors.js";
 import { HerdrClient } from "../../lib/herdr/client.js";
 import { hire } from "../../lib/seat/hire.js";
-import { readSeatRecord, type SeatRecord } from "../../lib/seat/record.js";
+import { HIRE_STEPS } from "../../lib/seat/hire-events.js";
 import { type ResumeOptions, resume, resumeChecks } from "../../lib/seat/resume.js";
-import { HIRE_STEPS } from "../../lib/seat/steps.js";
+import { readSeatRecord, type SeatRecord } from "../../lib/seat/seat-record.js";
 import { capturePane, quitTuiAsOwner, tmuxPaneOf } from "../../scripts/lib/owner.js";
 import { pidAlive, waitFor } from "../helpers/grok-sim.js";
 import { refusalOf, type Stack, startStack, waitDead } from "./stack.js";
@@ -255,7 +255,7 @@ test("owner quits, release stops the leader, resume opens a new pane on the same
     );
     assert.ok(!old.some((x) => x.t === "uncertain"));
     assert.is(records.filter((x) => x.t === "fence" && x.id === d2.promptId).length, 1);
-    assert.equal(await resumed.acp.reconcile(), []);
+    assert.equal(await resumed.reconcile(), []);
     assert.is(resumed.receipt(d1.promptId)?.state, "completed");
     const framesBefore = stack.log().filter((l) => l.event === "prompt").length;
     try {

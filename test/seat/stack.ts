@@ -18,8 +18,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { HireOptions } from "../../lib/seat/hire.js";
+import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { SeatRefusal } from "../../lib/seat/refusal.js";
-import type { HireEvent } from "../../lib/seat/steps.js";
 import {
   ensureGrokSim,
   type GrokHomeFixture,

@@ -9,13 +9,13 @@
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as v from "valibot";
+import type { CheckResult } from "../../check.js";
 import { UsageError } from "../../errors.js";
 import { HerdrClient } from "../../herdr/client.js";
 import { discoverSocket } from "../../herdr/discovery.js";
-import { systemKernel } from "../../herdr/kernel-port.js";
-import { bindPane, verifyPane } from "../../herdr/observe.js";
 import type { JsonValue } from "../../json.js";
-import type { CheckResult } from "../../proof/check.js";
+import { systemKernel } from "../../kernel/index.js";
+import { bindPane, type HerdrPaneObservation, verifyPane } from "../../observe/pane.js";
 import {
   isUnavailable,
   type PaneObservation,
@@ -37,7 +37,7 @@ function json(value: unknown): JsonValue {
   return null;
 }
 
-function observationFacts(obs: PaneObservation): { [key: string]: JsonValue } {
+function observationFacts(obs: HerdrPaneObservation): { [key: string]: JsonValue } {
   const pane = obs.pane;
   return {
     herdr: json(obs.descriptor),

@@ -5,24 +5,21 @@
  */
 import { UsageError } from "../../errors.js";
 import type { JsonValue } from "../../json.js";
-import { KernelError } from "../../kernel/kernel-error.js";
-import { processFacts } from "../../kernel/process.js";
-import type { ProcessFacts } from "../../kernel/types.js";
-import { checkIdentityStable, checkProcessRead, type ProcessRead } from "../../proof/process.js";
+import {
+  type ProcessFacts,
+  type ProcessRead,
+  readProcess,
+  systemKernel,
+} from "../../kernel/index.js";
+import { checkIdentityStable, checkProcessRead } from "../../proof/process.js";
 import type { Command } from "../command.js";
 
 /** The kernel failures that answer the question "is this pid a readable, live process?". */
 const answers = new Set(["NO_SUCH_PROCESS", "ZOMBIE", "ACCESS_DENIED"]);
 
+/** Any other failure is a broken kernel call, an I/O error (exit 2), and is thrown. */
 function read(pid: number): ProcessRead {
-  try {
-    return { ok: true, facts: processFacts(pid) };
-  } catch (err) {
-    if (err instanceof KernelError && answers.has(err.code)) {
-      return { ok: false, error: { code: err.code, message: err.message } };
-    }
-    throw err;
-  }
+  return readProcess(systemKernel, pid, answers);
 }
 
 export function parsePid(text: string): number {

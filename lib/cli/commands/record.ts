@@ -1,6 +1,6 @@
 /**
  * `verify-proof record <seat-record.json>`: re-verify a saved seat against live facts, read-only
- * (lib/seat/verify-record.ts): no connection that registers, no ACP message, no signal, no write.
+ * (lib/seat/verify-seat-record.ts): no connection that registers, no ACP message, no signal, no write.
  * A record that cannot be read or is not a seat record is a usage error (exit 2); a seat whose
  * pane, TUI, leader, socket or active_sessions evidence no longer matches fails (exit 1).
  *
@@ -9,10 +9,10 @@
  */
 import { GrokSeatError, UsageError } from "../../errors.js";
 import { HerdrClient } from "../../herdr/client.js";
-import { systemKernel } from "../../herdr/kernel-port.js";
 import type { JsonValue } from "../../json.js";
-import { readSeatRecord } from "../../seat/record.js";
-import { checkRecordFile, verifyRecord } from "../../seat/verify-record.js";
+import { systemKernel } from "../../kernel/index.js";
+import { readSeatRecord } from "../../seat/seat-record.js";
+import { checkRecordFile, verifyRecord } from "../../seat/verify-seat-record.js";
 import type { Command } from "../command.js";
 
 export const recordCommand: Command = {

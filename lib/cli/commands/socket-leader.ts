@@ -1,27 +1,30 @@
 /**
- * `verify-proof socket <path> --leader`: after the private-socket proof, connect once, register,
- * ask `get_leader_info` and print the leader proof (lib/proof/leader.ts) beside the socket checks.
- * Prove before you control: a socket that failed its own proof is not connected to
- * (`leader.connect` fails instead). `--tui-pid` binds the leader to the TUI that spawned it
+ * `verify-proof socket <path> --leader`: after the private-socket proof, connect once, prove the
+ * peer before a byte is written (lib/leader/connect-proven.ts, as `hire()` does), register, ask
+ * `get_leader_info` and print the leader proof (lib/proof/leader.ts) beside the socket checks.
+ * Prove before you control: a socket that failed its own proof is not connected to, and a peer
+ * that is not a listener of the proven file (a path swapped in between), another uid, a process
+ * the kernel cannot name or not the TUI's child is not registered with; its `connect.*` checks
+ * and a failed `leader.connect` say why. `--tui-pid` binds the leader to the TUI that spawned it
  * (`leader.cwd`, `leader.ppid`); without it those two checks fail, since nothing ties the leader to
  * a TUI. `--grok` names the grok executable; by default it is the TUI's executable, else `grok` on
  * PATH.
  *
- * JSON: `facts.leader` = { registered, leaderInfo, peer: { pid, uid, identity }, tui, grokExecutable },
- * the leader checks follow the socket checks in `checks`.
+ * JSON: `facts.leader` = { registered, leaderInfo, peer: { pid, uid, identity }, tui,
+ * grokExecutable }, the leader checks follow the socket checks in `checks`.
  */
 import { resolve } from "node:path";
+import { type CheckResult, fail } from "../../check.js";
 import { GrokSeatError, UsageError } from "../../errors.js";
 import { resolveGrokExecutable } from "../../grok/paths.js";
 import type { JsonValue } from "../../json.js";
-import { processFacts } from "../../kernel/process.js";
-import type { ProcessIdentity, SocketFacts } from "../../kernel/types.js";
-import { connectLeader, type LeaderConnection } from "../../leader/connection.js";
+import { identityJson, readProcess, type SocketFacts, systemKernel } from "../../kernel/index.js";
+import { connectProven } from "../../leader/connect-proven.js";
 import type { LeaderInfo } from "../../leader/control.js";
-import { proveLeader } from "../../leader/leader-proof.js";
+import { connectLeader, type LeaderConnection } from "../../leader/leader-connection.js";
 import type { Registered } from "../../leader/messages.js";
-import { type CheckResult, fail } from "../../proof/check.js";
-import type { TuiRecord } from "../../proof/leader.js";
+import { proveLeader } from "../../observe/leader-proof.js";
+import type { BoundTui } from "../../proof/leader.js";
 import type { CommandInput, FlagSpec, Progress, Report } from "../command.js";
 
 export const socketLeaderFlags: Readonly<Record<string, FlagSpec>> = {
@@ -38,10 +41,6 @@ export const socketLeaderFlags: Readonly<Record<string, FlagSpec>> = {
     description: "with --leader: the grok executable (default: the TUI's, else grok on PATH)",
   },
 };
-
-function identityJson(id: ProcessIdentity | null): JsonValue {
-  return id === null ? null : { kind: id.kind, value: id.value };
-}
 
 function registeredJson(r: Registered): JsonValue {
   const caps = r.leader_capabilities;
@@ -93,18 +92,17 @@ export async function runSocketLeader(
   const grokFlag = input.flags.grok;
   const socketPath = resolve(facts.path);
   const checks: CheckResult[] = [...socketReport.checks];
-  let tui: TuiRecord | null = null;
+  let tui: BoundTui | null = null;
   let tuiExecutable: string | null = null;
   if (tuiPid !== null) {
-    try {
-      const f = processFacts(tuiPid);
+    const read = readProcess(systemKernel, tuiPid);
+    if (read.ok) {
+      const f = read.facts;
       tui = { pid: f.pid, identity: f.identity, cwd: f.cwd ?? "" };
       tuiExecutable = f.executable;
-    } catch (err) {
-      if (!(err instanceof GrokSeatError)) throw err;
-      checks.push(
-        fail("leader.tui", tuiPid, err.code, `the TUI pid cannot be read: ${err.message}`),
-      );
+    } else {
+      const { code, message } = read.error;
+      checks.push(fail("leader.tui", tuiPid, code, `the TUI pid cannot be read: ${message}`));
     }
   }
   const grokExecutable = resolveGrokExecutable(
@@ -136,9 +134,26 @@ export async function runSocketLeader(
     return report();
   }
   progress(`connecting to the leader at ${socketPath}`);
+  const uid = process.getuid?.() ?? -1;
+  const peer = await connectProven(socketPath, { socket: facts, uid, tui });
+  if (!peer.ok && peer.failed.check !== "connect.socket") {
+    // The gate's passing checks are the same facts as leader.peer_*, which a registered leader's
+    // report lists; they are shown only when the gate refuses.
+    checks.push(
+      ...peer.checks,
+      fail(
+        "leader.connect",
+        "a proven peer",
+        "unproven",
+        "not registering: the peer of our connection is not proven",
+      ),
+    );
+    return report();
+  }
   let conn: LeaderConnection;
   try {
-    conn = await connectLeader(socketPath);
+    if (!peer.ok) throw peer.cause;
+    conn = await connectLeader(peer.socket);
   } catch (err) {
     if (!(err instanceof GrokSeatError)) throw err;
     checks.push(

@@ -5,9 +5,7 @@
  */
 import { constants } from "node:os";
 import type { JsonValue } from "../../json.js";
-import { KernelError } from "../../kernel/kernel-error.js";
-import { socketFacts } from "../../kernel/socket.js";
-import type { SocketFacts } from "../../kernel/types.js";
+import { KernelError, type SocketFacts, systemKernel } from "../../kernel/index.js";
 import { checkPrivateSocket, checkSocketUnreadable } from "../../proof/socket.js";
 import type { Command } from "../command.js";
 import { runSocketLeader, socketLeaderFlags } from "./socket-leader.js";
@@ -46,7 +44,7 @@ export const socketCommand: Command = {
     progress(`reading the kernel facts of ${path}`);
     let facts: SocketFacts;
     try {
-      facts = socketFacts(path);
+      facts = systemKernel.socketFacts(path);
     } catch (err) {
       if (!unreadable(err)) throw err;
       const error = { code: err.code, message: err.message };

@@ -1,11 +1,11 @@
 /**
- * Valid delivery-journal contents (`lib/delivery/record.ts`, version 1): an epoch, then per prompt
+ * Valid delivery-journal contents (`lib/delivery/journal-record.ts`, version 1): an epoch, then per prompt
  * the records one controller writes in order (fence, dispatched, consumed, a result), encoded with
  * the journal's own `encodeRecord` so every line carries a correct CRC.
  */
 import fc from "fast-check";
 import { encodeRecord } from "../../../lib/delivery/codec.js";
-import type { JournalRecord } from "../../../lib/delivery/record.js";
+import type { JournalRecord } from "../../../lib/delivery/journal-record.js";
 import { textArb } from "./text.js";
 
 const at = fc.integer({ min: 0, max: 2 ** 41 });

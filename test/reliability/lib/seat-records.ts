@@ -1,11 +1,11 @@
 /**
- * Valid seat records (`lib/seat/record.ts`, version 1) with generated field values, for the seat
+ * Valid seat records (`lib/seat/seat-record.ts`, version 1) with generated field values, for the seat
  * record decoder tests. The shape follows `SeatRecordSchema` field by field; the values are what a
  * hire on Linux writes (pidfs identities, 0600/0700 modes), varied where the schema allows.
  */
 import fc from "fast-check";
 import type { JsonValue } from "../../../lib/json.js";
-import { SEAT_RECORD_KIND, type SeatRecord } from "../../../lib/seat/record.js";
+import { SEAT_RECORD_KIND, type SeatRecord } from "../../../lib/seat/seat-record.js";
 import { textArb } from "./text.js";
 
 const text = textArb(24);

@@ -1,0 +1,275 @@
+/**
+ * `AcpSession`: the ACP side of one seat once attached to the owner's session
+ * (lib/acp/acp-handshake.ts gets it there). It delivers prompts with caller ids and durable
+ * receipts, cancels only what is ours, selects model/effort with an echo, reconciles receipts
+ * with Grok's record, and leaves permission prompts and questions to the owner. With
+ * session-core.ts, the only files of lib/acp that do I/O (the pipe and the journal).
+ *
+ * Never sent by this class: `session/new` (refused even if asked), `authenticate`, answers to
+ * interaction reverse-requests (the stream keeps them from the SDK), `--allow`/`--deny` anything
+ * (leader mode ignores CLI permission rules, docs/design/grok-leader-protocol.md §12; other MCP
+ * servers and permission prompts keep their native policy). It never spawns a process and never
+ * reconnects.
+ */
+import * as v from "valibot";
+import { dispatch } from "../delivery/dispatch.js";
+import { isTerminal, type Receipt } from "../delivery/receipt.js";
+import { UsageError } from "../errors.js";
+import type { CatalogReadiness } from "../grok/catalog.js";
+import { type ModelEcho, resolveModelSelection, setModelParams } from "../grok/models.js";
+import { assertPromptId, newPromptId } from "../grok/prompt-id.js";
+import { AcpError, type AcpErrorCode } from "./acp-error.js";
+import type { AttachFacts, InitializeFacts } from "./handshake.js";
+import type { OwnerAction } from "./owner-actions.js";
+import { evidenceFromRecord } from "./receipt-evidence.js";
+import type { AcpSessionEvent, AcpSessionOptions, SessionCore } from "./session-core.js";
+import type { TapStats } from "./tap.js";
+import type { CloseReason } from "./transport.js";
+
+export type { AcpSessionEvent, AcpSessionOptions };
+
+/**
+ * A prompt on its way: its receipt after dispatch, and the two promises named apart.
+ *
+ * When Grok refuses the prompt (a JSON-RPC error answering `session/prompt` before it took it:
+ * -32602 `unknown session id`, the leader's -32002 `leader_starting`, ...) the receipt becomes
+ * `rejected`, durably, with `rejection: {code, message, detail}`, and is never resent. It ends
+ * the way a cancelled prompt does: `completed` resolves with that terminal receipt (check
+ * `receipt.state`), and `consumed` rejects with PROMPT_REJECTED (details carry the receipt).
+ */
+export interface Delivery {
+  readonly promptId: string;
+  /**
+   * The receipt once the frame was written: `dispatched`, or already `rejected` when Grok's
+   * refusal arrived before this call returned.
+   */
+  readonly receipt: Receipt;
+  /**
+   * Grok took the prompt (queue row or running). Not model awareness. Rejects with
+   * PROMPT_REJECTED when Grok refused it, DELIVERY_UNCERTAIN when the connection ended first.
+   */
+  readonly consumed: Promise<Receipt>;
+  /**
+   * The prompt's end: a final result echoing our session and prompt id (state `completed` —
+   * stop reason `error`/`rate_limit` for a failed turn — or `cancelled`), or Grok's refusal
+   * (state `rejected`).
+   */
+  readonly completed: Promise<Receipt>;
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+const UpdatesResultSchema = v.looseObject({ updates: v.array(v.unknown()) });
+
+export class AcpSession {
+  readonly sessionId: string;
+  readonly initialize: InitializeFacts;
+  readonly attachment: AttachFacts;
+  readonly catalog: CatalogReadiness;
+  /** Resolves when the leader connection ended. */
+  readonly closed: Promise<CloseReason>;
+
+  readonly #s: SessionCore;
+
+  /** Built by `AcpHandshake.attach` (lib/acp/acp-handshake.ts), once the session is attached. */
+  constructor(s: SessionCore, init: InitializeFacts, attach: AttachFacts, cat: CatalogReadiness) {
+    this.#s = s;
+    this.sessionId = s.opts.sessionId;
+    this.initialize = init;
+    this.attachment = attach;
+    this.catalog = cat;
+    this.closed = s.pipe.closed;
+  }
+
+  /** The agent's `_meta.agentVersion` (for `admitVersion`), or null when it reported none. */
+  get agentVersion(): string | null {
+    return this.initialize.agentVersion;
+  }
+
+  on(listener: (event: AcpSessionEvent) => void): () => void {
+    this.#s.listeners.add(listener);
+    return () => this.#s.listeners.delete(listener);
+  }
+
+  receipt(promptId: string): Receipt | undefined {
+    return this.#s.tracker.receipt(promptId);
+  }
+
+  /** Interactions waiting for the owner in the TUI. We never answer them. */
+  pendingOwnerActions(): OwnerAction[] {
+    return [...this.#s.owner.values()];
+  }
+
+  /** The session's running prompt id as last seen (anyone's). */
+  get runningPromptId(): string | null {
+    return this.#s.tracker.runningPromptId;
+  }
+
+  tapStats(): TapStats {
+    return this.#s.tap.stats();
+  }
+
+  /**
+   * Deliver `text` as one prompt. The prompt id is the caller's (a UUID, not reserved, never used
+   * before) or a fresh UUIDv4. The fence is fsynced before the frame leaves; resolves once the
+   * frame was written. A send that may have failed leaves the receipt `uncertain` (never resent)
+   * and rejects with DELIVERY_UNCERTAIN. A prompt Grok refuses is not an error of this call: the
+   * delivery's `completed` resolves with the `rejected` receipt (see `Delivery`).
+   */
+  async deliver(text: string, options: { promptId?: string } = {}): Promise<Delivery> {
+    const s = this.#s;
+    s.requireOpen();
+    if (typeof text !== "string" || text.trim() === "" || LONE_SURROGATE.test(text)) {
+      throw new UsageError<AcpErrorCode>(
+        "PROMPT_TEXT_INVALID",
+        "prompt text must be non-empty, well-formed text",
+      );
+    }
+    // A reused id is refused by the journal's fence (PROMPT_ID_DUPLICATE), before anything is sent.
+    const promptId = assertPromptId(options.promptId ?? newPromptId());
+    const receipt = await dispatch(
+      s.opts.journal,
+      {
+        promptId,
+        sessionId: this.sessionId,
+        leader: s.opts.leaderIdentity,
+        pane: s.opts.paneIdentity,
+        text,
+      },
+      (prompt) => s.sendPrompt(prompt),
+    );
+    if (receipt.state === "uncertain") {
+      throw new AcpError("DELIVERY_UNCERTAIN", "the prompt may or may not have left", {
+        details: { promptId, uncertainty: receipt.uncertainty?.reason ?? null },
+      });
+    }
+    s.emit({ type: "dispatched", receipt });
+    const { consumed, completed } = s.tracker.track(promptId);
+    return { promptId, receipt, consumed, completed };
+  }
+
+  /**
+   * Cancel one of our prompts: a queued one by `x.ai/queue/remove` with its row version and our
+   * owner label, the running one by `session/cancel` only while `runningPromptId` is ours.
+   * NOT_OURS for any other id (the TUI's own turn included); NOT_CANCELLABLE when ours is neither
+   * queued nor running. The receipt becomes `cancel-submitted` until a result arrives.
+   */
+  async cancel(promptId: string): Promise<Receipt> {
+    const s = this.#s;
+    s.requireOpen();
+    const r = s.tracker.receipt(promptId);
+    if (r === undefined || !s.tracker.isOurs(promptId)) {
+      throw new AcpError("NOT_OURS", `prompt ${promptId} was not delivered by this seat`, {
+        details: { promptId, runningPromptId: s.tracker.runningPromptId },
+      });
+    }
+    const row = s.tracker.queuedRow(promptId);
+    const running = s.tracker.runningPromptId === promptId;
+    if (isTerminal(r.state) || (row === null && !running)) {
+      throw new AcpError("NOT_CANCELLABLE", `prompt ${promptId} is neither queued nor running`, {
+        details: { promptId, state: r.state },
+      });
+    }
+    const how = row !== null ? "queue-remove" : "session-cancel";
+    const submitted = s.opts.journal.recordCancelSubmitted(promptId, how);
+    if (row !== null) {
+      // ext_parsers.rs: {sessionId, id, expectedVersion, owner|clientIdentifier}; the agent removes
+      // only an exact version match owned by `owner` (queue_mutation.rs).
+      await s.notify("_x.ai/queue/remove", {
+        sessionId: this.sessionId,
+        id: promptId,
+        expectedVersion: row.version,
+        owner: s.clientIdentifier,
+      });
+    } else {
+      // session/cancel cancels the running turn whoever started it: sent only while it is ours.
+      await s.notify("session/cancel", { sessionId: this.sessionId });
+    }
+    s.emit({ type: "cancel-submitted", receipt: submitted });
+    return submitted;
+  }
+
+  /**
+   * Select a model (and effort) offered by this session, send `session/set_model` and require the
+   * `model_changed` echo of both. MODEL_UNKNOWN / EFFORT_UNKNOWN before anything is sent;
+   * MODEL_NOT_ECHOED when no confirming echo arrives in time. No fallback.
+   */
+  async selectModel(request: { modelId: string; effort?: string | null }): Promise<ModelEcho> {
+    const s = this.#s;
+    s.requireOpen();
+    const models = s.models;
+    if (models === null) {
+      throw new AcpError("MODEL_UNKNOWN", "the session reported no model options");
+    }
+    const selection = resolveModelSelection(models, s.sessionConfig, request);
+    const echo = s.awaitModelEcho(selection);
+    await s.request("session/set_model", setModelParams(this.sessionId, selection));
+    const confirmed = await echo;
+    s.models = { ...models, currentModelId: confirmed.modelId };
+    return confirmed;
+  }
+
+  /** List the session's MCP servers again and judge readiness (never refuses by itself). */
+  async checkCatalog(): Promise<CatalogReadiness> {
+    this.#s.requireOpen();
+    return this.#s.listCatalog();
+  }
+
+  /**
+   * Reconcile our open receipts (uncertain ones above all) with the session's durable record:
+   * its persisted `turn_completed` records and updates naming our prompt ids. Returns the
+   * receipts it changed; never sends a prompt. Two ways to read the record:
+   * - `via: "updates"` (default): `x.ai/session/updates`, a read-only tail of `updates.jsonl`
+   *   (`extensions/session_updates.rs`). No replay, so the owner's TUI is not touched at all.
+   * - `via: "replay"`: a replaying `session/load` (mcpServers `[]`, `x.ai/restore_code:false`).
+   *   The records arrive as replayed `_x.ai/session/update` lines before the answer. Costly for
+   *   the owner: while a resident session replays, `attach_session` sets `gateway_enabled=false`
+   *   and events produced meanwhile reach only us, so use it only for an agent without
+   *   `x.ai/session/updates`, and only while the session is idle.
+   */
+  async reconcile(options: { tail?: number; via?: "updates" | "replay" } = {}): Promise<Receipt[]> {
+    const s = this.#s;
+    s.requireOpen();
+    const open = s.opts.journal
+      .receipts()
+      .filter((r) => r.sessionId === this.sessionId && !isTerminal(r.state));
+    if (open.length === 0) return [];
+    const before = new Map(open.map((r) => [r.promptId, r.state]));
+    if (options.via === "replay") {
+      // Replayed lines go through the tap and into the receipts as they arrive.
+      await s.request("session/load", {
+        sessionId: this.sessionId,
+        cwd: s.opts.cwd,
+        mcpServers: [],
+        _meta: { "x.ai/restore_code": false },
+      });
+    } else {
+      const raw = await s.request("_x.ai/session/updates", {
+        sessionId: this.sessionId,
+        cwd: s.opts.cwd,
+        offset: -(options.tail ?? 5000),
+      });
+      const parsed = v.safeParse(UpdatesResultSchema, raw);
+      if (!parsed.success) {
+        throw new AcpError(
+          "ACP_UPDATES_INVALID",
+          "x.ai/session/updates answer has the wrong shape",
+        );
+      }
+      for (const line of parsed.output.updates) {
+        const e = evidenceFromRecord(line, this.sessionId);
+        if (e !== null) s.tracker.apply(e);
+      }
+    }
+    const changed: Receipt[] = [];
+    for (const [id, state] of before) {
+      const now = s.tracker.receipt(id);
+      if (now !== undefined && now.state !== state) changed.push(now);
+    }
+    return changed;
+  }
+
+  /** Close the ACP connection (the leader connection is the caller's to close). */
+  close(): void {
+    this.#s.sdk.close();
+  }
+}

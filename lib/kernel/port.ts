@@ -1,0 +1,81 @@
+/**
+ * The kernel as every layer above it uses it: one small interface (`KernelPort`) with the real
+ * addon behind it (`systemKernel`, loaded lazily on first call), so a flow can be run against the
+ * real kernel in tests and instrumented in the bench without reaching past it. Also the two value
+ * forms those layers share: one process read that never throws for a kernel failure
+ * (`readProcess`) and the JSON form of a process identity (`identityJson`).
+ */
+import type { Socket } from "node:net";
+import { GrokSeatError } from "../errors.js";
+import { openProcessHandle } from "./handle.js";
+import { type KernelInfoDetails, kernelInfo } from "./info.js";
+import { peerCredentials } from "./peer.js";
+import { type PeerSocketFile, peerSocketFile } from "./peer-socket.js";
+import { processFacts } from "./process.js";
+import { socketFacts } from "./socket.js";
+import type {
+  PeerCredentials,
+  ProcessFacts,
+  ProcessHandle,
+  ProcessIdentity,
+  SocketFacts,
+} from "./types.js";
+
+export interface KernelPort {
+  processFacts(pid: number): ProcessFacts;
+  socketFacts(path: string): SocketFacts;
+  peerCredentials(socket: Socket): PeerCredentials;
+  peerSocketFile(socket: Socket): PeerSocketFile;
+  kernelInfo(): KernelInfoDetails;
+  openProcessHandle(pid: number, identity: ProcessIdentity): ProcessHandle;
+}
+
+export const systemKernel: KernelPort = {
+  processFacts: (pid) => processFacts(pid),
+  socketFacts: (path) => socketFacts(path),
+  peerCredentials: (socket) => peerCredentials(socket),
+  peerSocketFile: (socket) => peerSocketFile(socket),
+  kernelInfo: () => kernelInfo(),
+  openProcessHandle: (pid, identity) => openProcessHandle(pid, identity),
+};
+
+/** The outcome of one `processFacts` call: the facts, or the typed error the kernel layer gave. */
+export type ProcessRead =
+  | { readonly ok: true; readonly facts: ProcessFacts }
+  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+
+/**
+ * Read a pid's facts as a value: a typed failure (NO_SUCH_PROCESS, ZOMBIE, ACCESS_DENIED, …) is
+ * the `error` of the read, since a denied read is not a negative proof. With `answers`, only
+ * those codes are; any other failure is thrown as it was, and so is anything untyped (a bug).
+ */
+export function readProcess(
+  kernel: KernelPort,
+  pid: number,
+  answers?: ReadonlySet<string>,
+): ProcessRead {
+  try {
+    return { ok: true, facts: kernel.processFacts(pid) };
+  } catch (err) {
+    if (!(err instanceof GrokSeatError) || (answers !== undefined && !answers.has(err.code))) {
+      throw err;
+    }
+    return { ok: false, error: { code: err.code, message: err.message } };
+  }
+}
+
+/** A process identity as recorded JSON (`{kind, value}`), or null. */
+export function identityJson(id: ProcessIdentity): { kind: ProcessIdentity["kind"]; value: string };
+export function identityJson(
+  id: ProcessIdentity | null,
+): { kind: ProcessIdentity["kind"]; value: string } | null;
+export function identityJson(
+  id: ProcessIdentity | null,
+): { kind: ProcessIdentity["kind"]; value: string } | null {
+  return id === null ? null : { kind: id.kind, value: id.value };
+}
+
+/** Two identities name the same process (both known, same kind and value). */
+export function sameIdentity(a: ProcessIdentity | null, b: ProcessIdentity | null): boolean {
+  return a !== null && b !== null && a.kind === b.kind && a.value === b.value;
+}

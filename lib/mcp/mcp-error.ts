@@ -1,0 +1,9 @@
+/** The stable codes of the MCP projection layer. */
+import { GrokSeatError } from "../errors.js";
+import type { CallErrorCode } from "./issues.js";
+
+export type McpErrorCode =
+  /** A call refused before it reaches upstream (issues.ts). */
+  CallErrorCode | "MCP_UPSTREAM_BAD_LIST" | "MCP_UPSTREAM_BAD_RESULT" | "MCP_HTTP_LISTEN";
+
+export class McpProjectionError extends GrokSeatError<McpErrorCode> {}

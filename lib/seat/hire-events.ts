@@ -1,0 +1,65 @@
+/**
+ * The names of the hire steps, in the order they run, and the progress events a hire emits
+ * (seed ADR 0224, "Decision"; issue 8). Step names are stable strings: an orchestrator's UI and
+ * the CLI key on them, and every refusal names the step it happened in.
+ */
+import type { CheckResult } from "../check.js";
+import type { JsonValue } from "../json.js";
+
+export const HIRE_STEPS = [
+  "preflight",
+  "runtime_dir",
+  "session_id",
+  "launch",
+  "pane_proof",
+  "leader_wait",
+  "socket_proof",
+  "admission",
+  "connect",
+  "register",
+  "leader_proof",
+  "active_sessions",
+  "agent",
+  "acp_initialize",
+  "versions",
+  "catalog",
+  "attach",
+  "model",
+  "ready",
+] as const;
+export type HireStep = (typeof HIRE_STEPS)[number];
+
+/** Where a refusal can happen: a hire step, or an action on a ready (or recorded) seat. */
+export type SeatStep = HireStep | "deliver" | "release" | "resume" | "adopt";
+
+/**
+ * One progress event. `started` precedes the step's work; `proven` carries the checks that
+ * passed and the facts they were computed from; `refused` carries the refusal (the hire then
+ * rejects with the same `SeatRefusal`). `elapsedMs` counts from the start of the hire.
+ */
+export type HireEvent =
+  | {
+      readonly type: "started";
+      readonly step: HireStep;
+      readonly elapsedMs: number;
+    }
+  | {
+      readonly type: "proven";
+      readonly step: HireStep;
+      readonly elapsedMs: number;
+      /** One line for a person: what was established. */
+      readonly summary: string;
+      readonly checks: readonly CheckResult[];
+      readonly facts: JsonValue;
+    }
+  | {
+      readonly type: "refused";
+      readonly step: HireStep;
+      readonly elapsedMs: number;
+      readonly code: string;
+      readonly check: string | null;
+      readonly reason: string;
+      readonly ownerNextStep: string;
+    };
+
+export type HireListener = (event: HireEvent) => void;

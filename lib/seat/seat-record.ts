@@ -1,0 +1,240 @@
+/**
+ * The seat record: every proof a hire established, versioned, persisted 0600 in the seat's
+ * private runtime directory (atomic: write a fresh temp file, fsync, rename, fsync the directory).
+ * A record can be re-verified against live facts (`verify-seat-record.ts`, `verify-proof record`) but
+ * never adopts a leader (seed ADR 0224: "Saved disk records cannot adopt arbitrary leaders";
+ * `registry.ts`).
+ */
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  renameSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import * as v from "valibot";
+import { GrokSeatError } from "../errors.js";
+import type { JsonValue } from "../json.js";
+import { BoundProcessSchema, PaneProofRecordSchema } from "../proof/pane.js";
+import { ProcessIdentitySchema } from "../proof/session-descriptor.js";
+import { writeNewPrivateFile } from "./private-file.js";
+import { SkillEntrySchema } from "./skills.js";
+
+export const SEAT_RECORD_KIND = "grok-seat/seat-record";
+export const SEAT_RECORD_VERSION = 1;
+/** A record is a few tens of kilobytes; anything much larger is not one. */
+const MAX_RECORD_BYTES = 4 * 1024 * 1024;
+
+/** How deep a JSON value in a record may nest; recorded facts are a few levels deep. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether `x` is a JSON value (finite numbers only), walked iteratively with a depth bound, so a
+ * hostile record nested a million levels deep is refused instead of overflowing the stack.
+ */
+export function isJsonValue(x: unknown, maxDepth = MAX_JSON_DEPTH): x is JsonValue {
+  const stack: { value: unknown; depth: number }[] = [{ value: x, depth: 0 }];
+  for (;;) {
+    const top = stack.pop();
+    if (top === undefined) return true;
+    const { value, depth } = top;
+    if (value === null || typeof value === "string" || typeof value === "boolean") continue;
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) return false;
+      continue;
+    }
+    if (typeof value !== "object" || depth >= maxDepth) return false;
+    const children = Array.isArray(value) ? value : Object.values(value);
+    for (const child of children) stack.push({ value: child, depth: depth + 1 });
+  }
+}
+
+const Json = v.custom<JsonValue>(isJsonValue, "not a JSON value");
+const uint = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+export const CheckResultSchema = v.object({
+  check: v.string(),
+  ok: v.boolean(),
+  expected: Json,
+  received: Json,
+  reason: v.nullable(v.string()),
+});
+
+export const SeatRecordSchema = v.object({
+  kind: v.literal(SEAT_RECORD_KIND),
+  version: v.literal(SEAT_RECORD_VERSION),
+  createdAt: v.string(),
+  /** The native Grok session UUID (`--session-id`). */
+  sessionId: v.string(),
+  /** The orchestrator's conversation this seat serves (resume must name the same one). */
+  conversationId: v.nullable(v.string()),
+  cwd: v.string(),
+  runtimeDir: v.string(),
+  /**
+   * Where the seat's fence journal and admission lock live. A fresh seat keeps them in its own
+   * runtime dir; a resumed seat keeps the original seat's, so earlier receipts (and uncertain
+   * ones) stay reconcilable and earlier prompt ids stay refused as duplicates. Absent in records
+   * written before this field existed: then it is `runtimeDir`.
+   */
+  journalDir: v.optional(v.string()),
+  socketPath: v.string(),
+  lockPath: v.string(),
+  /** The controller process that hired the seat. */
+  controller: v.object({
+    pid: uint,
+    identity: v.nullable(ProcessIdentitySchema),
+    epoch: uint,
+  }),
+  profile: v.object({
+    kind: v.picklist(["grok-home", "temporary"]),
+    grokHome: v.string(),
+    loginFile: v.nullable(v.object({ source: v.string(), copiedTo: v.string(), bytes: uint })),
+  }),
+  skills: v.array(SkillEntrySchema),
+  grok: v.object({ executable: v.string(), versionLine: v.string() }),
+  versions: v.object({
+    cli: v.string(),
+    leader: v.nullable(v.string()),
+    agent: v.nullable(v.string()),
+    leaderProtocol: v.nullable(uint),
+    controlV1: v.nullable(v.boolean()),
+    acpProtocol: uint,
+  }),
+  /** The pane proof (TUI pid, identity, birth, executable, cwd, terminal, Herdr descriptor). */
+  pane: PaneProofRecordSchema,
+  leader: v.object({
+    ...BoundProcessSchema.entries,
+    ppid: uint,
+    /** The leader's self-report (`get_leader_info`) as received. */
+    info: Json,
+  }),
+  socket: v.object({
+    path: v.string(),
+    device: v.string(),
+    inode: v.string(),
+    uid: uint,
+    mode: uint,
+    dir: v.object({ path: v.string(), uid: uint, mode: uint }),
+    listeners: v.array(uint),
+  }),
+  activeSession: v.object({
+    session_id: v.string(),
+    pid: uint,
+    cwd: v.string(),
+    opened_at: v.string(),
+  }),
+  /** The Herdr agent verdict that was accepted. */
+  agent: Json,
+  model: v.nullable(v.object({ modelId: v.string(), effort: v.nullable(v.string()) })),
+  /** Every check that passed, by hire step. */
+  proofs: v.record(v.string(), v.array(CheckResultSchema)),
+  /** Filled in by release. */
+  release: v.nullable(
+    v.object({
+      at: v.string(),
+      /** The exit-watch verdict (kernel evidence on the TUI's bound identity), or null. */
+      tuiExit: Json,
+      tuiExitObserved: v.boolean(),
+      leader: v.object({
+        action: v.picklist(["stopped", "left_running", "already_gone", "stop_timed_out"]),
+        reasons: v.array(v.string()),
+      }),
+    }),
+  ),
+});
+export type SeatRecord = v.InferOutput<typeof SeatRecordSchema>;
+
+/** Write `record` as `<dir>/<name>`: 0600, O_EXCL temp file, fsync, rename, fsync the directory. */
+export function writeSeatRecord(path: string, record: SeatRecord): void {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const bytes = Buffer.from(`${JSON.stringify(record, null, 2)}\n`, "utf8");
+  writeNewPrivateFile(tmp, bytes);
+  renameSync(tmp, path);
+  const dfd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    fsyncSync(dfd);
+  } finally {
+    closeSync(dfd);
+  }
+}
+
+export interface LoadedRecord {
+  readonly record: SeatRecord;
+  /** lstat facts of the file as opened (for the `record.file_private` check). */
+  readonly file: { readonly uid: number; readonly mode: number };
+}
+
+/**
+ * Read and validate a seat record (no symlink followed, bounded). Throws GrokSeatError
+ * RECORD_UNREADABLE (cannot open/read/parse) or RECORD_INVALID (not a seat record).
+ */
+export function readSeatRecord(path: string): LoadedRecord {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (cause) {
+    throw new GrokSeatError("RECORD_UNREADABLE", `cannot open ${path}`, {
+      details: { path },
+      cause,
+    });
+  }
+  let text: string;
+  let file: { uid: number; mode: number };
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      throw new GrokSeatError("RECORD_UNREADABLE", `${path} is not a regular file`, {
+        details: { path },
+      });
+    }
+    file = { uid: st.uid, mode: st.mode & 0o7777 };
+    const buf = Buffer.alloc(MAX_RECORD_BYTES + 1);
+    let filled = 0;
+    for (;;) {
+      const n = readSync(fd, buf, filled, buf.length - filled, null);
+      if (n === 0) break;
+      filled += n;
+      if (filled > MAX_RECORD_BYTES) {
+        throw new GrokSeatError("RECORD_UNREADABLE", `${path} is larger than a seat record`, {
+          details: { path },
+        });
+      }
+    }
+    try {
+      // Invalid UTF-8 is refused, never replaced by U+FFFD (a path must stay the path it was).
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
+        buf.subarray(0, filled),
+      );
+    } catch (cause) {
+      throw new GrokSeatError("RECORD_UNREADABLE", `${path} is not UTF-8`, {
+        details: { path },
+        cause,
+      });
+    }
+  } finally {
+    closeSync(fd);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (cause) {
+    throw new GrokSeatError("RECORD_UNREADABLE", `${path} is not JSON`, {
+      details: { path },
+      cause,
+    });
+  }
+  const parsed = v.safeParse(SeatRecordSchema, raw);
+  if (!parsed.success) {
+    throw new GrokSeatError(
+      "RECORD_INVALID",
+      `${path} is not a seat record: ${v.summarize(parsed.issues)}`,
+      { details: { path } },
+    );
+  }
+  return { record: parsed.output, file };
+}

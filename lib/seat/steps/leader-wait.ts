@@ -1,0 +1,145 @@
+/**
+ * Step `leader_wait`: the bounded wait for the TUI's leader. The TUI spawns `grok agent leader` and
+ * polls for its socket for up to 10 s (docs/design/grok-leader-protocol.md §1,
+ * `SPAWN_WAIT_TIMEOUT`); the leader locks `<socket>.lock`, writes its pid there and binds the
+ * socket before auth. We poll the same two files plus the kernel's listener list, every few
+ * milliseconds, until the lock names a pid that listens on that very socket file — or the TUI exits
+ * (kernel handle), or the deadline passes. Nothing is connected to here: the socket proof comes
+ * first.
+ */
+import { lstatSync } from "node:fs";
+import { pass } from "../../check.js";
+import { GrokSeatError } from "../../errors.js";
+import type { KernelPort, ProcessHandle, SocketFacts } from "../../kernel/index.js";
+import { readSmallFile } from "../../leader/lock-file.js";
+import { parseLockPid } from "../../proof/leader.js";
+import { SeatRefusal } from "../refusal.js";
+import { hireStep, outcome } from "../step-runner.js";
+
+export interface LeaderWaitInput {
+  readonly socketPath: string;
+  readonly lockPath: string;
+  readonly tui: ProcessHandle;
+  /** TUI start to a listening leader (default 30 s; grok waits 10 s for its own spawn). */
+  readonly timeoutMs?: number | undefined;
+  readonly pollMs?: number;
+}
+
+export interface LeaderSighting {
+  readonly lockPid: number;
+  readonly facts: SocketFacts;
+  readonly polls: number;
+}
+
+type Seen =
+  | { readonly kind: "no_socket" }
+  | { readonly kind: "not_a_socket"; readonly type: string }
+  | { readonly kind: "no_listener" }
+  | { readonly kind: "no_lock_pid"; readonly listeners: readonly number[] }
+  | {
+      readonly kind: "lock_pid_not_listening";
+      readonly lockPid: number;
+      readonly listeners: readonly number[];
+    }
+  | { readonly kind: "ready"; readonly lockPid: number; readonly facts: SocketFacts };
+
+async function look(kernel: KernelPort, socketPath: string, lockPath: string): Promise<Seen> {
+  // Cheap looks first (an lstat, a 10-byte read); the listener scan only once both are there.
+  const st = lstatSync(socketPath, { throwIfNoEntry: false });
+  if (st === undefined) return { kind: "no_socket" };
+  if (!st.isSocket())
+    return { kind: "not_a_socket", type: st.isDirectory() ? "directory" : "other" };
+  let early: number | null = null;
+  try {
+    early = parseLockPid((await readSmallFile(lockPath, 64)).toString("utf8"));
+  } catch {
+    early = null;
+  }
+  if (early === null) return { kind: "no_lock_pid", listeners: [] };
+  let facts: SocketFacts;
+  try {
+    facts = kernel.socketFacts(socketPath);
+  } catch (err) {
+    if (err instanceof GrokSeatError) return { kind: "no_socket" };
+    throw err;
+  }
+  if (facts.type !== "socket") return { kind: "not_a_socket", type: facts.type };
+  if (facts.listeners.length === 0) return { kind: "no_listener" };
+  let lockPid: number | null = null;
+  try {
+    lockPid = parseLockPid((await readSmallFile(lockPath, 64)).toString("utf8"));
+  } catch {
+    lockPid = null;
+  }
+  if (lockPid === null) return { kind: "no_lock_pid", listeners: facts.listeners };
+  if (!facts.listeners.includes(lockPid)) {
+    return { kind: "lock_pid_not_listening", lockPid, listeners: facts.listeners };
+  }
+  return { kind: "ready", lockPid, facts };
+}
+
+export const leaderWait = hireStep("leader_wait", async (input: LeaderWaitInput, ctx) => {
+  const pollMs = input.pollMs ?? 10;
+  const timeoutMs = input.timeoutMs ?? 30_000;
+  const deadline = performance.now() + timeoutMs;
+  let tuiExited = false;
+  void input.tui.exited.then(
+    () => {
+      tuiExited = true;
+    },
+    () => {},
+  );
+  let polls = 0;
+  let last: Seen = { kind: "no_socket" };
+  for (;;) {
+    polls += 1;
+    last = await look(ctx.kernel, input.socketPath, input.lockPath);
+    if (last.kind === "ready") break;
+    if (tuiExited || !input.tui.isAlive()) {
+      throw new SeatRefusal({
+        step: "leader_wait",
+        code: "TUI_EXITED",
+        check: "leader_wait.tui_alive",
+        reason: `the TUI (pid ${input.tui.pid}) exited before its leader was listening`,
+        details: { last: last.kind },
+      });
+    }
+    if (ctx.signal?.aborted === true) {
+      throw new SeatRefusal({
+        step: "leader_wait",
+        code: "HIRE_ABORTED",
+        reason: "the caller aborted the hire",
+      });
+    }
+    if (performance.now() >= deadline) {
+      throw new SeatRefusal({
+        step: "leader_wait",
+        code: "LEADER_NOT_READY",
+        check: "leader_wait.listening",
+        reason: `no leader listened on ${input.socketPath} within ${timeoutMs} ms (last seen: ${last.kind})`,
+        details: { last: { ...last }, socketPath: input.socketPath, timeoutMs },
+      });
+    }
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, pollMs);
+      void input.tui.exited.then(
+        () => {
+          clearTimeout(t);
+          resolve();
+        },
+        () => {},
+      );
+    });
+  }
+  const { lockPid, facts } = last;
+  ctx.left.leaderPid = lockPid;
+  return outcome(
+    { lockPid, facts, polls },
+    `leader pid ${lockPid} listens on ${input.socketPath} (lock file names it)`,
+    [
+      pass("leader_wait.listening", "a listener on the socket file", [...facts.listeners]),
+      pass("leader_wait.lock_pid", "the lock file names a listener", lockPid),
+    ],
+    { lockPid, listeners: [...facts.listeners], polls },
+  );
+});

@@ -1,0 +1,120 @@
+/**
+ * Step `pane_proof`: the launched pane bound to its process (`bindPane`: Herdr's view, the
+ * kernel's view of `shell_pid`, settled exec, terminal), and that process must be *our* TUI: the
+ * grok executable we resolved, in the work cwd, as our uid. The TUI's kernel handle is taken right
+ * after the proof and kept for the seat's life (exit observation, docs/design/reliability-plan.md
+ * §2), and the exit watch is armed now, while the TUI is still starting its leader (awaited at
+ * `ready`).
+ *
+ * No agent is required yet: Herdr identifies the agent (and the Grok hook reports its session)
+ * some time after launch (golden G1); that is the later `agent` step.
+ */
+import { type CheckResult, expectEqual, firstFailure } from "../../check.js";
+import type { HerdrClient } from "../../herdr/client.js";
+import type { LaunchResult } from "../../herdr/launch.js";
+import type { ProcessHandle } from "../../kernel/index.js";
+import { bindPane } from "../../observe/pane.js";
+import { type PaneExitWatch, watchPaneExit } from "../../observe/pane-exit.js";
+import type { BoundTui } from "../../proof/leader.js";
+import type { PaneProofRecord } from "../../proof/pane.js";
+import type { SessionDescriptor } from "../../proof/session-descriptor.js";
+import { refuseOnCheck, refuseOnThrow, SeatRefusal } from "../refusal.js";
+import { hireStep, outcome } from "../step-runner.js";
+
+export interface PaneProofInput {
+  readonly herdr: HerdrClient;
+  readonly launch: LaunchResult;
+  readonly descriptor: SessionDescriptor;
+  readonly sessionId: string;
+  readonly grokExecutable: string;
+  readonly cwd: string;
+}
+
+export interface ProvenPane {
+  /** The pane proof with the agent claim control requires (`expectedAgent: "grok"`). */
+  readonly record: PaneProofRecord;
+  readonly tui: ProcessHandle;
+  /** The TUI as the leader proofs bind it. */
+  readonly boundTui: BoundTui;
+  /** Armed now, kept for the seat's life. */
+  readonly exitWatch: Promise<PaneExitWatch>;
+}
+
+function refusalCode(check: string): string {
+  return check === "pane.agent" || check === "pane.native_session"
+    ? "HERDR_AGENT_REFUSED"
+    : "PANE_UNPROVEN";
+}
+
+export const paneProof = hireStep("pane_proof", async (input: PaneProofInput, ctx) => {
+  const bound = await bindPane(input.herdr, ctx.kernel, {
+    paneId: input.launch.paneId,
+    launch: { argv: input.launch.argv, cwd: input.launch.cwd },
+    sessionName: input.descriptor.sessionName,
+    descriptor: input.descriptor,
+    nativeSessionId: input.sessionId,
+    expectedAgent: null,
+  });
+  const record = bound.record;
+  const checks: CheckResult[] = [...bound.checks];
+  if (record !== null) {
+    // The bound process must be the TUI we asked for, not merely some process in the pane.
+    checks.push(
+      expectEqual(
+        "pane.grok_executable",
+        input.grokExecutable,
+        record.process.executable,
+        "the pane runs another executable than the grok we resolved",
+      ),
+      expectEqual("pane.cwd", input.cwd, record.process.cwd, "the TUI runs in another directory"),
+      expectEqual("pane.uid", ctx.uid, record.process.uid, "the TUI runs as another user"),
+    );
+  }
+  const failed = firstFailure(checks);
+  if (failed !== undefined || record === null) {
+    const f = failed ?? checks[checks.length - 1];
+    if (f === undefined) {
+      throw new SeatRefusal({
+        step: "pane_proof",
+        code: "PANE_UNPROVEN",
+        reason: "the pane could not be bound",
+      });
+    }
+    throw refuseOnCheck("pane_proof", refusalCode(f.check), f, { paneId: input.launch.paneId });
+  }
+  const p = record.process;
+  const tui = await refuseOnThrow(
+    {
+      step: "pane_proof",
+      code: "IDENTITY_UNPROVEN",
+      check: "pane.tui_handle",
+      reason: () => `no kernel handle on the TUI pid ${p.pid} with its proven identity`,
+    },
+    () => ctx.stack.adopt(ctx.kernel.openProcessHandle(p.pid, p.identity), (h) => h.close()),
+  );
+  ctx.left.tuiPid = p.pid;
+  const claimed: PaneProofRecord = { ...record, expectedAgent: "grok" };
+  const exitWatch = watchPaneExit(input.herdr, ctx.kernel, claimed, { handle: tui });
+  exitWatch.catch(() => {});
+  ctx.stack.defer(async () => (await exitWatch.catch(() => null))?.close());
+  const value: ProvenPane = {
+    record: claimed,
+    tui,
+    boundTui: { pid: p.pid, identity: p.identity, cwd: input.cwd },
+    exitWatch,
+  };
+  return outcome(
+    value,
+    `TUI pid ${p.pid} on ${p.tty}: ${p.executable ?? "?"} in ${p.cwd ?? "?"}, identity ${p.identity.kind}`,
+    checks,
+    {
+      paneId: record.pane.paneId,
+      terminalId: record.pane.terminalId,
+      pid: p.pid,
+      tty: p.tty,
+      identity: { kind: p.identity.kind, value: p.identity.value },
+      startTimeUs: p.startTimeUs,
+      herdr: { version: record.herdr.version, serverPid: record.herdr.server.pid },
+    },
+  );
+});

@@ -1,0 +1,66 @@
+/**
+ * Step `runtime_dir`: a fresh private directory (lib/seat/runtime-dir.ts: ours, 0700, not a
+ * symlink, short enough for the socket path) holding the leader socket and lock, the admission
+ * lock and journal, a temporary profile when one is used, and the seat record; and the profile
+ * made real (lib/seat/profile.ts). A refused hire removes the directory again, until the TUI
+ * lives in it (`launch`).
+ */
+import { tmpdir } from "node:os";
+import { firstFailure } from "../../check.js";
+import { lockPathForSocket } from "../../grok/paths.js";
+import { materializeProfile, type Profile, type ProfileSpec } from "../profile.js";
+import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
+import { createRuntimeDir, removeRuntimeDir } from "../runtime-dir.js";
+import { hireStep, outcome } from "../step-runner.js";
+
+export interface RuntimeDirInput {
+  /** Where the directory is created (default: the system temp dir). */
+  readonly base?: string | undefined;
+  readonly profile: ProfileSpec;
+}
+
+export interface Runtime {
+  readonly dir: string;
+  readonly socketPath: string;
+  readonly lockPath: string;
+  readonly profile: Profile;
+}
+
+export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput, ctx) => {
+  const created = await refuseOnThrow(
+    {
+      step: "runtime_dir",
+      code: "RUNTIME_DIR_UNSAFE",
+      check: "runtime_dir.create",
+      reason: (f) => `no private directory could be created: ${f.message}`,
+    },
+    () => createRuntimeDir(input.base ?? tmpdir(), ctx.kernel),
+  );
+  const dir = ctx.stack.adopt(created.dir, removeRuntimeDir);
+  const unsafe = firstFailure(created.checks);
+  if (unsafe !== undefined) throw refuseOnCheck("runtime_dir", "RUNTIME_DIR_UNSAFE", unsafe);
+  const made = await refuseOnThrow(
+    {
+      step: "runtime_dir",
+      code: "PROFILE_INVALID",
+      check: "profile.materialize",
+      reason: (f) => `the profile could not be prepared: ${f.message}`,
+    },
+    () => materializeProfile(input.profile, dir),
+  );
+  const bad = firstFailure(made.checks);
+  if (bad !== undefined) throw refuseOnCheck("runtime_dir", "PROFILE_INVALID", bad);
+  const profile = made.profile;
+  const value: Runtime = {
+    dir,
+    socketPath: created.socketPath,
+    lockPath: lockPathForSocket(created.socketPath),
+    profile,
+  };
+  return outcome(
+    value,
+    `private runtime dir ${dir} (0700, ours); GROK_HOME ${profile.grokHome} (${profile.kind})`,
+    [...created.checks, ...made.checks],
+    { dir, socketPath: value.socketPath, grokHome: profile.grokHome, profile: profile.kind },
+  );
+});

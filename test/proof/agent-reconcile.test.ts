@@ -1,0 +1,180 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import * as v from "valibot";
+import { parseReply } from "../../lib/herdr/client.js";
+import { PaneInfoResultSchema } from "../../lib/herdr/wire-envelope.js";
+import {
+  type AgentBinding,
+  observedNativeSession,
+  reconcileAgent,
+} from "../../lib/proof/agent-reconcile.js";
+
+const fixtures = join(import.meta.dirname, "..", "fixtures", "herdr");
+const Golden = v.object({
+  provenance: v.string(),
+  cases: v.array(
+    v.object({
+      name: v.string(),
+      title: v.string(),
+      provenance: v.string(),
+      line: v.string(),
+      expected: v.looseObject({ ok: v.boolean() }),
+    }),
+  ),
+});
+const golden = v.parse(
+  Golden,
+  JSON.parse(readFileSync(join(fixtures, "agent-golden.json"), "utf8")),
+);
+const SESSION = "0198c2d4-7f3a-7b21-9e55-3c1d2a4b5e6f";
+const binding: AgentBinding = {
+  pid: 48211,
+  terminalId: "term_64a1f3c2b9e0d5",
+  tty: "/dev/pts/7",
+  nativeSessionId: SESSION,
+  expectedAgent: "grok",
+};
+
+function paneOf(lineText: string) {
+  const id = String(JSON.parse(lineText).id);
+  return parseReply(lineText, id, "pane.get", PaneInfoResultSchema).pane;
+}
+
+test("the fixture covers G1-G7c and the 0.9.3 omission, each with provenance", () => {
+  assert.equal(
+    golden.cases.map((c) => c.name),
+    ["G1", "G2", "G3", "G4", "G5", "G6", "G7a", "G7b", "G7c", "0.9.3-omission"],
+  );
+  for (const c of golden.cases) assert.ok(c.provenance.length > 20, c.name);
+});
+
+for (const c of golden.cases) {
+  test(`golden ${c.name}: ${c.title}`, () => {
+    // Every golden line, even the synthetic G6/G7 ones, parses as a pane: the refusal comes from
+    // the reconciler by name, not from a generic parse error.
+    const pane = paneOf(c.line);
+    const verdict = reconcileAgent(binding, { pane, shellPid: 48211, tty: "/dev/pts/7" });
+    for (const [key, want] of Object.entries(c.expected)) {
+      assert.equal((verdict as Record<string, unknown>)[key], want, `${c.name}.${key}`);
+    }
+    if (verdict.ok) assert.is(verdict.agent, "grok");
+  });
+}
+
+test("G7c's `id` is never read as a session id", () => {
+  const g7c = golden.cases.find((c) => c.name === "G7c");
+  if (g7c === undefined) throw new Error("no G7c");
+  const pane = paneOf(g7c.line);
+  assert.equal(observedNativeSession(pane), {
+    kind: "unreadable",
+    reason: "agent_session_missing_value",
+  });
+  const unbound = reconcileAgent(
+    { ...binding, nativeSessionId: null },
+    { pane, shellPid: 48211, tty: "/dev/pts/7" },
+  );
+  assert.is(unbound.ok, false);
+});
+
+const base = (): Record<string, unknown> => ({
+  pane_id: "w1:p2",
+  terminal_id: "term_64a1f3c2b9e0d5",
+  agent: "grok",
+  agent_session: { source: "herdr:grok", agent: "grok", kind: "id", value: SESSION },
+});
+const ok = { shellPid: 48211, tty: "/dev/pts/7" };
+const table: [
+  string,
+  Record<string, unknown>,
+  { shellPid: number | null; tty: string | null },
+  string,
+][] = [
+  [
+    "pid changed (process restarted in the pane)",
+    base(),
+    { ...ok, shellPid: 50001 },
+    "pid_changed",
+  ],
+  ["no shell_pid", base(), { ...ok, shellPid: null }, "pid_changed"],
+  ["terminal_id changed", { ...base(), terminal_id: "term_other" }, ok, "terminal_changed"],
+  ["tty changed", base(), { ...ok, tty: "/dev/pts/9" }, "terminal_changed"],
+  [
+    "native session changed",
+    {
+      ...base(),
+      agent_session: { source: "herdr:grok", agent: "grok", kind: "id", value: "other" },
+    },
+    ok,
+    "native_session_changed",
+  ],
+  ["agent_session null", { ...base(), agent_session: null }, ok, "agent_session_null"],
+  ["agent_session a string", { ...base(), agent_session: "x" }, ok, "agent_session_malformed"],
+  [
+    "agent_session field null",
+    { ...base(), agent_session: { source: null, agent: "grok", kind: "id", value: SESSION } },
+    ok,
+    "agent_session_field_null",
+  ],
+  [
+    "agent_session missing agent",
+    { ...base(), agent_session: { source: "herdr:grok", kind: "id", value: SESSION } },
+    ok,
+    "agent_session_missing_agent",
+  ],
+  [
+    "agent_session kind path",
+    {
+      ...base(),
+      agent_session: { source: "herdr:grok", agent: "grok", kind: "path", value: "/x" },
+    },
+    ok,
+    "agent_session_not_id",
+  ],
+  ["agent empty string", { ...base(), agent: "" }, ok, "agent_malformed"],
+  ["agent a number", { ...base(), agent: 7 }, ok, "agent_malformed"],
+  [
+    "another agent",
+    {
+      ...base(),
+      agent: "claude",
+      agent_session: { source: "herdr:claude", agent: "claude", kind: "id", value: SESSION },
+    },
+    ok,
+    "agent_unexpected",
+  ],
+];
+
+for (const [name, pane, obs, reason] of table) {
+  test(`refuses: ${name} → ${reason}`, () => {
+    const paneIn = pane as { terminal_id: string };
+    const verdict = reconcileAgent(binding, { pane: paneIn, ...obs });
+    assert.is(verdict.ok, false);
+    if (!verdict.ok) {
+      assert.is(verdict.reason, reason);
+      assert.is(verdict.retryable, false);
+    }
+  });
+}
+
+test("accepts any agent label when none is expected; no bound session accepts the observed one", () => {
+  const verdict = reconcileAgent(
+    { ...binding, expectedAgent: null, nativeSessionId: null },
+    { pane: { ...base(), terminal_id: "term_64a1f3c2b9e0d5" }, ...ok },
+  );
+  assert.equal(verdict, {
+    ok: true,
+    agent: "grok",
+    agentFrom: "both",
+    nativeSessionId: SESSION,
+    sessionSource: "herdr:grok",
+  });
+});
+
+test("absent is the only retryable refusal", () => {
+  const verdict = reconcileAgent(binding, { pane: { terminal_id: "term_64a1f3c2b9e0d5" }, ...ok });
+  assert.equal(verdict.ok ? null : [verdict.reason, verdict.retryable], ["agent_absent", true]);
+});
+
+test.run();
