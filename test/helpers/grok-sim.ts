@@ -432,6 +432,8 @@ export async function startGrokTui(opts: {
   env?: Record<string, string>;
   /** An initial prompt the TUI submits once its session exists. */
   prompt?: string;
+  /** Extra TUI flags, placed before the prompt (e.g. `["--rules", text]`). */
+  args?: string[];
   cols?: number;
   rows?: number;
 }): Promise<GrokTui> {
@@ -448,6 +450,7 @@ export async function startGrokTui(opts: {
   };
   const server = `grok-sim-${process.pid}-${randomUUID().slice(0, 8)}`;
   const argv = [grok, "--leader", "--leader-socket", socketPath, "--session-id", sessionId];
+  argv.push(...(opts.args ?? []));
   if (opts.prompt !== undefined) argv.push(opts.prompt);
   const env = simEnv(opts.grokHome, opts.env);
   const exe = realpathSync(grok);

@@ -30,6 +30,8 @@ export interface TuiArgs {
   forkSession: boolean;
   cwd: string | undefined;
   prompt: string | undefined;
+  /** `--rules <TEXT>` (alias `--append-system-prompt`): initialize `_meta.rules`. */
+  rules: string | undefined;
 }
 
 const RESUME_ARG = "--resume [<SESSION_ID_OR_TITLE>]";
@@ -101,6 +103,7 @@ export function parseCli(argv: readonly string[]): ParsedCli {
     forkSession: false,
     cwd: undefined,
     prompt: undefined,
+    rules: undefined,
   };
   let version = false;
   // Order of appearance of the mutually exclusive resume selectors, for clap's conflict error.
@@ -152,6 +155,14 @@ export function parseCli(argv: readonly string[]): ParsedCli {
         return { intent: usageError("a value is required for '--cwd <CWD>'"), leaderSocket };
       tui.cwd = v;
     } else if (a.startsWith("--cwd=")) tui.cwd = a.slice(6);
+    else if (a === "--rules" || a === "--append-system-prompt") {
+      const v = next();
+      if (v === undefined)
+        return { intent: usageError(`a value is required for '--rules <RULES>'`), leaderSocket };
+      tui.rules = v;
+    } else if (a.startsWith("--rules=")) tui.rules = a.slice("--rules=".length);
+    else if (a.startsWith("--append-system-prompt="))
+      tui.rules = a.slice("--append-system-prompt=".length);
     else if (!a.startsWith("-") && (a === "version" || a === "agent" || a === "leader")) {
       if (version) return { intent: { kind: "version" }, leaderSocket };
       return { intent: subcommand(a, args.slice(i + 1), tui), leaderSocket };

@@ -72,6 +72,7 @@ export async function runTui(
     startup.kind === "new"
       ? new Tui(env, cwd, startup.sessionId ?? randomUUID(), false, args.prompt)
       : new Tui(env, startup.cwd, startup.sessionId, true, args.prompt);
+  tui.rules = args.rules;
   await tui.start();
 }
 
@@ -98,6 +99,8 @@ class Tui {
   private sessionState = "connecting";
   private activity = "idle";
   private readonly ownPrompts = new Set<string>();
+  /** `--rules`: sent as initialize `_meta.rules` (pager acp/mod.rs build_initialize_meta). */
+  rules: string | undefined;
 
   constructor(
     env: SimEnv,
@@ -192,7 +195,10 @@ class Tui {
     await client.request("initialize", {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      _meta: { clientType: "grok-pager" },
+      _meta:
+        this.rules === undefined
+          ? { clientType: "grok-pager" }
+          : { clientType: "grok-pager", rules: this.rules },
     });
     await client.request("authenticate", { methodId: "cached_token" });
     const config = loadConfig();
