@@ -34,7 +34,9 @@ import {
 import { type Behaviour, echoBehaviour, OperatorBank } from "../sim/mcp-bank/bank.js";
 import { loadBankTools } from "../sim/mcp-bank/fixture.js";
 import { type BankHttp, serveBankHttp } from "../sim/mcp-bank/http.js";
-import { get, RawClient } from "./raw.js";
+import { get, RawClient, record } from "./raw.js";
+
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 type Msg = Record<string, unknown>;
 
@@ -113,7 +115,7 @@ async function bankRow(c: RawClient, sessionId: string, settled = true): Promise
         : undefined;
     },
     20_000,
-  ).then((r) => (r === null ? undefined : (r as Msg)));
+  ).then((r) => (r === null ? undefined : record(r)));
 }
 
 function promptReq(sessionId: string, promptId: string, text: string): Msg {
@@ -135,7 +137,7 @@ const replyOf = (c: RawClient, promptId: string): string =>
 
 const toolUpdates = (c: RawClient, promptId: string): Msg[] =>
   updatesOf(c, promptId)
-    .map((m) => get(m, "params", "update") as Msg)
+    .map((m) => record(get(m, "params", "update")))
     .filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
 
 test.before(async () => {
@@ -159,7 +161,7 @@ test("a config bank with a Bearer $VAR header: expanded in the TUI's env, connec
     assert.is(get(row, "url"), b.http.url.href);
     assert.is(get(row, "headers"), undefined, "the catalog never shows headers");
     assert.is(get(row, "session", "status"), "ready");
-    const tools = get(row, "session", "tools") as Msg[];
+    const tools = list(get(row, "session", "tools")).map(record);
     assert.equal(
       tools.map((t) => t.name),
       toolNames(),
@@ -458,11 +460,11 @@ test("x.ai/session/update_mcp_servers answers after the handshake, the server is
     });
     assert.equal(res.result, { result: { ok: true } });
     // No polling: the answer came after the handshake, so the very next list shows it ready.
-    const list = await c.request("_x.ai/mcp/list", { sessionId: sid });
-    const servers = get(list, "result", "result", "servers") as Msg[];
+    const listed = await c.request("_x.ai/mcp/list", { sessionId: sid });
+    const servers = list(get(listed, "result", "result", "servers")).map(record);
     const row = servers.find((s) => s.name === "bank");
     assert.is(get(row, "session", "status"), "ready");
-    assert.ok((get(row, "session", "tools") as unknown[]).length > 0);
+    assert.ok(list(get(row, "session", "tools")).length > 0);
     const unknown = await c.request("_x.ai/session/update_mcp_servers", {
       sessionId: randomUUID(),
       mcpServers: [],

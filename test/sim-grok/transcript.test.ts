@@ -21,7 +21,7 @@ import {
   startGrokLeader,
   waitFor,
 } from "../helpers/grok-sim.js";
-import { get, RawClient } from "./raw.js";
+import { get, RawClient, record } from "./raw.js";
 
 type Msg = Record<string, unknown>;
 
@@ -74,7 +74,7 @@ function diskLines(ctx: Ctx): Msg[] {
   return text
     .split("\n")
     .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l) as Msg);
+    .map((l) => record(JSON.parse(l)));
 }
 
 async function prompt(ctx: Ctx, id: number, promptId: string, text: string): Promise<Msg> {
@@ -129,7 +129,7 @@ test("send_update carries promptId and {sessionId}-{n} eventIds; the user echo h
     ])
       assert.ok(kinds.includes(k), `${k} in ${JSON.stringify(kinds)}`);
     const echo = updates.find((m) => kind(m) === "user_message_chunk");
-    assert.equal(Object.keys(get(echo, "params", "_meta") as object), [
+    assert.equal(Object.keys(record(get(echo, "params", "_meta"))), [
       "eventId",
       "agentTimestampMs",
     ]);
@@ -173,7 +173,7 @@ test("send_update carries promptId and {sessionId}-{n} eventIds; the user echo h
     const tc = msgs.find((m) => kind(m) === "turn_completed");
     assert.is(tc?.method, "_x.ai/session_notification");
     const usage = get(tc, "params", "update", "usage");
-    assert.equal(Object.keys(usage as object), [
+    assert.equal(Object.keys(record(usage)), [
       "inputTokens",
       "outputTokens",
       "totalTokens",

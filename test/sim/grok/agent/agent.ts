@@ -270,6 +270,8 @@ export class SimAgent implements SessionHost, UpdateSink {
           const session = typeof sid === "string" ? this.sessions.get(sid) : undefined;
           if (session === undefined || session.busy) continue;
           this.sessions.delete(session.id);
+          session.store.flush();
+          session.mcp.closeAll();
           this.opts.emit(
             notification("_x.ai/sessions/changed", {
               upserted: [this.rosterEntry(session, "dormant", false)],
@@ -689,7 +691,11 @@ export class SimAgent implements SessionHost, UpdateSink {
   private close(p: Params): unknown {
     const sid = str(p.sessionId) ?? "";
     const session = this.sessions.get(sid);
-    if (session !== undefined && !session.busy) this.sessions.delete(sid);
+    if (session !== undefined && !session.busy) {
+      this.sessions.delete(sid);
+      session.store.flush();
+      session.mcp.closeAll();
+    }
     return { _meta: { "x.ai/closeOutcome": session === undefined ? "not_resident" : "closed" } };
   }
 

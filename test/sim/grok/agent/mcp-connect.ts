@@ -16,14 +16,11 @@
  * server with `sim_tools`, and stdio servers, which the simulator never spawns) are never
  * connected and report their tools as ready.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { z } from "zod";
+
 import { field, str } from "../json.js";
 import { trace } from "../trace.js";
 import type { SessionMcpServer } from "./mcp.js";
+import type { SdkClient } from "./mcp-sdk.js";
 
 export type McpStatus = "initializing" | "ready" | "unavailable";
 
@@ -39,7 +36,7 @@ interface Conn {
   fingerprint: string;
   status: McpStatus;
   tools: McpToolEntry[];
-  client: Client | undefined;
+  client: SdkClient | undefined;
   ready: Promise<void>;
   closed: boolean;
 }
@@ -49,27 +46,6 @@ export type CallOutcome =
   | { kind: "error"; message: string };
 
 const TOOL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
-
-/**
- * Results are read leniently, the way rmcp deserializes them: a tool's `inputSchema` is any JSON
- * object (the TS SDK's own listTools/callTool would refuse a schema without root
- * `type: "object"`, which the real agent accepts), unknown keys are ignored.
- */
-const ToolsPage = z.looseObject({
-  tools: z.array(
-    z.looseObject({
-      name: z.string(),
-      description: z.string().optional(),
-      inputSchema: z.record(z.string(), z.unknown()),
-      _meta: z.unknown().optional(),
-    }),
-  ),
-  nextCursor: z.string().optional(),
-});
-const CallResult = z.looseObject({
-  content: z.array(z.unknown()).default([]),
-  isError: z.boolean().optional(),
-});
 
 /** parse_mcp_qualified_name + validate_tool_name for `<server>__<tool>`. */
 export function validQualifiedName(name: string): boolean {
@@ -138,18 +114,13 @@ export class McpConnections {
     const [server, tool] = split(qualified);
     const conn = this.conns.get(server);
     if (conn === undefined) return { kind: "error", message: `MCP server '${server}' not found` };
-    if (conn.client === undefined) {
+    if (conn.server.standIn !== undefined) {
       // A stand-in answers every call with its arguments (it has nothing behind it).
       return { kind: "result", isError: false, text: JSON.stringify(args ?? {}) };
     }
+    if (conn.client === undefined) return { kind: "error", message: "Transport closed" };
     try {
-      const res = await conn.client.request(
-        {
-          method: "tools/call",
-          params: args === undefined ? { name: tool } : { name: tool, arguments: args },
-        },
-        CallResult,
-      );
+      const res = await conn.client.callTool(tool, args);
       // servers.rs `run`: the text blocks joined by newlines (images and resources, which the
       // real agent also renders, are not simulated).
       const texts: string[] = [];
@@ -197,30 +168,25 @@ export class McpConnections {
     if (!("url" in entry)) throw new Error("stdio servers are not spawned by the simulator");
     const headers: Record<string, string> = {};
     for (const h of entry.headers) headers[h.name] = h.value;
-    const url = new URL(entry.url);
-    const transport: Transport =
-      entry.type === "sse"
-        ? new SSEClientTransport(url, { requestInit: { headers } })
-        : new StreamableHTTPClientTransport(url, { requestInit: { headers } });
-    const client = new Client(
-      { name: `grok-shell-${conn.server.name}`, version: this.version },
-      { capabilities: {} },
-    );
+    const { connectClient } = await import("./mcp-sdk.js");
+    const client = await connectClient({
+      url: entry.url,
+      sse: entry.type === "sse",
+      headers,
+      clientName: `grok-shell-${conn.server.name}`,
+      version: this.version,
+    });
     conn.client = client;
-    await client.connect(transport);
     const tools: McpToolEntry[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.request(
-        { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
-        ToolsPage,
-      );
+      const page = await client.listTools(cursor);
       for (const t of page.tools) {
-        if (!validQualifiedName(`${conn.server.name}__${t.name}`) || !modelVisible(t._meta)) {
+        if (!validQualifiedName(`${conn.server.name}__${t.name}`) || !modelVisible(t.meta)) {
           trace("mcp_tool_skipped", { server: conn.server.name, tool: t.name });
           continue;
         }
-        tools.push({ name: t.name, description: t.description ?? "", meta: t._meta });
+        tools.push({ name: t.name, description: t.description ?? "", meta: t.meta });
       }
       cursor = page.nextCursor;
     } while (cursor !== undefined);
