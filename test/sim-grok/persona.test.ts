@@ -11,6 +11,7 @@
  * without them, and a compatible switch drops them from the conversation head while the file
  * keeps them (model_switch.rs).
  */
+import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -204,6 +205,38 @@ test("model switch: a zero-turn incompatible harness rebuilds without the rules;
     c.destroy();
   } finally {
     await leader.stop();
+    home.remove();
+  }
+});
+
+test("a rules value that starts with '-' must be given as --rules=<value>; one argv element is the kernel's 128 KiB", async () => {
+  const grok = await ensureGrokSim();
+  const home = grokHomeFixture({ mcpServers: [] });
+  try {
+    const env = { ...process.env, GROK_HOME: home.dir };
+    const split = spawnSync(grok, ["--rules", "- be terse", "--version"], {
+      env,
+      encoding: "utf8",
+    });
+    assert.is(split.status, 2);
+    assert.ok(
+      split.stderr.startsWith(
+        "error: a value is required for '--rules <RULES>' but none was supplied",
+      ),
+      split.stderr,
+    );
+    const joined = spawnSync(grok, ["--rules=- be terse", "--version"], { env, encoding: "utf8" });
+    assert.is(joined.status, 0, joined.stderr);
+    // MAX_ARG_STRLEN (32 pages) counts the terminating NUL: execve refuses the 131072-byte
+    // element itself, before the program runs.
+    const fits = spawnSync(grok, [`--rules=${"x".repeat(131_071 - 8)}`, "--version"], { env });
+    assert.is(fits.status, 0);
+    const over = spawnSync(grok, [`--rules=${"x".repeat(131_072 - 8)}`, "--version"], { env });
+    assert.is(
+      over.error !== undefined && "code" in over.error ? over.error.code : undefined,
+      "E2BIG",
+    );
+  } finally {
     home.remove();
   }
 });

@@ -156,9 +156,14 @@ export function parseCli(argv: readonly string[]): ParsedCli {
       tui.cwd = v;
     } else if (a.startsWith("--cwd=")) tui.cwd = a.slice(6);
     else if (a === "--rules" || a === "--append-system-prompt") {
+      // No `allow_hyphen_values` on this arg (pager app/cli.rs): clap takes a next token that
+      // starts with `-` for a flag, so such a value must be passed as `--rules=<value>`.
       const v = next();
-      if (v === undefined)
-        return { intent: usageError(`a value is required for '--rules <RULES>'`), leaderSocket };
+      if (v === undefined || (v.startsWith("-") && v !== "-"))
+        return {
+          intent: usageError("a value is required for '--rules <RULES>' but none was supplied"),
+          leaderSocket,
+        };
       tui.rules = v;
     } else if (a.startsWith("--rules=")) tui.rules = a.slice("--rules=".length);
     else if (a.startsWith("--append-system-prompt="))
