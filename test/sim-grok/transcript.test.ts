@@ -128,6 +128,11 @@ test("send_update carries promptId and {sessionId}-{n} eventIds; the user echo h
       "session_info_update",
     ])
       assert.ok(kinds.includes(k), `${k} in ${JSON.stringify(kinds)}`);
+    const mode = updates.find((m) => kind(m) === "current_mode_update");
+    assert.equal(Object.keys(record(get(mode, "params", "_meta"))), [
+      "eventId",
+      "agentTimestampMs",
+    ]);
     const echo = updates.find((m) => kind(m) === "user_message_chunk");
     assert.equal(Object.keys(record(get(echo, "params", "_meta"))), [
       "eventId",

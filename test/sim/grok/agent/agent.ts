@@ -684,7 +684,7 @@ export class SimAgent implements SessionHost, UpdateSink {
   private setMode(p: Params): unknown {
     const session = this.session(p);
     const modeId = str(p.modeId) ?? "default";
-    session.emitter.update({ sessionUpdate: "current_mode_update", currentModeId: modeId });
+    session.emitter.direct({ sessionUpdate: "current_mode_update", currentModeId: modeId });
     return {};
   }
 

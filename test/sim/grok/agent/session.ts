@@ -338,7 +338,7 @@ export class Session {
     this.promptIndex++;
     this.emitter.totalTokens += estimateTokens(turn.item.text);
     for (const block of turn.item.blocks) {
-      this.emitter.userEcho({
+      this.emitter.direct({
         sessionUpdate: "user_message_chunk",
         content: { type: "text", text: block },
         _meta: chunkMeta,

@@ -94,8 +94,12 @@ export class SessionEmitter {
     if (this.gatewayEnabled) this.sink.emit(notification("session/update", params));
   }
 
-  /** turn.rs user echo: `build_notification_meta` only, persisted and forwarded directly. */
-  userEcho(update: Record<string, unknown>): void {
+  /**
+   * An update stamped with `build_notification_meta` only (eventId, agentTimestampMs), persisted
+   * and forwarded: the user echo (turn.rs) and `current_mode_update`
+   * (`enqueue_current_mode_update`, updates.rs).
+   */
+  direct(update: Record<string, unknown>): void {
     const params = {
       sessionId: this.sessionId,
       update,
