@@ -377,6 +377,56 @@ test('[permission] allow = ["MCPTool(bank__*)"] runs calls without asking; an is
   }
 });
 
+test("in yolo mode MCP calls run without asking anyone, but a deny rule still refuses one", async () => {
+  const b = await startBank();
+  const home = grokHomeFixture();
+  bankConfig(home, b.http.url, '\n[permission]\ndeny = ["MCPTool(bank__flags)"]\n');
+  const leader = await startGrokLeader({
+    grokHome: home.dir,
+    cwd: home.cwd,
+    env: { BANK_TOKEN: b.token },
+  });
+  try {
+    const c = await client(leader.paths.socketPath);
+    const sid = randomUUID();
+    await c.request("session/new", {
+      cwd: home.cwd,
+      mcpServers: [],
+      _meta: { sessionId: sid, yoloMode: true },
+    });
+    await bankRow(c, sid);
+    const text = '[[sim:call]] bank__echo {"n":1}\n[[sim:call]] bank__flags {}';
+    const res = await c.request("session/prompt", promptReq(sid, "P-yolo", text), 30_000);
+    assert.is(get(res, "result", "stopReason"), "end_turn");
+    assert.ok(!c.acp().some((m) => m.method === "session/request_permission"), "nobody was asked");
+    assert.equal(
+      b.bank.calls.map((call) => call.name),
+      ["echo"],
+    );
+    const finals = toolUpdates(c, "P-yolo").filter(
+      (u) => u.sessionUpdate === "tool_call_update" && u.status !== undefined,
+    );
+    assert.equal(
+      finals.map((u) => u.status),
+      ["completed", "failed"],
+    );
+    assert.equal(get(finals[1], "content"), [
+      {
+        type: "content",
+        content: {
+          type: "text",
+          text: "Tool `bank__flags` was not executed: denied by a permission rule",
+        },
+      },
+    ]);
+    c.destroy();
+  } finally {
+    await leader.stop();
+    await b.http.close();
+    home.remove();
+  }
+});
+
 const PROXY_MAIN = fileURLToPath(new URL("../../lib/mcp/proxy-main.ts", import.meta.url));
 
 async function startProxy(upstream: URL): Promise<{ child: ChildProcess; url: URL }> {

@@ -456,8 +456,10 @@ export class Session {
    * session/acp_conversion.rs `acp_tool_update`): `tool_call` (title = the wire name, kind
    * other, pending, rawInput = the parsed arguments), `tool_call_update` with the serialized
    * ToolInput `{variant:"MCPTool", tool_name, tool_input}`, then — unless a `[permission]` allow
-   * rule matches — the owner's permission (pending_interaction, `session/request_permission` to
-   * every subscriber, interaction_resolved), then the call. Returns the sentence the reply
+   * rule matches or the session is in yolo or auto mode — the owner's permission
+   * (pending_interaction, `session/request_permission` to every subscriber,
+   * interaction_resolved), then the call. A deny rule wins over yolo (permission/manager/mod.rs:
+   * the policy deny is enforced before the YOLO fast path). Returns the sentence the reply
    * carries.
    */
   private async mcpToolCall(turn: RunningTurn, call: ToolCallLine): Promise<string> {
@@ -495,7 +497,8 @@ export class Session {
         `Tool \`${call.name}\` was not executed: denied by a permission rule`,
       );
     }
-    if (decision !== "allow") {
+    // Yolo approves unasked; auto's classifier is simulated as allowing (permissions.ts).
+    if (decision !== "allow" && !this.yoloMode && !this.autoMode) {
       const res = await this.interaction(turn, id, "permission", "session/request_permission", {
         sessionId: this.id,
         toolCall: display,
