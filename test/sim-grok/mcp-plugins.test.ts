@@ -2,9 +2,9 @@
 /**
  * Plugin MCP servers and what `x.ai/mcp/list` shows of them (xai-grok-agent plugins/discovery.rs,
  * manifest.rs, registry.rs; xai-grok-shell session/managed_mcp.rs, extensions/mcp.rs
- * `handle_list`; mvp_agent/mod.rs `parse_session_plugin_dirs`): enabled user plugins under
- * `$GROK_HOME/plugins` and the session's `_meta.pluginDirs` bring their servers into the
- * session, materialised like config.toml servers (`load_plugin_mcp_servers_from_config`) and
+ * `handle_list`; agent_ops.rs `resolve_mcp_servers`): enabled user plugins under
+ * `$GROK_HOME/plugins` bring their servers into the session — the merge reads the agent's shared
+ * plugin registry, so a session's `_meta.pluginDirs` bring none — materialised like config.toml servers (`load_plugin_mcp_servers_from_config`) and
  * connected like them: an HTTP one for real with the MCP SDK, a stdio one as a stand-in that is
  * ready at once (the simulator spawns nothing). The catalog is built from config.toml only, so
  * those servers, and servers only a client named, are listed as `type:"stdio", command:""`
@@ -85,7 +85,8 @@ test("plugin and client-only servers are stdio placeholder rows once they have a
     join(plugins, "off-plugin", ".mcp.json"),
     JSON.stringify({ mcpServers: { "off-server": { command: "off" } } }),
   );
-  // A per-session plugin root (`_meta.pluginDirs`, CliOverride scope).
+  // A per-session plugin root (`_meta.pluginDirs`): only the session's own registry has it,
+  // and no MCP merge reads that one (agent_ops.rs resolve_mcp_servers, ensure_plugin_registry).
   const sessionPlugin = join(home.cwd, "..", "session-plugin");
   put(
     join(sessionPlugin, ".mcp.json"),
@@ -151,7 +152,6 @@ test("plugin and client-only servers are stdio placeholder rows once they have a
       ],
       ["https://mcp.linear.app/mcp", placeholder("linear-direct", ready, "linear-plugin")],
       ["linear-proxy", placeholder("linear-proxy", ready, "proxy-plugin")],
-      ["session-server", placeholder("session-server", ready)],
     ];
     sessionRows.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     assert.equal(servers, [
@@ -167,6 +167,10 @@ test("plugin and client-only servers are stdio placeholder rows once they have a
     assert.ok(
       !JSON.stringify(servers).includes("off-server"),
       "a plugin nobody enabled brings nothing",
+    );
+    assert.ok(
+      !JSON.stringify(servers).includes("session-server"),
+      "a session's pluginDirs bring no MCP server",
     );
     assert.ok(
       http.authorizations.includes(`Bearer ${token}`),

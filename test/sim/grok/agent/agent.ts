@@ -41,7 +41,7 @@ import {
   promptOverride,
   spawnSystemPrompt,
 } from "./persona.js";
-import { activePluginServers, mcpServerOwners, sessionPluginDirs } from "./plugins.js";
+import { activePluginServers, mcpServerOwners } from "./plugins.js";
 import { versionPreset } from "./preset.js";
 import { lineParams, prepareReplay } from "./replay.js";
 import {
@@ -390,12 +390,12 @@ export class SimAgent implements SessionHost, UpdateSink {
   }
 
   /**
-   * resolve_mcp_servers against the config and plugins as they are on disk now (mcp.ts);
-   * `pluginDirs` are the session's own plugin roots (plugins.ts).
+   * resolve_mcp_servers against the config and the shared plugin registry as they are on disk
+   * now (mcp.ts, plugins.ts: a session's `_meta.pluginDirs` bring no server).
    */
-  private resolveMcpServers(list: unknown, pluginDirs: readonly string[]): SessionMcpServer[] {
+  private resolveMcpServers(list: unknown): SessionMcpServer[] {
     this.config = loadConfig();
-    const plugin = activePluginServers(pluginDirs);
+    const plugin = activePluginServers();
     return mergeSessionMcpServers(this.config, clientMcpServers(this.config, list), plugin);
   }
 
@@ -450,7 +450,7 @@ export class SimAgent implements SessionHost, UpdateSink {
     if (model === undefined) throw new RpcFailure(invalidParams("unknown model id"));
     const store = new SessionStore(cwd, id);
     store.create(id, cwd, model.id);
-    const mcpServers = this.resolveMcpServers(p.mcpServers, sessionPluginDirs(meta));
+    const mcpServers = this.resolveMcpServers(p.mcpServers);
     const session = new Session({
       id,
       cwd,
@@ -532,7 +532,7 @@ export class SimAgent implements SessionHost, UpdateSink {
       }
       for (const line of prepared.lines) this.forwardReplayLine(line, target, markReplay);
     }
-    const mcpServers = this.resolveMcpServers(p.mcpServers, sessionPluginDirs(meta));
+    const mcpServers = this.resolveMcpServers(p.mcpServers);
     const modes = requestedModes(meta, this.modeDefaults);
     if (session === undefined) {
       const model = findModel(summary.modelId ?? "") ?? findModel(this.currentModelId);
@@ -781,9 +781,7 @@ export class SimAgent implements SessionHost, UpdateSink {
     }
     const session = this.sessions.get(str(p.sessionId) ?? "");
     if (session === undefined) throw new RpcFailure(invalidParams("unknown session id"));
-    // The merge reads the agent's shared plugin registry, which never carries a session's
-    // `_meta.pluginDirs` (session_admin.rs handle_update_mcp_servers).
-    await session.setMcpServers(this.resolveMcpServers(p.mcpServers, []));
+    await session.setMcpServers(this.resolveMcpServers(p.mcpServers));
     return { result: { ok: true } };
   }
 

@@ -1,12 +1,18 @@
 /**
  * Plugins and the MCP servers they bring into a session (xai-grok-agent plugins/discovery.rs
  * `discover_plugins`, manifest.rs, registry.rs; xai-grok-shell session/managed_mcp.rs
- * `non_toml_mcp_servers_with_source`, `load_plugin_mcp_servers`; agent/mvp_agent/mod.rs
- * `parse_session_plugin_dirs`).
+ * `non_toml_mcp_servers_with_source`, `load_plugin_mcp_servers`).
  *
- * Simulated scopes, in priority order:
- * - the session's `_meta.pluginDirs` (session/new, session/load): absolute plugin roots at
- *   CliOverride scope, always trusted and enabled, in that session's registry only;
+ * Every MCP merge a session gets (session/new, session/load, session/resume,
+ * `x.ai/session/update_mcp_servers`) and the `x.ai/mcp/list` owner map read the agent's SHARED
+ * plugin registry (agent_ops.rs `resolve_mcp_servers` → `plugin_registry_handle.snapshot()`,
+ * populated by `ensure_plugin_registry` for the launch directory; session_admin.rs
+ * `handle_update_mcp_servers`; extensions/mcp.rs `handle_list`). A session's `_meta.pluginDirs`
+ * only go into that session's own registry (mvp_agent/mod.rs `parse_session_plugin_dirs`,
+ * registry.rs `build_for_cwd`), whose MCP servers a session adopts only on a plugin reload
+ * (hooks_plugins.rs `apply_plugin_registry_snapshot`; not simulated): so they bring no server.
+ *
+ * Simulated scopes of the shared registry, in priority order:
  * - `$GROK_HOME/plugins/<dir>` (User scope, trusted): enabled only when `[plugins] enabled`
  *   names it (populate_plugin_lists puts unlisted user plugins on the disabled list);
  * - `[plugins] paths` (ConfigPath scope): enabled unless `[plugins] disabled` names it, trusted
@@ -26,7 +32,7 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { grokHome } from "../env.js";
 import { isRecord, type JsonRecord, parseJson, str } from "../json.js";
 import { pluginsSettings } from "../settings.js";
@@ -45,7 +51,7 @@ export interface PluginMcpServer {
 interface Plugin {
   name: string;
   root: string;
-  scope: "cli" | "user" | "config";
+  scope: "user" | "config";
   enabled: boolean;
   trusted: boolean;
   manifest: JsonRecord | undefined;
@@ -113,7 +119,7 @@ function canonical(p: string): string | undefined {
 }
 
 /** discover_plugins + PluginRegistry::from_discovered for the simulated scopes. */
-function discover(sessionPluginDirs: readonly string[]): Plugin[] {
+function discover(): Plugin[] {
   const settings = pluginsSettings();
   const seen = new Set<string>();
   const names = new Set<string>();
@@ -134,7 +140,6 @@ function discover(sessionPluginDirs: readonly string[]): Plugin[] {
       scope !== "config" || (home !== undefined && (real === home || real.startsWith(`${home}/`)));
     out.push({ name: found.name, root, scope, enabled, trusted, manifest: found.manifest });
   };
-  for (const dir of sessionPluginDirs) if (isAbsolute(dir) && isDir(dir)) add(dir, "cli");
   const userDir = join(grokHome(), "plugins");
   if (isDir(userDir)) {
     const subdirs = readdirSync(userDir)
@@ -209,33 +214,25 @@ function pluginServers(p: Plugin): PluginMcpServer[] {
   return out;
 }
 
-function activePlugins(sessionPluginDirs: readonly string[]): Plugin[] {
-  return discover(sessionPluginDirs).filter((p) => p.enabled && p.trusted);
+function activePlugins(): Plugin[] {
+  return discover().filter((p) => p.enabled && p.trusted);
 }
 
 /** Servers of every enabled and trusted plugin (active_plugins), in scope order. */
-export function activePluginServers(sessionPluginDirs: readonly string[]): PluginMcpServer[] {
-  return activePlugins(sessionPluginDirs).flatMap(pluginServers);
+export function activePluginServers(): PluginMcpServer[] {
+  return activePlugins().flatMap(pluginServers);
 }
 
 /**
- * PluginRegistry::mcp_server_owner for the agent-level registry (no session pluginDirs): which
- * enabled, trusted plugin owns each server name its files define (registry.rs
+ * PluginRegistry::mcp_server_owner of the shared registry: which enabled, trusted plugin owns each server name its files define (registry.rs
  * `plugin_mcp_server_names`, whatever the entry holds; the first plugin wins).
  */
 export function mcpServerOwners(): Map<string, string> {
   const owners = new Map<string, string>();
-  for (const p of activePlugins([])) {
+  for (const p of activePlugins()) {
     for (const src of serverSources(p)) {
       for (const [name] of serverEntries(src)) if (!owners.has(name)) owners.set(name, p.name);
     }
   }
   return owners;
-}
-
-/** parse_session_plugin_dirs: the absolute strings of `_meta.pluginDirs`. */
-export function sessionPluginDirs(meta: unknown): string[] {
-  const dirs = isRecord(meta) ? meta.pluginDirs : undefined;
-  if (!Array.isArray(dirs)) return [];
-  return dirs.filter((d): d is string => typeof d === "string" && isAbsolute(d));
 }
