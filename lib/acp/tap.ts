@@ -6,6 +6,7 @@
  * (docs/design/decisions.md §3.4-§3.5).
  */
 import type { GrokSeatError } from "../errors.js";
+import { boundedJson as boundedJsonText, cutText } from "../json.js";
 import { AcpError } from "./acp-error.js";
 import { classifyGrokMessage, type GrokEvent } from "./grok-extensions.js";
 import type { RpcMessage } from "./json-rpc.js";
@@ -27,7 +28,12 @@ export interface TapStats {
   readonly recent: readonly TapRecord[];
 }
 
-export type TapListener = (event: GrokEvent) => void;
+/**
+ * A tap subscriber: the typed event, and the message it was classified from (null for a payload
+ * that was not JSON-RPC at all). The message is as parsed, unbounded: a subscriber that keeps any
+ * of it bounds it itself (the transcript does, lib/grok/transcript-entry.ts).
+ */
+export type TapListener = (event: GrokEvent, message: RpcMessage | null) => void;
 
 export interface TapOptions {
   /** Ring capacity for kept records (default 256). */
@@ -47,18 +53,14 @@ export const MAX_KEY_CHARS = 160;
 /** The one key every distinct key past `MAX_KEYS` is counted under. */
 export const OVERFLOW_KEY = "overflow:other-keys";
 
-/** `text` cut to at most `max` UTF-16 units, never inside a surrogate pair. */
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return text.slice(0, end);
+/** `boundedJson` with the tap's sample size as the default budget (lib/json.ts). */
+export function boundedJson(value: unknown, max: number = SAMPLE_CHARS): string {
+  return boundedJsonText(value, max);
 }
 
 /** A key as the tap stores it: at most `MAX_KEY_CHARS` characters. */
 export function boundedKey(key: string): string {
-  return key.length <= MAX_KEY_CHARS ? key : `${cut(key, MAX_KEY_CHARS - 1)}…`;
+  return key.length <= MAX_KEY_CHARS ? key : `${cutText(key, MAX_KEY_CHARS - 1)}…`;
 }
 
 /** `String(err)`, or a placeholder when even that throws (a hostile toString). */
@@ -68,90 +70,6 @@ function describe(err: unknown): string {
   } catch {
     return "(an error that cannot be described)";
   }
-}
-
-type Frame =
-  | { readonly kind: "array"; readonly items: readonly unknown[]; next: number }
-  | {
-      readonly kind: "object";
-      readonly record: object;
-      readonly keys: readonly string[];
-      next: number;
-      wrote: boolean;
-    };
-
-/** A scalar's JSON text; null for what JSON has no form for (undefined, functions, symbols). */
-function scalarJson(value: unknown, budget: number): string | null {
-  switch (typeof value) {
-    case "string":
-      // Only the part that can fit is escaped: a 100 MB string costs `budget` characters.
-      return JSON.stringify(cut(value, budget));
-    case "number":
-      return Number.isFinite(value) ? String(value) : "null";
-    case "boolean":
-      return value ? "true" : "false";
-    case "bigint":
-      return String(value);
-    case "object":
-      return "null"; // only reached for null: containers are opened, not written
-    default:
-      return null;
-  }
-}
-
-/**
- * The first `max` characters of `value`'s JSON text (as `JSON.stringify` writes it, for the plain
- * data `JSON.parse` yields), built iteratively with an explicit stack. Work and stack are bounded
- * by `max`: each level opened writes at least one character, so the walk ends once the budget is
- * spent, however deep or wide the value is. Never throws.
- */
-export function boundedJson(value: unknown, max: number = SAMPLE_CHARS): string {
-  let out = "";
-  const stack: Frame[] = [];
-  // Write one value: a container opens a frame, a scalar is written (or, for a member with no
-  // JSON form, nothing is; the caller has already skipped those in objects).
-  const write = (item: unknown): void => {
-    if (Array.isArray(item)) {
-      out += "[";
-      stack.push({ kind: "array", items: item, next: 0 });
-    } else if (typeof item === "object" && item !== null) {
-      out += "{";
-      stack.push({ kind: "object", record: item, keys: Object.keys(item), next: 0, wrote: false });
-    } else {
-      out += scalarJson(item, max - out.length) ?? "null";
-    }
-  };
-  write(value);
-  while (out.length < max) {
-    const top = stack.at(-1);
-    if (top === undefined) break;
-    if (top.kind === "array") {
-      if (top.next >= top.items.length) {
-        out += "]";
-        stack.pop();
-        continue;
-      }
-      if (top.next > 0) out += ",";
-      write(top.items[top.next]);
-      top.next++;
-    } else {
-      if (top.next >= top.keys.length) {
-        out += "}";
-        stack.pop();
-        continue;
-      }
-      const key = top.keys[top.next] ?? "";
-      top.next++;
-      const item: unknown = Reflect.get(top.record, key);
-      // JSON.stringify leaves out members with no JSON form.
-      if (typeof item !== "object" && scalarJson(item, 0) === null) continue;
-      if (top.wrote) out += ",";
-      top.wrote = true;
-      out += `${JSON.stringify(cut(key, max))}:`;
-      write(item);
-    }
-  }
-  return cut(out, max);
 }
 
 export class AcpTap {
@@ -193,20 +111,20 @@ export class AcpTap {
       // the classifier it becomes a typed record, never a throw that ends the stream.
       const method = message.kind === "response" ? "response" : message.method;
       const error = new AcpError("ACP_MALFORMED_PAYLOAD", "the tap could not classify a message", {
-        details: { methodPrefix: cut(method, 200) },
+        details: { methodPrefix: cutText(method, 200) },
         cause,
       });
       event = { type: "malformed", method, error };
       this.#keep(this.#malformed, `malformed:${method}`, error.message);
     }
-    this.#emit(event);
+    this.#emit(event, message);
     return event;
   }
 
   /** Record a payload that was not JSON-RPC at all (ACP_MALFORMED_PAYLOAD). */
   malformedPayload(error: GrokSeatError): void {
     this.#keep(this.#malformed, "malformed:payload", error.message);
-    this.#emit({ type: "malformed", method: "payload", error });
+    this.#emit({ type: "malformed", method: "payload", error }, null);
   }
 
   stats(): TapStats {
@@ -221,7 +139,7 @@ export class AcpTap {
     const bounded = boundedKey(rawKey);
     const key = counts.has(bounded) || counts.size < MAX_KEYS ? bounded : OVERFLOW_KEY;
     counts.set(key, (counts.get(key) ?? 0) + 1);
-    this.#ring.push({ key: bounded, atMs: this.#now(), sample: cut(text, SAMPLE_CHARS) });
+    this.#ring.push({ key: bounded, atMs: this.#now(), sample: cutText(text, SAMPLE_CHARS) });
     if (this.#ring.length > this.#ringSize) this.#ring.shift();
     this.#say(`acp tap: kept ${bounded}`);
   }
@@ -235,10 +153,10 @@ export class AcpTap {
     }
   }
 
-  #emit(event: GrokEvent): void {
+  #emit(event: GrokEvent, message: RpcMessage | null): void {
     for (const listener of this.#listeners) {
       try {
-        listener(event);
+        listener(event, message);
       } catch (err) {
         this.#say(`acp tap: listener failed on ${event.type}: ${describe(err)}`);
       }

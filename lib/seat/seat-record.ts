@@ -18,7 +18,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import * as v from "valibot";
 import { GrokSeatError } from "../errors.js";
-import type { JsonValue } from "../json.js";
+import { isJsonValue, type JsonValue } from "../json.js";
 import { BoundProcessSchema, PaneProofRecordSchema } from "../proof/pane.js";
 import { ProcessIdentitySchema } from "../proof/session-descriptor.js";
 import { writeNewPrivateFile } from "./private-file.js";
@@ -29,29 +29,7 @@ export const SEAT_RECORD_VERSION = 1;
 /** A record is a few tens of kilobytes; anything much larger is not one. */
 const MAX_RECORD_BYTES = 4 * 1024 * 1024;
 
-/** How deep a JSON value in a record may nest; recorded facts are a few levels deep. */
-export const MAX_JSON_DEPTH = 64;
-
-/**
- * Whether `x` is a JSON value (finite numbers only), walked iteratively with a depth bound, so a
- * hostile record nested a million levels deep is refused instead of overflowing the stack.
- */
-export function isJsonValue(x: unknown, maxDepth = MAX_JSON_DEPTH): x is JsonValue {
-  const stack: { value: unknown; depth: number }[] = [{ value: x, depth: 0 }];
-  for (;;) {
-    const top = stack.pop();
-    if (top === undefined) return true;
-    const { value, depth } = top;
-    if (value === null || typeof value === "string" || typeof value === "boolean") continue;
-    if (typeof value === "number") {
-      if (!Number.isFinite(value)) return false;
-      continue;
-    }
-    if (typeof value !== "object" || depth >= maxDepth) return false;
-    const children = Array.isArray(value) ? value : Object.values(value);
-    for (const child of children) stack.push({ value: child, depth: depth + 1 });
-  }
-}
+export { isJsonValue, MAX_JSON_DEPTH } from "../json.js";
 
 const Json = v.custom<JsonValue>(isJsonValue, "not a JSON value");
 const uint = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -83,6 +61,12 @@ export const SeatRecordSchema = v.object({
   journalDir: v.optional(v.string()),
   socketPath: v.string(),
   lockPath: v.string(),
+  /**
+   * The session's native transcript, Grok's own `updates.jsonl` (`readNativeTranscript` reads it
+   * after release), or null when its directory could not be named. Absent in records written
+   * before this field existed: then it is derived from `profile.grokHome`, `cwd` and `sessionId`.
+   */
+  nativeTranscript: v.optional(v.nullable(v.string())),
   /** The controller process that hired the seat. */
   controller: v.object({
     pid: uint,
