@@ -87,3 +87,39 @@ export function resolveGrokExecutable(
   }
   return null;
 }
+
+/** The longest directory name `encode_cwd_dirname` writes before it hashes instead. */
+export const MAX_CWD_DIRNAME_BYTES = 255;
+
+/**
+ * `urlencoding::encode(cwd)`: every byte but ASCII alphanumerics and `-_.~` as `%XX` (upper
+ * case), the name of a session's cwd directory under `$GROK_HOME/sessions/`
+ * (xai-grok-config `paths.rs` `encode_cwd_dirname`). Null when it is longer than
+ * `MAX_CWD_DIRNAME_BYTES`: Grok then names the directory `<slug>-<BLAKE3 prefix>` and writes the
+ * cwd into its `.cwd` file, which is how `nativeTranscriptPath` finds it.
+ */
+export function encodeCwdDirname(cwd: string): string | null {
+  let out = "";
+  for (const byte of Buffer.from(cwd, "utf8")) {
+    const safe =
+      (byte >= 0x30 && byte <= 0x39) ||
+      (byte >= 0x41 && byte <= 0x5a) ||
+      (byte >= 0x61 && byte <= 0x7a) ||
+      byte === 0x2d ||
+      byte === 0x5f ||
+      byte === 0x2e ||
+      byte === 0x7e;
+    out += safe
+      ? String.fromCharCode(byte)
+      : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out.length <= MAX_CWD_DIRNAME_BYTES ? out : null;
+}
+
+/** `$GROK_HOME/sessions` (`session/storage/mod.rs`). */
+export function sessionsRoot(home: string): string {
+  return join(home, "sessions");
+}
+
+/** The name of a session's update log inside its directory (`session/persistence.rs`). */
+export const UPDATES_FILE = "updates.jsonl";
