@@ -10,9 +10,10 @@
  * (scripts/check-layers.mjs fails the check if anything under it would).
  */
 
-// ── Deliveries: receipts and what the owner is asked ───────────────────────────────────────
-export type { Delivery } from "./acp/acp-session.js";
+// ── Deliveries: receipts, replies and what the owner is asked ──────────────────────────────
+export type { Delivery, TranscriptQuery } from "./acp/acp-session.js";
 export type { OwnerAction } from "./acp/owner-actions.js";
+export type { PromptUsage, Reply, ReplyToolCall } from "./acp/replies.js";
 // ── Errors and values ───────────────────────────────────────────────────────────────────────
 export type { CheckResult } from "./check.js";
 export {
@@ -33,6 +34,21 @@ export {
   WireError,
   type WirePeer,
 } from "./errors.js";
+// ── Transcripts: live entries, pages, the stored file ──────────────────────────────────────
+export {
+  type NativeTranscript,
+  nativeTranscriptPath,
+  type ReadNativeTranscriptOptions,
+  readNativeTranscript,
+  type UnreadableLine,
+} from "./grok/native-transcript.js";
+export {
+  TRANSCRIPT_ENTRY_MAX_CHARS,
+  TRANSCRIPT_ENTRY_VERSION,
+  type TranscriptEntry,
+} from "./grok/transcript-entry.js";
+export type { TranscriptPage } from "./grok/transcript-page.js";
+export { TranscriptReconciler } from "./grok/transcript-reconcile.js";
 export type { JsonValue } from "./json.js";
 // ── Hire, resume, the seat ─────────────────────────────────────────────────────────────────
 export { type HireOptions, type HireTimeouts, hire, type PanePlacement } from "./seat/hire.js";

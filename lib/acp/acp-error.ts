@@ -26,6 +26,9 @@ export type AcpErrorCode =
   /** Deliveries, cancels, models. */
   | "DELIVERY_UNCERTAIN"
   | "PROMPT_REJECTED"
+  /** `delivery.reply`: the prompt was cancelled, or Grok answered it without running a turn. */
+  | "PROMPT_CANCELLED"
+  | "PROMPT_NOT_RUN"
   | "NOT_OURS"
   | "NOT_CANCELLABLE"
   | "MODEL_UNKNOWN"

@@ -18,15 +18,18 @@ import { UsageError } from "../errors.js";
 import type { CatalogReadiness } from "../grok/catalog.js";
 import { type ModelEcho, resolveModelSelection, setModelParams } from "../grok/models.js";
 import { assertPromptId, newPromptId } from "../grok/prompt-id.js";
+import type { TranscriptPage } from "../grok/transcript-page.js";
 import { AcpError, type AcpErrorCode } from "./acp-error.js";
 import type { AttachFacts, InitializeFacts } from "./handshake.js";
 import type { OwnerAction } from "./owner-actions.js";
 import { evidenceFromRecord } from "./receipt-evidence.js";
+import type { Reply } from "./replies.js";
 import type { AcpSessionEvent, AcpSessionOptions, SessionCore } from "./session-core.js";
 import type { TapStats } from "./tap.js";
+import { readTranscriptPage, type TranscriptQuery } from "./transcript-pages.js";
 import type { CloseReason } from "./transport.js";
 
-export type { AcpSessionEvent, AcpSessionOptions };
+export type { AcpSessionEvent, AcpSessionOptions, TranscriptQuery };
 
 /**
  * A prompt on its way: its receipt after dispatch, and the two promises named apart.
@@ -55,6 +58,13 @@ export interface Delivery {
    * (state `rejected`).
    */
   readonly completed: Promise<Receipt>;
+  /**
+   * What the agent answered to this prompt, from the updates Grok stamped with its id, settled
+   * when the turn ends (lib/acp/replies.ts): the awareness evidence. Rejects with
+   * PROMPT_REJECTED, PROMPT_CANCELLED (what it said so far in `context.partial`), PROMPT_NOT_RUN
+   * (Grok answered without running a turn), DELIVERY_UNCERTAIN or CONNECTION_CLOSED.
+   */
+  readonly reply: Promise<Reply>;
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -126,25 +136,45 @@ export class AcpSession {
     }
     // A reused id is refused by the journal's fence (PROMPT_ID_DUPLICATE), before anything is sent.
     const promptId = assertPromptId(options.promptId ?? newPromptId());
-    const receipt = await dispatch(
-      s.opts.journal,
-      {
-        promptId,
-        sessionId: this.sessionId,
-        leader: s.opts.leaderIdentity,
-        pane: s.opts.paneIdentity,
-        text,
-      },
-      (prompt) => s.sendPrompt(prompt),
-    );
+    // Collect the reply before the frame can leave: its first update may beat `dispatch`'s return.
+    // Null for an id with a reply still open: the fence below refuses the reused id.
+    const reply = s.replies.expect(promptId);
+    let receipt: Receipt;
+    try {
+      receipt = await dispatch(
+        s.opts.journal,
+        {
+          promptId,
+          sessionId: this.sessionId,
+          leader: s.opts.leaderIdentity,
+          pane: s.opts.paneIdentity,
+          text,
+        },
+        (prompt) => s.sendPrompt(prompt),
+      );
+    } catch (err) {
+      if (reply !== null) {
+        s.replies.abandon(
+          promptId,
+          new AcpError("DELIVERY_UNCERTAIN", "the prompt was not delivered", { cause: err }),
+        );
+      }
+      throw err;
+    }
+    if (reply === null) {
+      // Unreachable: the journal refuses a reused id before anything is sent.
+      throw new UsageError("PROMPT_ID_DUPLICATE", `prompt id ${promptId} was already used`);
+    }
     if (receipt.state === "uncertain") {
-      throw new AcpError("DELIVERY_UNCERTAIN", "the prompt may or may not have left", {
+      const error = new AcpError("DELIVERY_UNCERTAIN", "the prompt may or may not have left", {
         details: { promptId, uncertainty: receipt.uncertainty?.reason ?? null },
       });
+      s.replies.abandon(promptId, error);
+      throw error;
     }
     s.emit({ type: "dispatched", receipt });
     const { consumed, completed } = s.tracker.track(promptId);
-    return { promptId, receipt, consumed, completed };
+    return { promptId, receipt, consumed, completed, reply };
   }
 
   /**
@@ -235,13 +265,19 @@ export class AcpSession {
     if (open.length === 0) return [];
     const before = new Map(open.map((r) => [r.promptId, r.state]));
     if (options.via === "replay") {
-      // Replayed lines go through the tap and into the receipts as they arrive.
-      await s.request("session/load", {
-        sessionId: this.sessionId,
-        cwd: s.opts.cwd,
-        mcpServers: [],
-        _meta: { "x.ai/restore_code": false },
-      });
+      // Replayed lines go through the tap and into the receipts as they arrive; the live
+      // transcript drops the ones it already had (lib/acp/live-transcript.ts).
+      const replayed = s.live.replaying();
+      try {
+        await s.request("session/load", {
+          sessionId: this.sessionId,
+          cwd: s.opts.cwd,
+          mcpServers: [],
+          _meta: { "x.ai/restore_code": false },
+        });
+      } finally {
+        replayed();
+      }
     } else {
       const raw = await s.request("_x.ai/session/updates", {
         sessionId: this.sessionId,
@@ -266,6 +302,19 @@ export class AcpSession {
       if (now !== undefined && now.state !== state) changed.push(now);
     }
     return changed;
+  }
+
+  /**
+   * One page of the session's stored transcript over `x.ai/session/updates` (read-only, no replay,
+   * nothing the owner sees): the entries after `since` (an eventId, exclusive), ordered by
+   * eventId, at most `limit` (default 500). The last entry's eventId is the next page's `since`.
+   * A stored line merges consecutive chunks; `TranscriptReconciler` joins pages with live
+   * entries without duplicating text (lib/acp/transcript-pages.ts).
+   */
+  async transcript(query: TranscriptQuery = {}): Promise<TranscriptPage> {
+    const s = this.#s;
+    s.requireOpen();
+    return readTranscriptPage((m, p) => s.request(m, p), this.sessionId, s.opts.cwd, query);
   }
 
   /** Close the ACP connection (the leader connection is the caller's to close). */

@@ -12,16 +12,20 @@ import type { Receipt } from "../delivery/receipt.js";
 import { GrokSeatError, UsageError, WireError } from "../errors.js";
 import { type CatalogReadiness, catalogReadiness, McpListResultSchema } from "../grok/catalog.js";
 import { echoConfirms, type ModelEcho, type ModelSelection } from "../grok/models.js";
+import type { TranscriptEntry } from "../grok/transcript-entry.js";
 import { AcpError, type AcpErrorCode } from "./acp-error.js";
 import { type DeliveryEvent, DeliveryTracker } from "./deliveries.js";
 import type { GrokEvent } from "./grok-extensions.js";
 import type { AttachFacts } from "./handshake.js";
+import type { RpcMessage } from "./json-rpc.js";
+import { LiveTranscript } from "./live-transcript.js";
 import { type OwnerAction, trackOwnerActions } from "./owner-actions.js";
 import {
   evidenceFromEvent,
   evidenceFromPromptError,
   evidenceFromPromptResponse,
 } from "./receipt-evidence.js";
+import { ReplyCollector } from "./replies.js";
 import { createAcpStream } from "./stream.js";
 import { AcpTap } from "./tap.js";
 import type { AcpPipe, CloseReason } from "./transport.js";
@@ -42,6 +46,10 @@ export interface AcpSessionOptions {
   readonly requestTimeoutMs?: number;
   /** Where unknown/malformed messages are logged (default: nowhere; they are kept in the tap). */
   readonly log?: (line: string) => void;
+  /** Bound on one transcript entry's params, in characters of JSON (default 256 Ki). */
+  readonly transcriptEntryMaxChars?: number;
+  /** Bound on a reply's text (and its thoughts), in characters (default 16 Mi). */
+  readonly replyMaxChars?: number;
 }
 
 export type AcpSessionEvent =
@@ -65,6 +73,11 @@ export type AcpSessionEvent =
   | { readonly type: "owner-action-resolved"; readonly action: OwnerAction }
   | { readonly type: "model-changed"; readonly echo: ModelEcho }
   | { readonly type: "grok"; readonly event: GrokEvent }
+  /**
+   * One update of our session as Grok sent it (`session/update`, `_x.ai/session_notification`),
+   * nothing of another session; a replayed one we already had is not repeated.
+   */
+  | { readonly type: "transcript"; readonly entry: TranscriptEntry }
   | { readonly type: "closed"; readonly reason: CloseReason };
 
 /** Connection state shared by the seat's methods. */
@@ -74,6 +87,8 @@ export class SessionCore {
   readonly tap: AcpTap;
   readonly sdk: acp.ClientConnection;
   readonly tracker: DeliveryTracker;
+  readonly live: LiveTranscript;
+  readonly replies: ReplyCollector;
   readonly listeners = new Set<(event: AcpSessionEvent) => void>();
   readonly clientIdentifier: string;
   readonly timeoutMs: number;
@@ -95,8 +110,20 @@ export class SessionCore {
     this.clientIdentifier = opts.clientIdentifier ?? "grok-seat";
     this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.tap = new AcpTap(opts.log === undefined ? {} : { log: opts.log });
-    this.tracker = new DeliveryTracker(opts.journal, opts.sessionId, (e) => this.emit(e));
-    this.tap.on((e) => this.#onEvent(e));
+    this.live = new LiveTranscript(
+      opts.sessionId,
+      opts.transcriptEntryMaxChars === undefined
+        ? {}
+        : { maxEntryChars: opts.transcriptEntryMaxChars },
+    );
+    this.replies = new ReplyCollector(opts.sessionId, opts.replyMaxChars);
+    this.tracker = new DeliveryTracker(opts.journal, opts.sessionId, (e) => {
+      if (e.type === "completed" || e.type === "cancelled" || e.type === "uncertain") {
+        this.replies.receipt(e.receipt);
+      }
+      this.emit(e);
+    });
+    this.tap.on((e, m) => this.#onEvent(e, m));
     const stream = createAcpStream(pipe, this.tap, {
       onSent: (m) => this.#writeSignal(m)?.resolve(),
       onSendFailed: (m, err) => this.#writeSignal(m)?.reject(err),
@@ -188,6 +215,8 @@ export class SessionCore {
     const response = this.sdk.agent.request<unknown>("session/prompt", params);
     response.then(
       (result) => {
+        // The reply first: it takes the usage from the answer, the receipt only the stop reason.
+        this.replies.answered(promptId, result);
         const e = evidenceFromPromptResponse(result, this.opts.sessionId, promptId);
         if (e !== null) this.tracker.apply(e);
       },
@@ -206,6 +235,7 @@ export class SessionCore {
           promptId,
         );
         const receipt = this.tracker.rejected(evidence) ?? this.tracker.receipt(promptId);
+        if (receipt !== undefined) this.replies.receipt(receipt);
         const wire = wireError(err, "session/prompt");
         if (wire instanceof WireError && receipt !== undefined && !this.#closed) {
           this.emit({ type: "rejected", promptId, error: wire, receipt });
@@ -248,8 +278,16 @@ export class SessionCore {
     });
   }
 
-  #onEvent(event: GrokEvent): void {
+  #onEvent(event: GrokEvent, message: RpcMessage | null): void {
     const sid = this.opts.sessionId;
+    if (message !== null && message.kind === "notification") {
+      // Before the receipts: a reply settled by turn_completed is ready when `completed` is.
+      const update = this.live.accept(message.method, message.params);
+      if (update !== null) {
+        this.replies.update(update.facts);
+        this.emit({ type: "transcript", entry: update.entry });
+      }
+    }
     const owner = trackOwnerActions(this.owner, event, sid);
     this.owner = owner.pending;
     if (owner.change !== null) {
@@ -280,6 +318,7 @@ export class SessionCore {
       w.reject(new AcpError("CONNECTION_CLOSED", "the leader connection ended"));
     }
     this.tracker.connectionLost(`leader connection ended: ${reason.kind}`);
+    this.replies.connectionLost((id) => this.tracker.receipt(id));
     this.sdk.close();
     this.emit({ type: "closed", reason });
   }

@@ -6,9 +6,10 @@
  */
 export { AcpError, type AcpErrorCode } from "../acp/acp-error.js";
 export { AcpHandshake, attachSession } from "../acp/acp-handshake.js";
-export { AcpSession, type Delivery } from "../acp/acp-session.js";
+export { AcpSession, type Delivery, type TranscriptQuery } from "../acp/acp-session.js";
 export type { AttachFacts, InitializeFacts } from "../acp/handshake.js";
 export type { OwnerAction } from "../acp/owner-actions.js";
+export type { PromptUsage, Reply, ReplyToolCall } from "../acp/replies.js";
 export type { AcpSessionEvent, AcpSessionOptions } from "../acp/session-core.js";
 export type { TapStats } from "../acp/tap.js";
 export type { AcpPipe } from "../acp/transport.js";

@@ -23,6 +23,8 @@ export interface SeatRecordInput {
   readonly journalDir: string;
   readonly socketPath: string;
   readonly lockPath: string;
+  /** Where the session's `updates.jsonl` lives (`nativeTranscriptPath`), or null. */
+  readonly nativeTranscript: string | null;
   readonly controller: {
     readonly pid: number;
     readonly identity: ProcessIdentity | null;
@@ -64,6 +66,7 @@ export function buildSeatRecord(i: SeatRecordInput): SeatRecord {
     journalDir: i.journalDir,
     socketPath: i.socketPath,
     lockPath: i.lockPath,
+    nativeTranscript: i.nativeTranscript,
     controller: { ...i.controller },
     profile: {
       kind: i.profile.kind,

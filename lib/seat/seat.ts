@@ -4,10 +4,11 @@
  * seat's life. Deliveries go through the fence (lib/delivery); release closes the controller and
  * stops the leader only when `release-policy.ts` allows it.
  */
-import type { AcpSession, AcpSessionEvent, Delivery } from "../acp/acp-session.js";
+import type { AcpSession, AcpSessionEvent, Delivery, TranscriptQuery } from "../acp/acp-session.js";
 import type { OwnerAction } from "../acp/owner-actions.js";
 import type { Controller } from "../delivery/index.js";
 import type { Receipt } from "../delivery/receipt.js";
+import type { TranscriptPage } from "../grok/transcript-page.js";
 import type { HerdrClient } from "../herdr/client.js";
 import type { JsonValue } from "../json.js";
 import type { KernelPort, ProcessHandle } from "../kernel/index.js";
@@ -80,7 +81,10 @@ export function verdictJson(v: ExitVerdict | null): JsonValue {
   };
 }
 
-/** What `seat.on(listener)` reports: receipts moving, owner actions, model echoes, the close. */
+/**
+ * What `seat.on(listener)` reports: receipts moving, owner actions, model echoes, every update of
+ * the session (`transcript`), the close.
+ */
 export type SeatEvent = AcpSessionEvent;
 
 export class Seat implements RegisteredSeat {
@@ -160,6 +164,15 @@ export class Seat implements RegisteredSeat {
    */
   reconcile(options: { tail?: number; via?: "updates" | "replay" } = {}): Promise<Receipt[]> {
     return this.#p.acp.reconcile(options);
+  }
+
+  /**
+   * A page of the session's stored transcript (`x.ai/session/updates`, read-only): the entries
+   * after `since` (an eventId, exclusive), at most `limit` (lib/acp/acp-session.ts `transcript`).
+   * After release, `readNativeTranscript` reads the same pages from `record.nativeTranscript`.
+   */
+  transcript(query: TranscriptQuery = {}): Promise<TranscriptPage> {
+    return this.#p.acp.transcript(query);
   }
 
   /** Permission prompts and questions waiting for the owner in the TUI. We never answer them. */

@@ -9,6 +9,7 @@ import type { InitializeFacts } from "../../acp/handshake.js";
 import type { CheckResult } from "../../check.js";
 import type { Controller } from "../../delivery/index.js";
 import type { ActiveSession } from "../../grok/active-sessions.js";
+import { nativeTranscriptPath } from "../../grok/native-transcript.js";
 import { readProcess, type SocketFacts } from "../../kernel/index.js";
 import type { LeaderConnection } from "../../leader/leader-connection.js";
 import type { AgentVerdict } from "../../proof/agent-reconcile.js";
@@ -57,6 +58,7 @@ export const ready = hireStep("ready", async (input: ReadyInput, ctx) => {
     journalDir: input.journalDir,
     socketPath: runtime.socketPath,
     lockPath: runtime.lockPath,
+    nativeTranscript: nativeTranscriptPath(runtime.profile.grokHome, pre.cwd, sessionId),
     controller: {
       pid: process.pid,
       identity: self.ok ? self.facts.identity : null,
