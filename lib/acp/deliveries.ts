@@ -63,6 +63,8 @@ export class DeliveryTracker {
   /** Our queued prompts as the last queue snapshot showed them. */
   readonly #rows = new Map<string, QueueRow>();
   #running: string | null = null;
+  /** Answers without a turn that arrived while their receipt was still `fenced` (see below). */
+  readonly #notRun = new Set<string>();
 
   constructor(journal: Journal, sessionId: string, emit: (event: DeliveryEvent) => void) {
     this.#journal = journal;
@@ -97,6 +99,10 @@ export class DeliveryTracker {
     this.#completed.set(promptId, f);
     const now = this.#journal.receipt(promptId);
     if (now !== undefined) this.#settle(now);
+    if (this.#notRun.delete(promptId)) this.answeredWithoutTurn(promptId, "end_turn");
+    else if (now?.uncertainty?.reason === "answered-without-turn" && now.state === "uncertain") {
+      this.#rejectNotRun(now, "end_turn");
+    }
     return { consumed: c.promise, completed: f.promise };
   }
 
@@ -159,6 +165,52 @@ export class DeliveryTracker {
     }
     this.#settle(r);
     return r;
+  }
+
+  /**
+   * Grok answered one of our `session/prompt` requests with a result that echoes neither our
+   * session nor our prompt id, before any consumption evidence: it ran no turn. The agent's
+   * `prompt` returns a bare `end_turn` at once when `allowed_models` excludes every model or the
+   * session's model is unavailable (xai-grok-shell `agent/mvp_agent/acp_agent.rs`). Such an
+   * answer is not a result (docs/design/decisions.md §4.2), and no other evidence will come, so
+   * the receipt becomes `uncertain` (`answered-without-turn`, never resent) and both promises
+   * reject PROMPT_NOT_RUN instead of waiting forever. An answer that beats the dispatched record
+   * is applied when the delivery is tracked.
+   */
+  answeredWithoutTurn(promptId: string, stopReason: string): Receipt | null {
+    const before = this.#journal.receipt(promptId);
+    if (before === undefined || before.sessionId !== this.#sessionId) return null;
+    if (before.state === "fenced") {
+      this.#notRun.add(promptId);
+      return null;
+    }
+    if (before.state !== "dispatched") return null;
+    let r: Receipt;
+    try {
+      r = this.#journal.markUncertain(
+        promptId,
+        "answered-without-turn",
+        `session/prompt answered ${stopReason} without echoing our session and prompt id`,
+      );
+    } catch (error) {
+      this.#emit({ type: "journal-failed", error });
+      return null;
+    }
+    this.#emit({ type: "uncertain", receipt: r });
+    this.#rejectNotRun(r, stopReason);
+    return r;
+  }
+
+  #rejectNotRun(r: Receipt, stopReason: string): void {
+    const error = new AcpError(
+      "PROMPT_NOT_RUN",
+      `Grok answered prompt ${r.promptId} without running a turn (as when allowed_models excludes every model)`,
+      { details: { promptId: r.promptId, stopReason, receipt: r } },
+    );
+    for (const waiters of [this.#consumed, this.#completed]) {
+      waiters.get(r.promptId)?.reject(error);
+      waiters.delete(r.promptId);
+    }
   }
 
   /** The connection ended: receipts without consumption evidence become uncertain. */

@@ -185,15 +185,20 @@ export class ReplyCollector {
     }
   }
 
-  /** The answer to our `session/prompt` for `promptId` arrived. */
-  answered(promptId: string, result: unknown): void {
-    if (!this.#pending.has(promptId)) return;
+  /**
+   * The answer to our `session/prompt` for `promptId` arrived. `turnRan`: consumption evidence
+   * was seen, so an answer without the echo still leaves its `turn_completed` to settle the reply.
+   */
+  answered(promptId: string, result: unknown, turnRan: boolean): void {
+    const pending = this.#pending.get(promptId);
+    if (pending === undefined) return;
     const a = v.safeParse(PromptAnswerSchema, result);
     const meta = a.success ? a.output._meta : null;
     if (a.success && meta?.sessionId === this.#sessionId && meta?.promptId === promptId) {
       this.#end(promptId, a.output.stopReason, usageOf(meta.usage));
       return;
     }
+    if (turnRan || pending.ran) return;
     this.#fail(
       promptId,
       "PROMPT_NOT_RUN",

@@ -80,6 +80,13 @@ export type AcpSessionEvent =
   | { readonly type: "transcript"; readonly entry: TranscriptEntry }
   | { readonly type: "closed"; readonly reason: CloseReason };
 
+/** The stop reason of a `session/prompt` answer, for a journal detail. */
+function answerStopReason(result: unknown): string {
+  const stop: unknown =
+    typeof result === "object" && result !== null ? Reflect.get(result, "stopReason") : null;
+  return typeof stop === "string" ? stop.slice(0, 64) : "without a stop reason";
+}
+
 /** Connection state shared by the seat's methods. */
 export class SessionCore {
   readonly pipe: AcpPipe;
@@ -216,9 +223,12 @@ export class SessionCore {
     response.then(
       (result) => {
         // The reply first: it takes the usage from the answer, the receipt only the stop reason.
-        this.replies.answered(promptId, result);
         const e = evidenceFromPromptResponse(result, this.opts.sessionId, promptId);
+        const state = this.tracker.receipt(promptId)?.state;
+        const turnRan = e !== null || (state !== "fenced" && state !== "dispatched");
+        this.replies.answered(promptId, result, turnRan);
         if (e !== null) this.tracker.apply(e);
+        else if (!turnRan) this.tracker.answeredWithoutTurn(promptId, answerStopReason(result));
       },
       (err: unknown) => {
         if (!(err instanceof acp.RequestError)) {

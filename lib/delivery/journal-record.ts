@@ -50,6 +50,9 @@ export const UncertainReason = v.picklist([
   "connection-lost",
   "recovered-fenced",
   "recovered-dispatched",
+  // Grok answered our session/prompt without echoing our session and prompt id before any
+  // consumption: it ran no turn (acp_agent.rs `prompt`, allowed_models excluding every model).
+  "answered-without-turn",
 ]);
 export type UncertainReason = v.InferOutput<typeof UncertainReason>;
 

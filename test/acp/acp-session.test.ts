@@ -160,6 +160,31 @@ test("a result without both echoes is not completion", async () => {
   w.controller.release();
 });
 
+test("an answer without the echo before consumption (allowed_models excludes every model): the receipt settles uncertain, completed and reply reject PROMPT_NOT_RUN", async () => {
+  const w = world();
+  // acp_agent.rs `prompt`: model_auto_switched, then a bare end_turn, no turn, no queue entry.
+  w.agent.on("session/prompt", () => {
+    w.agent.notify("_x.ai/session_notification", {
+      sessionId: S,
+      update: {
+        sessionUpdate: "model_auto_switched",
+        reason: "None of your models are allowed by allowed_models.",
+      },
+    });
+    return { stopReason: "end_turn" };
+  });
+  const seat = await attach(w);
+  const d = await seat.deliver("hello");
+  assert.is(await refusal(within(d.completed, "completed")), "PROMPT_NOT_RUN");
+  assert.is(await refusal(within(d.consumed, "consumed")), "PROMPT_NOT_RUN");
+  assert.is(await refusal(within(d.reply, "reply")), "PROMPT_NOT_RUN");
+  const r = seat.receipt(d.promptId);
+  assert.is(r?.state, "uncertain");
+  assert.is(r?.uncertainty?.reason, "answered-without-turn");
+  assert.ok(w.events.some((e) => e.type === "uncertain" && e.receipt.promptId === d.promptId));
+  w.controller.release();
+});
+
 test("cancel: queued by queue/remove with version and owner, running by session/cancel, others NOT_OURS", async () => {
   const w = world();
   w.agent.on("session/prompt", () => new Promise(() => {}));
