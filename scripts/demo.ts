@@ -2,7 +2,7 @@
  * `npm run demo`: the whole seat against the simulators, in private temp dirs, in a few seconds.
  *
  *   hire (each proof printed as it is established) -> deliver a prompt (its receipt moves to
- *   `completed`) -> the owner quits the TUI -> release (the proven leader is stopped only now)
+ *   `completed`, and `delivery.reply` prints what the agent answered) -> the owner quits the TUI -> release (the proven leader is stopped only now)
  *   -> clean up
  *
  * The demo plays the owner when it quits the TUI: it types `/quit` into the pane through tmux,
@@ -18,9 +18,14 @@ import { kernelInfo } from "../lib/kernel/index.js";
 import { hire } from "../lib/seat/hire.js";
 import { SeatRefusal } from "../lib/seat/refusal.js";
 import type { Seat } from "../lib/seat/seat.js";
-import { attachHint, capturePane, quitTuiAsOwner } from "./lib/owner.js";
+import { attachHint, quitTuiAsOwner } from "./lib/owner.js";
 import { color, progressLine, refusalLines, useColor } from "./lib/print.js";
 import { requireTmux, type SimWorld, startSimWorld } from "./lib/sims.js";
+
+/** `text` with every control and format character written as `\u{…}`, for a terminal. */
+function terminalSafe(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}]/gu, (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`);
+}
 
 const keep = process.argv.includes("--keep");
 const c = color(useColor(process.stdout));
@@ -126,14 +131,11 @@ try {
   const delivery = await s.deliver("Hello from grok-seat: please say hello back in one sentence.");
   const done = await delivery.completed;
   if (done.state !== "completed") throw new Error(`the receipt ended ${done.state}`);
-  const screen = capturePane(world.herdr.tmuxSocket, record.pane.process.pid)
-    .split("\n")
-    .filter((l) => /^\s*›|Simulated reply/.test(l))
-    .slice(-3);
-  if (screen.length > 0) {
-    out(c.dim("  the TUI shows it to the owner:"));
-    for (const l of screen) out(c.dim(`    | ${l.trim()}`));
-  }
+  // The awareness evidence: what Grok's model answered, from the updates Grok stamped with our
+  // prompt id (not from the terminal). Bytes from Grok never reach our terminal unescaped.
+  const reply = await delivery.reply;
+  out(`  the agent answered ${c.dim(`(delivery.reply, ${reply.stopReason})`)}:`);
+  out(`    ${c.green(terminalSafe(reply.text))}`);
 
   out();
   out("the owner quits the TUI");

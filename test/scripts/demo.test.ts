@@ -61,6 +61,11 @@ test("the demo hires, delivers, quits as the owner, releases, cleans up, exits 0
   }
   assert.match(r.stdout, /receipt \w+ {2}dispatched/);
   assert.match(r.stdout, /receipt \w+ {2}completed/);
+  // The reply from delivery.reply: the simulated model's answer to the demo's own prompt.
+  assert.match(
+    r.stdout,
+    /the agent answered \(delivery\.reply, end_turn\):\n {4}Simulated reply to "Hello from grok-seat: please say hello back in one sentence\." \(10 words, digest [0-9a-f]{8}\)\./,
+  );
   assert.match(r.stdout, /TUI pid \d+ exited/);
   assert.match(r.stdout, /leader pid \d+ stopped with SIGTERM/);
   assert.match(r.stdout, /tmux -L \S+ attach -t w\d+/);
