@@ -11,6 +11,7 @@ import { lstatSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { admitController } from "../../lib/delivery/index.js";
+import { readNativeTranscript } from "../../lib/grok/native-transcript.js";
 import { hire } from "../../lib/seat/hire.js";
 import { HIRE_STEPS, type HireEvent } from "../../lib/seat/hire-events.js";
 import { readSeatRecord } from "../../lib/seat/seat-record.js";
@@ -84,6 +85,17 @@ test("hire -> deliver -> owner quits -> release stops the proven leader after th
     const prompts = stack.log().filter((l) => l.event === "prompt");
     assert.is(prompts.length, 1, "exactly one prompt reached the agent");
     assert.is(prompts[0]?.promptId, d.promptId);
+    // The reply is the simulated model's answer to this prompt, and the stored transcript has it.
+    const reply = await d.reply;
+    assert.ok(
+      reply.text.startsWith('Simulated reply to "Say hello to the seat test."'),
+      reply.text,
+    );
+    const page = await seat.transcript({ limit: 10_000 });
+    assert.ok(
+      page.entries.some((e) => e.kind === "turn_completed" && e.promptId === d.promptId),
+      "x.ai/session/updates holds our turn_completed",
+    );
 
     // The owner quits the TUI; the leader it started keeps running (it outlives the TUI).
     const leaderPid = r.leader.pid;
@@ -105,6 +117,21 @@ test("hire -> deliver -> owner quits -> release stops the proven leader after th
     const released = readSeatRecord(seat.recordPath).record.release;
     assert.is(released?.tuiExitObserved, true);
     assert.is(released?.leader.action, "stopped");
+    // After release the native transcript is read from where the record says it lives.
+    const grokHome = r.profile.grokHome;
+    assert.ok(grokHome !== null && grokHome !== undefined);
+    const native = readNativeTranscript({
+      grokHome,
+      cwd: r.cwd,
+      sessionId: r.sessionId,
+      limit: 10_000,
+    });
+    assert.is(native.path, r.nativeTranscript);
+    const stored = native.entries
+      .filter((e) => e.promptId === d.promptId && e.kind === "agent_message_chunk")
+      .map((e) => (e.params as { update: { content: { text: string } } }).update.content.text)
+      .join("");
+    assert.is(stored, reply.text);
     assert.equal(stack.simPids(), [], "no simulator process is left");
     assert.equal(await stack.herdr.injectionLog(), [], "nothing was typed through Herdr");
   } finally {
