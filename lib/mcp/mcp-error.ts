@@ -4,6 +4,10 @@ import type { CallErrorCode } from "./issues.js";
 
 export type McpErrorCode =
   /** A call refused before it reaches upstream (issues.ts). */
-  CallErrorCode | "MCP_UPSTREAM_BAD_LIST" | "MCP_UPSTREAM_BAD_RESULT" | "MCP_HTTP_LISTEN";
+  | CallErrorCode
+  | "MCP_UPSTREAM_BAD_LIST"
+  | "MCP_UPSTREAM_BAD_RESULT"
+  | "MCP_HTTP_LISTEN"
+  | "MCP_HTTP_TOKEN_INVALID";
 
 export class McpProjectionError extends GrokSeatError<McpErrorCode> {}
