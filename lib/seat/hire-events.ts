@@ -25,6 +25,7 @@ export const HIRE_STEPS = [
   "catalog",
   "attach",
   "model",
+  "persona",
   "ready",
 ] as const;
 export type HireStep = (typeof HIRE_STEPS)[number];

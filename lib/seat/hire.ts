@@ -1,6 +1,6 @@
 /**
  * `hire()`: the whole flow, from nothing to a ready seat, in one call (seed ADR 0224, issue 8):
- * the 19 steps below, each a module under lib/seat/steps/, in the order of `HIRE_STEPS`.
+ * the 20 steps below, each a module under lib/seat/steps/, in the order of `HIRE_STEPS`.
  *
  * Every step is reported (`onProgress`), every refusal is a `SeatRefusal` naming the step, the
  * failed check, a stable code and the owner's next step. Nothing is retried, nothing reconnects,
@@ -33,6 +33,7 @@ import { leaderProof } from "./steps/leader-proof.js";
 import { leaderWait } from "./steps/leader-wait.js";
 import { model } from "./steps/model.js";
 import { paneProof } from "./steps/pane-proof.js";
+import { persona as personaStep } from "./steps/persona.js";
 import { preflight } from "./steps/preflight.js";
 import { ready } from "./steps/ready.js";
 import { register } from "./steps/register.js";
@@ -72,6 +73,13 @@ export interface HireOptions {
   /** The orchestrator's conversation this seat serves (recorded; resume must name it). */
   readonly conversationId?: string;
   readonly model?: { readonly modelId: string; readonly effort?: string | null };
+  /**
+   * The service persona and memory card, applied natively with `--rules=<text>` on a fresh
+   * launch and proven in the session's system prompt (step `persona`). The TUI's argv is
+   * readable by every local user and echoed by Herdr: never put a credential here. Only its
+   * SHA-256 and length are recorded or reported. At most 131063 UTF-8 bytes.
+   */
+  readonly persona?: string;
   /** Skill paths to record as a manifest (checked readable, never installed). */
   readonly skills?: readonly string[];
   /** Extra environment for the TUI (and so its leader); GROK_HOME is always the profile's. */
@@ -123,6 +131,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       env: options.env,
       label: options.label,
       placement: options.placement,
+      persona: mode.kind === "fresh" ? pre.persona : null,
     });
     const pane = await steps.run(paneProof, {
       herdr: pre.herdr,
@@ -185,6 +194,17 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       const echo = await steps.run(model, { session, request: options.model });
       chosen = { modelId: echo.modelId, effort: echo.reasoningEffort };
     }
+    // A resume applies nothing and proves the recorded persona again.
+    const applied = mode.kind === "fresh" ? pre.persona : (mode.record.persona ?? null);
+    if (applied !== null) {
+      await steps.run(personaStep, {
+        grokHome: runtime.profile.grokHome,
+        cwd: pre.cwd,
+        sessionId,
+        persona: applied,
+        timeoutMs: t.activeSessionMs,
+      });
+    }
     return await steps.run(ready, {
       sessionId,
       conversationId: options.conversationId ?? null,
@@ -201,6 +221,10 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       init,
       session,
       model: chosen,
+      persona:
+        applied === null
+          ? null
+          : { sha256: applied.sha256, bytes: applied.bytes, skillsNote: applied.skillsNote },
       proofs: steps.proofs,
       registry: options.registry ?? defaultSeatRegistry,
     });

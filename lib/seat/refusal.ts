@@ -30,6 +30,10 @@ const OWNER_STEPS = {
     "Pass an existing GROK_HOME directory you own, or an existing login file to copy into a temporary profile.",
   CWD_INVALID: "Pass an existing working directory you can enter.",
   SKILL_UNREADABLE: "Make every selected skill path readable, or leave it out of the selection.",
+  PERSONA_INVALID:
+    "Pass the persona as text of at most 131063 UTF-8 bytes, without NUL (one command-line argument holds it).",
+  PERSONA_NOT_APPLIED:
+    "Grok's system prompt for this session does not hold the persona: check the grok version and that no model switch dropped it, quit the Grok pane (/quit) and hire again.",
   HERDR_UNREACHABLE:
     "Start Herdr (or point HERDR_SOCKET_PATH / --herdr-socket at its API socket), then hire again.",
   RUNTIME_DIR_UNSAFE:

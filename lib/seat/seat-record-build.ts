@@ -41,6 +41,7 @@ export interface SeatRecordInput {
   readonly activeSession: ActiveSession;
   readonly agent: AgentVerdict;
   readonly model: SeatRecord["model"];
+  readonly persona: NonNullable<SeatRecord["persona"]> | null;
   readonly proofs: Readonly<Record<string, readonly CheckResult[]>>;
   readonly now: Date;
 }
@@ -110,6 +111,7 @@ export function buildSeatRecord(i: SeatRecordInput): SeatRecord {
     activeSession: { ...i.activeSession },
     agent: { ...i.agent },
     model: i.model,
+    persona: i.persona === null ? null : { ...i.persona },
     proofs,
     release: null,
   };

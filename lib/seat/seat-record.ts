@@ -130,6 +130,13 @@ export const SeatRecordSchema = v.object({
   /** The Herdr agent verdict that was accepted. */
   agent: Json,
   model: v.nullable(v.object({ modelId: v.string(), effort: v.nullable(v.string()) })),
+  /**
+   * The persona applied with `--rules` (its SHA-256 and UTF-8 length, never its text) and
+   * whether it carries the skills note. Absent in records written before this field existed.
+   */
+  persona: v.optional(
+    v.nullable(v.object({ sha256: v.string(), bytes: uint, skillsNote: v.boolean() })),
+  ),
   /** Every check that passed, by hire step. */
   proofs: v.record(v.string(), v.array(CheckResultSchema)),
   /** Filled in by release. */

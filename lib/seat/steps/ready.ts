@@ -40,6 +40,7 @@ export interface ReadyInput {
   readonly init: InitializeFacts;
   readonly session: AcpSession;
   readonly model: SeatRecord["model"];
+  readonly persona: NonNullable<SeatRecord["persona"]> | null;
   /** The passed checks of every step so far. */
   readonly proofs: Readonly<Record<string, readonly CheckResult[]>>;
   readonly registry: SeatRegistry<Seat>;
@@ -75,6 +76,7 @@ export const ready = hireStep("ready", async (input: ReadyInput, ctx) => {
     activeSession: input.activeSession,
     agent: input.agent,
     model: input.model,
+    persona: input.persona,
     proofs: input.proofs,
     now: new Date(),
   });
