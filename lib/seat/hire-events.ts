@@ -26,6 +26,7 @@ export const HIRE_STEPS = [
   "attach",
   "model",
   "persona",
+  "skills",
   "ready",
 ] as const;
 export type HireStep = (typeof HIRE_STEPS)[number];

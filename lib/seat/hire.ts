@@ -1,6 +1,6 @@
 /**
  * `hire()`: the whole flow, from nothing to a ready seat, in one call (seed ADR 0224, issue 8):
- * the 20 steps below, each a module under lib/seat/steps/, in the order of `HIRE_STEPS`.
+ * the 21 steps below, each a module under lib/seat/steps/, in the order of `HIRE_STEPS`.
  *
  * Every step is reported (`onProgress`), every refusal is a `SeatRefusal` naming the step, the
  * failed check, a stable code and the owner's next step. Nothing is retried, nothing reconnects,
@@ -39,6 +39,7 @@ import { ready } from "./steps/ready.js";
 import { register } from "./steps/register.js";
 import { runtimeDir } from "./steps/runtime-dir.js";
 import { sessionId as sessionIdStep } from "./steps/session-id.js";
+import { skills as skillsStep } from "./steps/skills.js";
 import { socketProof } from "./steps/socket-proof.js";
 import { versions } from "./steps/versions.js";
 
@@ -120,6 +121,11 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
     const runtime = await steps.run(runtimeDir, {
       base: options.runtimeBase,
       profile: options.profile,
+      config: {
+        bank: null,
+        autoApproveBank: false,
+        skillPaths: pre.skills.map((s) => s.realPath),
+      },
     });
     const sessionId = await steps.run(sessionIdStep, mode);
     const launched = await steps.run(launch, {
@@ -205,6 +211,17 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
         timeoutMs: t.activeSessionMs,
       });
     }
+    // Selected skills are configured (and so provable) only in a temporary profile; with the
+    // owner's, they are readable paths named in the persona (steps/preflight.ts).
+    let discovered: SeatRecord["skillsDiscovered"] = null;
+    if (runtime.profile.kind === "temporary" && pre.skills.length > 0) {
+      const found = await steps.run(skillsStep, {
+        session,
+        manifest: pre.skills,
+        agentVersion: init.agentVersion,
+      });
+      discovered = found.map((f) => ({ ...f, files: [...f.files], names: [...f.names] }));
+    }
     return await steps.run(ready, {
       sessionId,
       conversationId: options.conversationId ?? null,
@@ -225,6 +242,8 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
         applied === null
           ? null
           : { sha256: applied.sha256, bytes: applied.bytes, skillsNote: applied.skillsNote },
+      skillsDiscovered: discovered,
+      profileConfig: runtime.config === null ? null : { ...runtime.config },
       proofs: steps.proofs,
       registry: options.registry ?? defaultSeatRegistry,
     });

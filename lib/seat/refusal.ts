@@ -32,6 +32,10 @@ const OWNER_STEPS = {
   SKILL_UNREADABLE: "Make every selected skill path readable, or leave it out of the selection.",
   PERSONA_INVALID:
     "Pass the persona as text of at most 131063 UTF-8 bytes, without NUL (one command-line argument holds it).",
+  SKILL_NOT_DISCOVERED:
+    "Grok does not list a selected skill: give a SKILL.md file or a directory holding SKILL.md files, and check the grok version, then hire again.",
+  EXTENSION_UNSUPPORTED:
+    "This Grok lacks an extension the seat needs (see details.method): update Grok Build, or hire without that option.",
   PERSONA_NOT_APPLIED:
     "Grok's system prompt for this session does not hold the persona: check the grok version and that no model switch dropped it, quit the Grok pane (/quit) and hire again.",
   HERDR_UNREACHABLE:

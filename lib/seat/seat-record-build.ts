@@ -42,6 +42,8 @@ export interface SeatRecordInput {
   readonly agent: AgentVerdict;
   readonly model: SeatRecord["model"];
   readonly persona: NonNullable<SeatRecord["persona"]> | null;
+  readonly skillsDiscovered: NonNullable<SeatRecord["skillsDiscovered"]> | null;
+  readonly profileConfig: NonNullable<SeatRecord["profileConfig"]> | null;
   readonly proofs: Readonly<Record<string, readonly CheckResult[]>>;
   readonly now: Date;
 }
@@ -112,6 +114,8 @@ export function buildSeatRecord(i: SeatRecordInput): SeatRecord {
     agent: { ...i.agent },
     model: i.model,
     persona: i.persona === null ? null : { ...i.persona },
+    skillsDiscovered: i.skillsDiscovered,
+    profileConfig: i.profileConfig === null ? null : { ...i.profileConfig },
     proofs,
     release: null,
   };

@@ -137,6 +137,26 @@ export const SeatRecordSchema = v.object({
   persona: v.optional(
     v.nullable(v.object({ sha256: v.string(), bytes: uint, skillsNote: v.boolean() })),
   ),
+  /**
+   * For a temporary profile with selected skills: each manifest entry, the SKILL.md files it
+   * yields and the names Grok listed for them (step `skills`). Null: not configured (the owner's
+   * profile: readable paths only). Absent in older records.
+   */
+  skillsDiscovered: v.optional(
+    v.nullable(
+      v.array(
+        v.object({
+          realPath: v.string(),
+          files: v.array(v.string()),
+          names: v.array(v.string()),
+        }),
+      ),
+    ),
+  ),
+  /** The config.toml written into a temporary profile (path and digest), or null. */
+  profileConfig: v.optional(
+    v.nullable(v.object({ path: v.string(), sha256: v.string(), bytes: uint })),
+  ),
   /** Every check that passed, by hire step. */
   proofs: v.record(v.string(), v.array(CheckResultSchema)),
   /** Filled in by release. */

@@ -41,6 +41,8 @@ export interface ReadyInput {
   readonly session: AcpSession;
   readonly model: SeatRecord["model"];
   readonly persona: NonNullable<SeatRecord["persona"]> | null;
+  readonly skillsDiscovered: NonNullable<SeatRecord["skillsDiscovered"]> | null;
+  readonly profileConfig: NonNullable<SeatRecord["profileConfig"]> | null;
   /** The passed checks of every step so far. */
   readonly proofs: Readonly<Record<string, readonly CheckResult[]>>;
   readonly registry: SeatRegistry<Seat>;
@@ -77,6 +79,8 @@ export const ready = hireStep("ready", async (input: ReadyInput, ctx) => {
     agent: input.agent,
     model: input.model,
     persona: input.persona,
+    skillsDiscovered: input.skillsDiscovered,
+    profileConfig: input.profileConfig,
     proofs: input.proofs,
     now: new Date(),
   });

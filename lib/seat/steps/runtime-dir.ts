@@ -9,6 +9,12 @@ import { tmpdir } from "node:os";
 import { firstFailure } from "../../check.js";
 import { lockPathForSocket } from "../../grok/paths.js";
 import { materializeProfile, type Profile, type ProfileSpec } from "../profile.js";
+import {
+  type ProfileConfigSpec,
+  profileConfigToml,
+  type WrittenConfig,
+  writeProfileConfig,
+} from "../profile-config.js";
 import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
 import { createRuntimeDir, removeRuntimeDir } from "../runtime-dir.js";
 import { hireStep, outcome } from "../step-runner.js";
@@ -17,6 +23,8 @@ export interface RuntimeDirInput {
   /** Where the directory is created (default: the system temp dir). */
   readonly base?: string | undefined;
   readonly profile: ProfileSpec;
+  /** What a temporary profile's config.toml configures (the owner's is never written). */
+  readonly config?: ProfileConfigSpec | undefined;
 }
 
 export interface Runtime {
@@ -24,6 +32,8 @@ export interface Runtime {
   readonly socketPath: string;
   readonly lockPath: string;
   readonly profile: Profile;
+  /** The config.toml written into a temporary profile, or null. */
+  readonly config: WrittenConfig | null;
 }
 
 export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput, ctx) => {
@@ -51,16 +61,39 @@ export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput,
   const bad = firstFailure(made.checks);
   if (bad !== undefined) throw refuseOnCheck("runtime_dir", "PROFILE_INVALID", bad);
   const profile = made.profile;
+  const text =
+    profile.kind === "temporary" && input.config !== undefined
+      ? profileConfigToml(input.config)
+      : null;
+  const config =
+    text === null
+      ? null
+      : await refuseOnThrow(
+          {
+            step: "runtime_dir",
+            code: "PROFILE_INVALID",
+            check: "profile.config",
+            reason: (f) => `the temporary profile's config.toml could not be written: ${f.message}`,
+          },
+          () => writeProfileConfig(profile.grokHome, text),
+        );
   const value: Runtime = {
     dir,
     socketPath: created.socketPath,
     lockPath: lockPathForSocket(created.socketPath),
     profile,
+    config,
   };
   return outcome(
     value,
     `private runtime dir ${dir} (0700, ours); GROK_HOME ${profile.grokHome} (${profile.kind})`,
     [...created.checks, ...made.checks],
-    { dir, socketPath: value.socketPath, grokHome: profile.grokHome, profile: profile.kind },
+    {
+      dir,
+      socketPath: value.socketPath,
+      grokHome: profile.grokHome,
+      profile: profile.kind,
+      config: config === null ? null : { ...config },
+    },
   );
 });
