@@ -8,6 +8,8 @@ export type McpErrorCode =
   | "MCP_UPSTREAM_BAD_LIST"
   | "MCP_UPSTREAM_BAD_RESULT"
   | "MCP_HTTP_LISTEN"
-  | "MCP_HTTP_TOKEN_INVALID";
+  | "MCP_HTTP_TOKEN_INVALID"
+  /** The operator bank cannot be reached or listed (bank-proxy.ts). */
+  | "MCP_UPSTREAM_UNREACHABLE";
 
 export class McpProjectionError extends GrokSeatError<McpErrorCode> {}

@@ -26,6 +26,7 @@ export const HIRE_STEPS = [
   "attach",
   "model",
   "persona",
+  "mcp_bank",
   "skills",
   "ready",
 ] as const;

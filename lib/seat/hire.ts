@@ -12,10 +12,12 @@
  */
 import { GrokSeatError } from "../errors.js";
 import { type KernelPort, systemKernel } from "../kernel/index.js";
+import type { McpBankOption } from "./bank.js";
 import { DisposeStack } from "./dispose-stack.js";
 import type { HireListener } from "./hire-events.js";
 import { freshSessionId, journalDirOf, type LaunchMode } from "./policy.js";
 import type { ProfileSpec } from "./profile.js";
+import { BANK_TOKEN_ENV } from "./profile-config.js";
 import { SeatRefusal } from "./refusal.js";
 import type { SeatRegistry } from "./registry.js";
 import { defaultSeatRegistry, type Seat } from "./seat.js";
@@ -31,6 +33,7 @@ import { connect } from "./steps/connect.js";
 import { launch, type PanePlacement } from "./steps/launch.js";
 import { leaderProof } from "./steps/leader-proof.js";
 import { leaderWait } from "./steps/leader-wait.js";
+import { mcpBank as mcpBankStep } from "./steps/mcp-bank.js";
 import { model } from "./steps/model.js";
 import { paneProof } from "./steps/pane-proof.js";
 import { persona as personaStep } from "./steps/persona.js";
@@ -81,6 +84,18 @@ export interface HireOptions {
    * SHA-256 and length are recorded or reported. At most 131063 UTF-8 bytes.
    */
   readonly persona?: string;
+  /**
+   * The operator's MCP bank (streamable HTTP). The seat serves it to Grok through its projecting
+   * proxy on loopback behind a fresh bearer token; `headers` go upstream only. A temporary
+   * profile configures it before launch; with the owner's profile it is added to the live
+   * session only (in memory: lost when the TUI next loads the session). Step `mcp_bank`.
+   */
+  readonly mcpBank?: McpBankOption;
+  /**
+   * Let the bank's tools run without asking the owner: a `[permission]` rule for `<name>__*` in
+   * a temporary profile only (ignored with the owner's profile). Default false.
+   */
+  readonly autoApproveBank?: boolean;
   /** Skill paths to record as a manifest (checked readable, never installed). */
   readonly skills?: readonly string[];
   /** Extra environment for the TUI (and so its leader); GROK_HOME is always the profile's. */
@@ -122,11 +137,17 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       base: options.runtimeBase,
       profile: options.profile,
       config: {
-        bank: null,
-        autoApproveBank: false,
+        autoApproveBank: options.autoApproveBank === true,
         skillPaths: pre.skills.map((s) => s.realPath),
       },
+      bank: pre.bank,
     });
+    const proxy = runtime.bankProxy;
+    // The proxy's token reaches a temporary profile's Grok through the pane's environment only.
+    const paneEnv =
+      proxy !== null && runtime.profile.kind === "temporary"
+        ? { ...(options.env ?? {}), [BANK_TOKEN_ENV]: proxy.bearerToken }
+        : options.env;
     const sessionId = await steps.run(sessionIdStep, mode);
     const launched = await steps.run(launch, {
       herdr: pre.herdr,
@@ -134,7 +155,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       runtime,
       mode,
       cwd: pre.cwd,
-      env: options.env,
+      env: paneEnv,
       label: options.label,
       placement: options.placement,
       persona: mode.kind === "fresh" ? pre.persona : null,
@@ -211,6 +232,25 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
         timeoutMs: t.activeSessionMs,
       });
     }
+    let bank: SeatRecord["bank"] = null;
+    if (proxy !== null && pre.bank !== null) {
+      const scope = runtime.profile.kind === "temporary" ? "profile" : "session";
+      const proven = await steps.run(mcpBankStep, {
+        session,
+        name: pre.bank.name,
+        proxy,
+        scope,
+        agentVersion: init.agentVersion,
+        timeoutMs: requestMs,
+      });
+      bank = {
+        name: pre.bank.name,
+        proxy: proxy.url.href,
+        scope,
+        tools: [...proven.tools],
+        toolsDigest: proxy.toolsDigest(),
+      };
+    }
     // Selected skills are configured (and so provable) only in a temporary profile; with the
     // owner's, they are readable paths named in the persona (steps/preflight.ts).
     let discovered: SeatRecord["skillsDiscovered"] = null;
@@ -243,6 +283,8 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
           ? null
           : { sha256: applied.sha256, bytes: applied.bytes, skillsNote: applied.skillsNote },
       skillsDiscovered: discovered,
+      bank,
+      closeWithSeat: proxy === null ? [] : [() => proxy.close()],
       profileConfig: runtime.config === null ? null : { ...runtime.config },
       proofs: steps.proofs,
       registry: options.registry ?? defaultSeatRegistry,

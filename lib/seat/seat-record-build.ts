@@ -43,6 +43,7 @@ export interface SeatRecordInput {
   readonly model: SeatRecord["model"];
   readonly persona: NonNullable<SeatRecord["persona"]> | null;
   readonly skillsDiscovered: NonNullable<SeatRecord["skillsDiscovered"]> | null;
+  readonly bank: NonNullable<SeatRecord["bank"]> | null;
   readonly profileConfig: NonNullable<SeatRecord["profileConfig"]> | null;
   readonly proofs: Readonly<Record<string, readonly CheckResult[]>>;
   readonly now: Date;
@@ -115,6 +116,7 @@ export function buildSeatRecord(i: SeatRecordInput): SeatRecord {
     model: i.model,
     persona: i.persona === null ? null : { ...i.persona },
     skillsDiscovered: i.skillsDiscovered,
+    bank: i.bank === null ? null : { ...i.bank, tools: [...i.bank.tools] },
     profileConfig: i.profileConfig === null ? null : { ...i.profileConfig },
     proofs,
     release: null,

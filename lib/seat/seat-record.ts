@@ -153,6 +153,23 @@ export const SeatRecordSchema = v.object({
       ),
     ),
   ),
+  /**
+   * The operator's bank as the seat served it: its name, the proxy's loopback URL, where Grok was
+   * told of it (`profile`: the temporary profile's config.toml; `session`: the live session only,
+   * lost when the TUI next loads it), the tools Grok listed and the SHA-256 of the projected tool
+   * list. Never a token or an upstream header. Absent in older records.
+   */
+  bank: v.optional(
+    v.nullable(
+      v.object({
+        name: v.string(),
+        proxy: v.string(),
+        scope: v.picklist(["profile", "session"]),
+        tools: v.array(v.string()),
+        toolsDigest: v.string(),
+      }),
+    ),
+  ),
   /** The config.toml written into a temporary profile (path and digest), or null. */
   profileConfig: v.optional(
     v.nullable(v.object({ path: v.string(), sha256: v.string(), bytes: uint })),

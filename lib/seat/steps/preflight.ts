@@ -14,6 +14,7 @@ import { HerdrClient } from "../../herdr/client.js";
 import { discoverSocket } from "../../herdr/discovery.js";
 import { readSessionDescriptor } from "../../observe/herdr-descriptor.js";
 import type { SessionDescriptor } from "../../proof/session-descriptor.js";
+import { checkBank, type McpBank } from "../bank.js";
 import { buildPersona, type Persona, skillsNote } from "../persona.js";
 import { checkProfileSpec, type ProfileSpec } from "../profile.js";
 import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
@@ -26,6 +27,8 @@ export interface PreflightInput {
   readonly cwd: string;
   readonly profile: ProfileSpec;
   readonly skills?: readonly string[] | undefined;
+  /** The operator's MCP bank (any value: checked here). */
+  readonly mcpBank?: unknown;
   /** The persona text (any value: checked here). */
   readonly persona?: unknown;
   /** Our environment with the caller's extra variables (what the TUI will get). */
@@ -46,6 +49,8 @@ export interface Preflight {
   readonly cliVersion: GrokVersion;
   readonly cwd: string;
   readonly skills: readonly SkillEntry[];
+  /** The operator's MCP bank, or null. */
+  readonly bank: McpBank | null;
   /** The persona a fresh launch applies with `--rules`, or null. */
   readonly persona: Persona | null;
   readonly descriptor: SessionDescriptor;
@@ -154,6 +159,10 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
   checks.push(...skills.checks);
   refuseFirst(checks, "SKILL_UNREADABLE");
 
+  const bank = checkBank(input.mcpBank);
+  checks.push(...bank.checks);
+  refuseFirst(checks, "BANK_INVALID");
+
   // With the owner's own profile the skills cannot be configured (its config is never written):
   // the persona says where they are (persona.ts `skillsNote`).
   const note =
@@ -189,6 +198,7 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
     cwd: cwd.real ?? input.cwd,
     skills: skills.manifest,
     persona: persona.persona,
+    bank: bank.bank,
     descriptor,
     herdr,
   };

@@ -8,6 +8,7 @@
 import { tmpdir } from "node:os";
 import { firstFailure } from "../../check.js";
 import { lockPathForSocket } from "../../grok/paths.js";
+import type { McpBank } from "../bank.js";
 import { materializeProfile, type Profile, type ProfileSpec } from "../profile.js";
 import {
   type ProfileConfigSpec,
@@ -18,13 +19,16 @@ import {
 import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
 import { createRuntimeDir, removeRuntimeDir } from "../runtime-dir.js";
 import { hireStep, outcome } from "../step-runner.js";
+import type { BankProxy } from "./mcp-bank.js";
 
 export interface RuntimeDirInput {
   /** Where the directory is created (default: the system temp dir). */
   readonly base?: string | undefined;
   readonly profile: ProfileSpec;
   /** What a temporary profile's config.toml configures (the owner's is never written). */
-  readonly config?: ProfileConfigSpec | undefined;
+  readonly config?: Omit<ProfileConfigSpec, "bank"> | undefined;
+  /** The operator's bank: its projecting proxy is started here, before the TUI exists. */
+  readonly bank?: McpBank | null | undefined;
 }
 
 export interface Runtime {
@@ -34,6 +38,8 @@ export interface Runtime {
   readonly profile: Profile;
   /** The config.toml written into a temporary profile, or null. */
   readonly config: WrittenConfig | null;
+  /** The bank's proxy (closed with the seat, or by a refused hire), or null. */
+  readonly bankProxy: BankProxy | null;
 }
 
 export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput, ctx) => {
@@ -61,9 +67,32 @@ export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput,
   const bad = firstFailure(made.checks);
   if (bad !== undefined) throw refuseOnCheck("runtime_dir", "PROFILE_INVALID", bad);
   const profile = made.profile;
+  const bank = input.bank ?? null;
+  let bankProxy: BankProxy | null = null;
+  if (bank !== null) {
+    // The MCP SDK is loaded only for a hire with a bank (docs/design/layers.md §3).
+    const { startBankProxy } = await import("../../mcp/bank-proxy.js");
+    const started = await refuseOnThrow(
+      {
+        step: "runtime_dir",
+        code: "BANK_UNREACHABLE",
+        check: "bank.proxy",
+        reason: (f) => f.message,
+        details: { origin: bank.url.origin },
+      },
+      () => startBankProxy({ url: bank.url, headers: bank.headers }),
+    );
+    bankProxy = ctx.stack.adopt(started, (p) => p.close());
+  }
   const text =
     profile.kind === "temporary" && input.config !== undefined
-      ? profileConfigToml(input.config)
+      ? profileConfigToml({
+          ...input.config,
+          bank:
+            bankProxy === null || bank === null
+              ? null
+              : { name: bank.name, url: bankProxy.url.href },
+        })
       : null;
   const config =
     text === null
@@ -83,6 +112,7 @@ export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput,
     lockPath: lockPathForSocket(created.socketPath),
     profile,
     config,
+    bankProxy,
   };
   return outcome(
     value,
@@ -94,6 +124,7 @@ export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput,
       grokHome: profile.grokHome,
       profile: profile.kind,
       config: config === null ? null : { ...config },
+      bankProxy: bankProxy === null ? null : bankProxy.url.href,
     },
   );
 });
