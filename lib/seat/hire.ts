@@ -1,6 +1,6 @@
 /**
  * `hire()`: the whole flow, from nothing to a ready seat, in one call (seed ADR 0224, issue 8):
- * the 21 steps below, each a module under lib/seat/steps/, in the order of `HIRE_STEPS`.
+ * the 22 steps below, each a module under lib/seat/steps/, in the order of `HIRE_STEPS`.
  *
  * Every step is reported (`onProgress`), every refusal is a `SeatRefusal` naming the step, the
  * failed check, a stable code and the owner's next step. Nothing is retried, nothing reconnects,
