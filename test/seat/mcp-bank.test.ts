@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { hire } from "../../lib/seat/hire.js";
+import { BANK_TOKEN_ENV } from "../../lib/seat/profile-config.js";
 import { echoBehaviour, OperatorBank } from "../sim/mcp-bank/bank.js";
 import { loadBankTools } from "../sim/mcp-bank/fixture.js";
 import { type BankHttp, serveBankHttp } from "../sim/mcp-bank/http.js";
@@ -65,7 +66,7 @@ test("a temporary profile names the seat's proxy in config.toml: Grok lists the 
     assert.ok(b.http.authorizations.every((a) => a === `Bearer ${b.token}`));
     const cfg = readFileSync(join(r.profile.grokHome, "config.toml"), "utf8");
     assert.ok(cfg.includes(`[mcp_servers.ops]\nurl = "${bank.proxy}"`), cfg);
-    assert.ok(cfg.includes('Authorization = "Bearer ${GROK_SEAT_MCP_TOKEN}"'), cfg);
+    assert.ok(cfg.includes(`Authorization = "Bearer \${${BANK_TOKEN_ENV}}"`), cfg);
     assert.not.ok(cfg.includes(b.token));
     const file = readFileSync(seat.recordPath, "utf8");
     assert.not.ok(file.includes(b.token), "the upstream credential is not recorded");
