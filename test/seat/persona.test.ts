@@ -30,7 +30,7 @@ test("a persona rides --rules=<text>, is proven in system_prompt.txt and the con
     const proven = stack.events.filter((e) => e.type === "proven").map((e) => e.step);
     assert.equal(
       proven,
-      HIRE_STEPS.filter((s) => s !== "model"),
+      HIRE_STEPS.filter((s) => !["model", "mcp_bank", "skills"].includes(s)),
     );
     const r = seat.record;
     // The real TUI argv carries the text, as one element (the kernel's view).
