@@ -2,9 +2,11 @@
 // `npm run check` step "layers": the imports of lib/ point one way (docs/design/layers.md).
 // It reads every import line of lib/ (static, `export … from`, dynamic `import()`; type-only
 // imports count too) and fails when
-//   - a file imports a folder its layer may not use (below: LAYERS, lowest first);
+//   - a file imports a folder its layer may not use (below: LAYERS, lowest first), or imports
+//     statically a folder its layer may load only lazily (`lazy`: a dynamic `import()` only);
 //   - the folders, or the files, of lib/ import each other in a cycle;
-//   - an entry point that must stay light reaches lib/mcp or the MCP SDK (LIGHT_ENTRIES).
+//   - an entry point that must stay light statically reaches lib/mcp or the MCP SDK
+//     (LIGHT_ENTRIES; a dynamic `import()` is where loading stops being its import's doing).
 // A new folder must be added to LAYERS: an unknown folder fails the check.
 //
 // Usage: node scripts/check-layers.mjs [--root DIR]    exit 0 clean, 1 violations, 2 usage
@@ -14,6 +16,8 @@ import { dirname, join, relative, resolve } from "node:path";
 /**
  * The layers, lowest first, and what each may import besides its own folder. "base" is the three
  * files at the root of lib/ (errors.ts, json.ts, check.ts); "entry" is lib/index.ts and lib/entry/.
+ * `lazy`: folders a layer may reach only through a dynamic `import()`, so what it loads is loaded
+ * only when that code runs (the seat loads lib/mcp and the MCP SDK only for a hire with a bank).
  */
 export const LAYERS = [
   { name: "base", may: [] },
@@ -29,6 +33,7 @@ export const LAYERS = [
   {
     name: "seat",
     may: ["base", "kernel", "delivery", "leader", "herdr", "grok", "acp", "proof", "observe"],
+    lazy: ["mcp"],
   },
   {
     name: "cli",
@@ -83,9 +88,15 @@ const IMPORT =
 
 /** The specifiers a source file imports. Comments are blanked first (a `// import x` is not one). */
 export function importsOf(source) {
+  return importsWithKind(source).map((i) => i.spec);
+}
+
+/** Each import of a source file with whether it is a dynamic `import()`. */
+export function importsWithKind(source) {
   const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'\\])\/\/.*$/gm, "$1");
   const out = [];
-  for (const m of code.matchAll(IMPORT)) out.push(m[1] ?? m[2]);
+  for (const m of code.matchAll(IMPORT))
+    out.push(m[1] !== undefined ? { spec: m[1], dynamic: false } : { spec: m[2], dynamic: true });
   return out;
 }
 
@@ -130,12 +141,15 @@ export function checkLayers(root) {
   const lib = join(root, "lib");
   const problems = [];
   const may = new Map(LAYERS.map((l) => [l.name, new Set(l.may)]));
-  // The declared layers themselves must not allow a cycle.
-  const declared = new Map(LAYERS.map((l) => [l.name, l.may]));
+  const lazy = new Map(LAYERS.map((l) => [l.name, new Set(l.lazy ?? [])]));
+  // The declared layers themselves must not allow a cycle (a lazy edge is an edge too).
+  const declared = new Map(LAYERS.map((l) => [l.name, [...l.may, ...(l.lazy ?? [])]]));
   for (const c of cycles(declared)) problems.push(`LAYERS allows a cycle: ${c.join(" -> ")}`);
 
   const files = walk(lib).map((f) => relative(lib, f));
   const fileGraph = new Map();
+  /** Static edges only: what loading a file loads. */
+  const loadGraph = new Map();
   const folderGraph = new Map();
   const packages = new Map();
   for (const file of files) {
@@ -145,10 +159,11 @@ export function checkLayers(root) {
       continue;
     }
     const edges = new Set();
+    const loads = new Set();
     const pkgs = [];
-    for (const spec of importsOf(readFileSync(join(lib, file), "utf8"))) {
+    for (const { spec, dynamic } of importsWithKind(readFileSync(join(lib, file), "utf8"))) {
       if (!spec.startsWith(".")) {
-        pkgs.push(spec);
+        if (!dynamic) pkgs.push(spec);
         continue;
       }
       const abs = resolve(dirname(join(lib, file)), spec).replace(/\.js$/, ".ts");
@@ -162,15 +177,22 @@ export function checkLayers(root) {
         continue;
       }
       edges.add(target);
+      if (!dynamic) loads.add(target);
       const to = layerOf(target);
       if (to === null || to === layer) continue;
       if (!folderGraph.has(layer)) folderGraph.set(layer, new Set());
       folderGraph.get(layer).add(to);
-      if (!may.get(layer)?.has(to)) {
+      if (lazy.get(layer)?.has(to)) {
+        if (!dynamic)
+          problems.push(
+            `lib/${file} imports lib/${target}: ${layer} may load ${to} only lazily (import())`,
+          );
+      } else if (!may.get(layer)?.has(to)) {
         problems.push(`lib/${file} imports lib/${target}: ${layer} may not import ${to}`);
       }
     }
     fileGraph.set(file, [...edges]);
+    loadGraph.set(file, [...loads]);
     packages.set(file, pkgs);
   }
   const folders = new Map([...folderGraph].map(([k, v]) => [k, [...v]]));
@@ -190,7 +212,7 @@ export function checkLayers(root) {
       for (const p of packages.get(f) ?? []) {
         if (HEAVY_PACKAGE.test(p)) problems.push(`${entry} reaches ${p} through lib/${f}`);
       }
-      for (const next of fileGraph.get(f) ?? []) {
+      for (const next of loadGraph.get(f) ?? []) {
         if (!seen.has(next)) {
           seen.add(next);
           queue.push(next);

@@ -12,13 +12,17 @@
  *
  * Requirements: tmux (checked, with a clear message) and the native addon built by `npm install`.
  */
-import { lstatSync } from "node:fs";
+import { lstatSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { GrokSeatError } from "../lib/errors.js";
 import { kernelInfo } from "../lib/kernel/index.js";
 import { hire } from "../lib/seat/hire.js";
 import { SeatRefusal } from "../lib/seat/refusal.js";
 import type { Seat } from "../lib/seat/seat.js";
-import { attachHint, quitTuiAsOwner } from "./lib/owner.js";
+import { echoBehaviour, OperatorBank } from "../test/sim/mcp-bank/bank.js";
+import { loadBankTools } from "../test/sim/mcp-bank/fixture.js";
+import { type BankHttp, serveBankHttp } from "../test/sim/mcp-bank/http.js";
+import { attachHint, capturePane, quitTuiAsOwner } from "./lib/owner.js";
 import { color, progressLine, refusalLines, useColor } from "./lib/print.js";
 import { requireTmux, type SimWorld, startSimWorld } from "./lib/sims.js";
 
@@ -66,6 +70,27 @@ out(`  work directory   ${world.cwd}`);
 out(
   `  login to copy    ${world.loginFile} ${c.dim("(a stand-in; the simulator needs no real login)")}`,
 );
+// The seat the orchestrator hires: a persona, the operator's MCP bank (a simulated one behind
+// its own token) and a selected skill.
+const skillDir = join(world.root, "skills", "review");
+mkdirSync(skillDir, { recursive: true });
+writeFileSync(
+  join(skillDir, "SKILL.md"),
+  "---\nname: review\ndescription: Review a change before it lands.\n---\nRead the diff first.\n",
+);
+const bankToken = crypto.randomUUID();
+let bankHttp: BankHttp;
+try {
+  bankHttp = await serveBankHttp({
+    bank: new OperatorBank({ tools: loadBankTools(), behaviour: echoBehaviour }),
+    token: bankToken,
+  });
+} catch (err) {
+  await world.stop();
+  fail(`the MCP bank simulator did not start: ${err instanceof Error ? err.message : String(err)}`);
+}
+out(`  operator MCP bank ${bankHttp.url.href} ${c.dim("(behind its own bearer token)")}`);
+out(`  selected skill   ${skillDir}`);
 out(c.dim(`  ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`));
 
 let seat: Seat | null = null;
@@ -88,6 +113,14 @@ try {
     conversationId: "demo-conversation",
     env: { GROK_DISABLE_AUTOUPDATER: "1" },
     label: "grok seat (demo)",
+    persona:
+      "You are the demo orchestrator's service seat.\nMemory card: the demo project has one README.",
+    mcpBank: {
+      name: "ops",
+      url: bankHttp.url.href,
+      headers: { Authorization: `Bearer ${bankToken}` },
+    },
+    skills: [skillDir],
     onProgress: (e) => {
       const line = progressLine(e, c);
       if (line !== null) out(line);
@@ -207,6 +240,7 @@ try {
   out();
   out("cleanup");
   world.sweep(leftovers);
+  await bankHttp.close().catch(() => undefined);
   await world.stop();
   out(`  simulators stopped, ${world.root} removed`);
   out();

@@ -22,6 +22,7 @@ export type AcpErrorCode =
   | "ACP_EXTENSION_MALFORMED"
   | "ACP_UNENCODABLE"
   | "ACP_UPDATES_INVALID"
+  | "ACP_EXTENSION_ANSWER_INVALID"
   | "CONNECTION_CLOSED"
   /** Deliveries, cancels, models. */
   | "DELIVERY_UNCERTAIN"

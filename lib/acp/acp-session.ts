@@ -11,14 +11,17 @@
  * servers and permission prompts keep their native policy). It never spawns a process and never
  * reconnects.
  */
+
+import { randomUUID } from "node:crypto";
 import * as v from "valibot";
 import { dispatch } from "../delivery/dispatch.js";
 import { isTerminal, type Receipt } from "../delivery/receipt.js";
-import { UsageError } from "../errors.js";
-import type { CatalogReadiness } from "../grok/catalog.js";
+import { UsageError, WireError } from "../errors.js";
+import type { CatalogReadiness, McpListResult } from "../grok/catalog.js";
 import { type ModelEcho, resolveModelSelection, setModelParams } from "../grok/models.js";
 import { assertPromptId, newPromptId } from "../grok/prompt-id.js";
 import type { TranscriptPage } from "../grok/transcript-page.js";
+import { type SkillRow, SkillsListAnswerSchema } from "../grok/skills.js";
 import { AcpError, type AcpErrorCode } from "./acp-error.js";
 import type { AttachFacts, InitializeFacts } from "./handshake.js";
 import type { OwnerAction } from "./owner-actions.js";
@@ -68,6 +71,16 @@ export interface Delivery {
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;
+/** ExtMethodResult `{"result":{"ok":true}}` (session_admin.rs). */
+const UpdateOkSchema = v.looseObject({ result: v.looseObject({ ok: v.literal(true) }) });
+
+/** An ACP `McpServer` of the http kind, as a client sends it (`headers` as name/value pairs). */
+export interface AcpHttpMcpServer {
+  readonly type: "http";
+  readonly name: string;
+  readonly url: string;
+  readonly headers: readonly { readonly name: string; readonly value: string }[];
+}
 const UpdatesResultSchema = v.looseObject({ updates: v.array(v.unknown()) });
 
 export class AcpSession {
@@ -236,6 +249,66 @@ export class AcpSession {
     const confirmed = await echo;
     s.models = { ...models, currentModelId: confirmed.modelId };
     return confirmed;
+  }
+
+  /** The session's `x.ai/mcp/list` rows as Grok sent them (read-only). */
+  async mcpServers(): Promise<McpListResult> {
+    this.#s.requireOpen();
+    return this.#s.mcpList();
+  }
+
+  /**
+   * `x.ai/session/update_mcp_servers`: the session's servers become the configured ones plus
+   * `servers` (xai-grok-shell `extensions/session_admin.rs`; the answer comes once the new
+   * servers finished their handshake). In memory only: the next load or resume of the session
+   * (the TUI's own) replaces the set again. A `-32601` is the agent's WireError.
+   */
+  async updateMcpServers(servers: readonly AcpHttpMcpServer[]): Promise<void> {
+    this.#s.requireOpen();
+    const raw = await this.#s.request("_x.ai/session/update_mcp_servers", {
+      sessionId: this.sessionId,
+      mcpServers: servers.map((s) => ({ ...s, headers: s.headers.map((h) => ({ ...h })) })),
+    });
+    if (!v.is(UpdateOkSchema, raw)) {
+      throw new AcpError(
+        "ACP_EXTENSION_ANSWER_INVALID",
+        "x.ai/session/update_mcp_servers did not answer {ok: true}",
+      );
+    }
+  }
+
+  /**
+   * Whether the agent has `x.ai/session/update_mcp_servers`, asked without touching any session:
+   * the request names a fresh random session id, which a supporting agent refuses as invalid
+   * params (`unknown session id`) while one without the method answers `-32601`.
+   */
+  async probeUpdateMcpServers(): Promise<"supported" | "method_not_found"> {
+    this.#s.requireOpen();
+    try {
+      await this.#s.request("_x.ai/session/update_mcp_servers", {
+        sessionId: randomUUID(),
+        mcpServers: [],
+      });
+      return "supported";
+    } catch (err) {
+      if (err instanceof WireError && err.code === "-32601") return "method_not_found";
+      if (err instanceof WireError) return "supported";
+      throw err;
+    }
+  }
+
+  /** `x.ai/skills/list {cwd}` (read-only): the skills this session's cwd and profile load. */
+  async listSkills(): Promise<SkillRow[]> {
+    this.#s.requireOpen();
+    const raw = await this.#s.request("_x.ai/skills/list", { cwd: this.#s.opts.cwd });
+    const parsed = v.safeParse(SkillsListAnswerSchema, raw);
+    if (!parsed.success) {
+      throw new AcpError(
+        "ACP_EXTENSION_ANSWER_INVALID",
+        "x.ai/skills/list answer has the wrong shape",
+      );
+    }
+    return parsed.output.result.skills;
   }
 
   /** List the session's MCP servers again and judge readiness (never refuses by itself). */

@@ -10,7 +10,12 @@ import type { OutgoingPrompt } from "../delivery/dispatch.js";
 import type { Journal } from "../delivery/journal.js";
 import type { Receipt } from "../delivery/receipt.js";
 import { GrokSeatError, UsageError, WireError } from "../errors.js";
-import { type CatalogReadiness, catalogReadiness, McpListResultSchema } from "../grok/catalog.js";
+import {
+  type CatalogReadiness,
+  catalogReadiness,
+  type McpListResult,
+  McpListResultSchema,
+} from "../grok/catalog.js";
 import { echoConfirms, type ModelEcho, type ModelSelection } from "../grok/models.js";
 import type { TranscriptEntry } from "../grok/transcript-entry.js";
 import { AcpError, type AcpErrorCode } from "./acp-error.js";
@@ -196,6 +201,16 @@ export class SessionCore {
     } catch (err) {
       throw wireError(err, method);
     }
+  }
+
+  /** `x.ai/mcp/list` for our session, rows kept as sent (loose objects). */
+  async mcpList(): Promise<McpListResult> {
+    const raw = await this.request("_x.ai/mcp/list", { sessionId: this.opts.sessionId });
+    const parsed = v.safeParse(v.looseObject({ result: McpListResultSchema }), raw);
+    if (!parsed.success) {
+      throw new AcpError("ACP_MCP_LIST_INVALID", "x.ai/mcp/list answer has the wrong shape");
+    }
+    return parsed.output.result;
   }
 
   async listCatalog(): Promise<CatalogReadiness> {

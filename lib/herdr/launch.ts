@@ -29,6 +29,8 @@ export interface LaunchPaneOptions {
     | { readonly workspaceId: string }
     | { readonly newWorkspace: { readonly label?: string; readonly cwd?: string } };
   readonly request?: RequestOptions;
+  /** How an argv may appear in an error's details (e.g. with a secret-bearing element masked). */
+  readonly shownArgv?: (argv: readonly string[]) => string[];
 }
 
 export interface LaunchResult {
@@ -117,7 +119,10 @@ export async function launchPane(
     echoed.some((a, i) => a !== options.argv[i])
   ) {
     throw new HerdrError("LAUNCH_REPLY_UNEXPECTED", "Herdr echoed another command than ours", {
-      details: { sent: [...options.argv], echoed },
+      details: {
+        sent: options.shownArgv?.(options.argv) ?? [...options.argv],
+        echoed: echoed === null ? null : (options.shownArgv?.(echoed) ?? echoed),
+      },
     });
   }
   if (createdWorkspaceId !== null && layout.workspace_id !== createdWorkspaceId) {

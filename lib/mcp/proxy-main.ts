@@ -5,24 +5,35 @@
  *   grok-seat-mcp-proxy [options] -- <upstream command> [args...]   upstream on stdio
  *   grok-seat-mcp-proxy [options] --upstream-url <http(s) URL>      upstream over streamable HTTP
  *
- * Downstream is stdio (this process's stdin/stdout) unless `--http <port>` is given; then it is
- * streamable HTTP on 127.0.0.1:<port> (0 = any free port), and the line
- * `mcp-projection: listening <url>` on stderr says where. stdout carries only MCP in stdio mode;
- * issues and errors go to stderr, one line each. Exit: 0 after a clean shutdown (stdin closed,
- * SIGINT, SIGTERM), 1 when the upstream cannot be reached or listed or its connection ends,
- * 2 on a usage error.
+ * Downstream is stdio (this process's stdin/stdout) unless `--http <port>` (streamable HTTP on
+ * 127.0.0.1:<port>, 0 = any free port) or `--unix <path>` (the same on a unix socket, 0600) is
+ * given; the line `mcp-projection: listening <url>` on stderr says where. Over HTTP every request
+ * must carry `Authorization: Bearer <token>` (loopback-http.ts): the token is read from the
+ * environment variable named by `--bearer-env VAR` (at least 32 characters; nothing secret is
+ * printed), else a fresh one is made and printed once on stderr as
+ * `mcp-projection: bearer <token>` for whoever configures the client (stderr is then a secret:
+ * keep it in a pipe or a private file). Never on the command line: argv is public.
+ *
+ * `--upstream-header 'Name: value'` (repeatable) is sent upstream with every request; prefer
+ * `--upstream-header-env 'Name=VAR'` for a secret (argv is readable by every local user).
+ * stdout carries only MCP in stdio mode; issues and errors go to stderr, one line each. Exit: 0
+ * after a clean shutdown (stdin closed, SIGINT, SIGTERM), 1 when the upstream cannot be reached
+ * or listed or its connection ends, 2 on a usage error.
  */
 import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import * as v from "valibot";
 import { formatIssue } from "./issues.js";
 import { serveLoopbackHttp } from "./loopback-http.js";
+import { McpProjectionError } from "./mcp-error.js";
 import { ProjectingProxy } from "./proxy.js";
 import { type UpstreamSpec, upstreamTransport } from "./upstream.js";
 
 const USAGE =
-  "usage: grok-seat-mcp-proxy [--http PORT] [--invalid-arguments tool-error|protocol-error] " +
-  "[--original-in-meta] [--call-timeout-ms MS] (--upstream-url URL | -- COMMAND [ARG...])";
+  "usage: grok-seat-mcp-proxy [--http PORT | --unix PATH] [--bearer-env VAR] " +
+  "[--invalid-arguments tool-error|protocol-error] [--original-in-meta] [--call-timeout-ms MS] " +
+  "(--upstream-url URL [--upstream-header 'NAME: VALUE']... [--upstream-header-env NAME=VAR]... " +
+  "| -- COMMAND [ARG...])";
 
 const Port = v.pipe(
   v.string(),
@@ -37,10 +48,27 @@ const Millis = v.pipe(
 );
 const HttpUrl = v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//i, "an http(s) URL"));
 const Mode = v.picklist(["tool-error", "protocol-error"], "tool-error or protocol-error");
+const EnvName = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name"),
+);
+/** An HTTP field name (RFC 9110 token) and a value without line breaks. */
+const Header = v.pipe(v.string(), v.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[^\r\n]*$/, "NAME: VALUE"));
+const HeaderEnv = v.pipe(
+  v.string(),
+  v.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+=[A-Za-z_][A-Za-z0-9_]*$/, "NAME=VAR"),
+);
+
+type Listen =
+  | { readonly kind: "stdio" }
+  | { readonly kind: "http"; readonly port: number }
+  | { readonly kind: "unix"; readonly path: string };
 
 interface Cli {
   readonly upstream: UpstreamSpec;
-  readonly httpPort: number | undefined;
+  readonly listen: Listen;
+  /** The bearer token from `--bearer-env`, or undefined for a fresh one. */
+  readonly bearerToken: string | undefined;
   readonly invalidArguments: "tool-error" | "protocol-error";
   readonly originalInMeta: boolean;
   readonly callTimeoutMs: number | undefined;
@@ -48,7 +76,11 @@ interface Cli {
 
 const OPTIONS = {
   http: { type: "string" },
+  unix: { type: "string" },
+  "bearer-env": { type: "string" },
   "upstream-url": { type: "string" },
+  "upstream-header": { type: "string", multiple: true },
+  "upstream-header-env": { type: "string", multiple: true },
   "invalid-arguments": { type: "string" },
   "original-in-meta": { type: "boolean" },
   "call-timeout-ms": { type: "string" },
@@ -77,19 +109,60 @@ function parseCli(argv: readonly string[]): Cli {
   const { values, positionals } = parsed;
   let upstream: UpstreamSpec;
   const url = values["upstream-url"];
+  const literal = values["upstream-header"] ?? [];
+  const fromEnv = values["upstream-header-env"] ?? [];
   if (url !== undefined) {
     if (positionals.length > 0)
       throw new CliError("give either --upstream-url or a command, not both");
-    upstream = { kind: "url", url: new URL(flag(HttpUrl, url, "--upstream-url")) };
+    const headers: Record<string, string> = {};
+    for (const h of literal) {
+      const text = flag(Header, h, "--upstream-header");
+      const colon = text.indexOf(":");
+      headers[text.slice(0, colon)] = text.slice(colon + 1).trim();
+    }
+    for (const h of fromEnv) {
+      const text = flag(HeaderEnv, h, "--upstream-header-env");
+      const eq = text.indexOf("=");
+      const name = text.slice(eq + 1);
+      const value = process.env[name];
+      if (value === undefined || /[\r\n]/.test(value))
+        throw new CliError(`--upstream-header-env: ${name} is not set (or holds a line break)`);
+      headers[text.slice(0, eq)] = value;
+    }
+    upstream = {
+      kind: "url",
+      url: new URL(flag(HttpUrl, url, "--upstream-url")),
+      ...(Object.keys(headers).length === 0 ? {} : { headers }),
+    };
   } else {
+    if (literal.length > 0 || fromEnv.length > 0)
+      throw new CliError("upstream headers need --upstream-url");
     const [command, ...args] = positionals;
     if (command === undefined) throw new CliError("no upstream: give --upstream-url or -- COMMAND");
     upstream = { kind: "command", command, args };
   }
   const timeout = values["call-timeout-ms"];
+  if (values.http !== undefined && values.unix !== undefined)
+    throw new CliError("give either --http or --unix, not both");
+  const listen: Listen =
+    values.http !== undefined
+      ? { kind: "http", port: flag(Port, values.http, "--http") }
+      : values.unix !== undefined
+        ? { kind: "unix", path: values.unix }
+        : { kind: "stdio" };
+  let bearerToken: string | undefined;
+  const bearerEnv = values["bearer-env"];
+  if (bearerEnv !== undefined) {
+    if (listen.kind === "stdio") throw new CliError("--bearer-env needs --http or --unix");
+    const name = flag(EnvName, bearerEnv, "--bearer-env");
+    bearerToken = process.env[name];
+    if (bearerToken === undefined || bearerToken === "")
+      throw new CliError(`--bearer-env: ${name} is not set`);
+  }
   return {
     upstream,
-    httpPort: values.http === undefined ? undefined : flag(Port, values.http, "--http"),
+    listen,
+    bearerToken,
     invalidArguments: flag(
       Mode,
       values["invalid-arguments"] ?? "tool-error",
@@ -154,7 +227,7 @@ async function main(): Promise<void> {
   process.once("SIGINT", () => void stop());
   process.once("SIGTERM", () => void stop());
 
-  if (cli.httpPort === undefined) {
+  if (cli.listen.kind === "stdio") {
     const server = proxy.createServer();
     // StdioServerTransport does not watch for end of input (server/stdio.js); we do.
     process.stdin.once("end", () => void stop());
@@ -162,12 +235,28 @@ async function main(): Promise<void> {
     await server.connect(new StdioServerTransport());
     return;
   }
-  const http = await serveLoopbackHttp({
-    port: cli.httpPort,
-    connect: (transport) => proxy.createServer().connect(transport),
-  });
+  let http: Awaited<ReturnType<typeof serveLoopbackHttp>>;
+  try {
+    http = await serveLoopbackHttp({
+      ...(cli.listen.kind === "http" ? { port: cli.listen.port } : { socketPath: cli.listen.path }),
+      ...(cli.bearerToken === undefined ? {} : { bearerToken: cli.bearerToken }),
+      connect: (transport) => proxy.createServer().connect(transport),
+    });
+  } catch (err) {
+    log(`cannot listen: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = cli.bearerToken !== undefined && isTokenError(err) ? 2 : 1;
+    await stop();
+    return;
+  }
   stopHttp = () => http.close();
-  log(`listening ${http.url.href}`);
+  log(
+    `listening ${http.socketPath === null ? http.url.href : `${http.url.href} on ${http.socketPath}`}`,
+  );
+  if (cli.bearerToken === undefined) log(`bearer ${http.bearerToken}`);
+}
+
+function isTokenError(err: unknown): boolean {
+  return err instanceof McpProjectionError && err.code === "MCP_HTTP_TOKEN_INVALID";
 }
 
 await main();

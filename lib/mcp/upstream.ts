@@ -25,11 +25,20 @@ export type UpstreamSpec =
       readonly cwd?: string;
       readonly env?: Readonly<Record<string, string>>;
     }
-  | { readonly kind: "url"; readonly url: URL };
+  | {
+      readonly kind: "url";
+      readonly url: URL;
+      /** Sent with every request to the upstream (its own auth); never shown downstream. */
+      readonly headers?: Readonly<Record<string, string>>;
+    };
 
 /** A client transport for `spec`. The child's stderr is passed through to ours. */
 export function upstreamTransport(spec: UpstreamSpec): Transport {
-  if (spec.kind === "url") return new StreamableHTTPClientTransport(spec.url);
+  if (spec.kind === "url")
+    return new StreamableHTTPClientTransport(
+      spec.url,
+      spec.headers === undefined ? undefined : { requestInit: { headers: { ...spec.headers } } },
+    );
   return new StdioClientTransport({
     command: spec.command,
     args: [...spec.args],

@@ -25,6 +25,9 @@ export const HIRE_STEPS = [
   "catalog",
   "attach",
   "model",
+  "persona",
+  "mcp_bank",
+  "skills",
   "ready",
 ] as const;
 export type HireStep = (typeof HIRE_STEPS)[number];

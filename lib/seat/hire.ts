@@ -1,6 +1,6 @@
 /**
  * `hire()`: the whole flow, from nothing to a ready seat, in one call (seed ADR 0224, issue 8):
- * the 19 steps below, each a module under lib/seat/steps/, in the order of `HIRE_STEPS`.
+ * the 22 steps below, each a module under lib/seat/steps/, in the order of `HIRE_STEPS`.
  *
  * Every step is reported (`onProgress`), every refusal is a `SeatRefusal` naming the step, the
  * failed check, a stable code and the owner's next step. Nothing is retried, nothing reconnects,
@@ -12,10 +12,12 @@
  */
 import { GrokSeatError } from "../errors.js";
 import { type KernelPort, systemKernel } from "../kernel/index.js";
+import type { McpBankOption } from "./bank.js";
 import { DisposeStack } from "./dispose-stack.js";
 import type { HireListener } from "./hire-events.js";
 import { freshSessionId, journalDirOf, type LaunchMode } from "./policy.js";
 import type { ProfileSpec } from "./profile.js";
+import { BANK_TOKEN_ENV } from "./profile-config.js";
 import { SeatRefusal } from "./refusal.js";
 import type { SeatRegistry } from "./registry.js";
 import { defaultSeatRegistry, type Seat } from "./seat.js";
@@ -31,13 +33,16 @@ import { connect } from "./steps/connect.js";
 import { launch, type PanePlacement } from "./steps/launch.js";
 import { leaderProof } from "./steps/leader-proof.js";
 import { leaderWait } from "./steps/leader-wait.js";
+import { mcpBank as mcpBankStep } from "./steps/mcp-bank.js";
 import { model } from "./steps/model.js";
 import { paneProof } from "./steps/pane-proof.js";
+import { persona as personaStep } from "./steps/persona.js";
 import { preflight } from "./steps/preflight.js";
 import { ready } from "./steps/ready.js";
 import { register } from "./steps/register.js";
 import { runtimeDir } from "./steps/runtime-dir.js";
 import { sessionId as sessionIdStep } from "./steps/session-id.js";
+import { skills as skillsStep } from "./steps/skills.js";
 import { socketProof } from "./steps/socket-proof.js";
 import { versions } from "./steps/versions.js";
 
@@ -72,6 +77,25 @@ export interface HireOptions {
   /** The orchestrator's conversation this seat serves (recorded; resume must name it). */
   readonly conversationId?: string;
   readonly model?: { readonly modelId: string; readonly effort?: string | null };
+  /**
+   * The service persona and memory card, applied natively with `--rules=<text>` on a fresh
+   * launch and proven in the session's system prompt (step `persona`). The TUI's argv is
+   * readable by every local user and echoed by Herdr: never put a credential here. Only its
+   * SHA-256 and length are recorded or reported. At most 131063 UTF-8 bytes.
+   */
+  readonly persona?: string;
+  /**
+   * The operator's MCP bank (streamable HTTP). The seat serves it to Grok through its projecting
+   * proxy on loopback behind a fresh bearer token; `headers` go upstream only. A temporary
+   * profile configures it before launch; with the owner's profile it is added to the live
+   * session only (in memory: lost when the TUI next loads the session). Step `mcp_bank`.
+   */
+  readonly mcpBank?: McpBankOption;
+  /**
+   * Let the bank's tools run without asking the owner: a `[permission]` rule for `<name>__*` in
+   * a temporary profile only (ignored with the owner's profile). Default false.
+   */
+  readonly autoApproveBank?: boolean;
   /** Skill paths to record as a manifest (checked readable, never installed). */
   readonly skills?: readonly string[];
   /** Extra environment for the TUI (and so its leader); GROK_HOME is always the profile's. */
@@ -112,7 +136,18 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
     const runtime = await steps.run(runtimeDir, {
       base: options.runtimeBase,
       profile: options.profile,
+      config: {
+        autoApproveBank: options.autoApproveBank === true,
+        skillPaths: pre.skills.map((s) => s.realPath),
+      },
+      bank: pre.bank,
     });
+    const proxy = runtime.bankProxy;
+    // The proxy's token reaches a temporary profile's Grok through the pane's environment only.
+    const paneEnv =
+      proxy !== null && runtime.profile.kind === "temporary"
+        ? { ...(options.env ?? {}), [BANK_TOKEN_ENV]: proxy.bearerToken }
+        : options.env;
     const sessionId = await steps.run(sessionIdStep, mode);
     const launched = await steps.run(launch, {
       herdr: pre.herdr,
@@ -120,9 +155,10 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       runtime,
       mode,
       cwd: pre.cwd,
-      env: options.env,
+      env: paneEnv,
       label: options.label,
       placement: options.placement,
+      persona: mode.kind === "fresh" ? pre.persona : null,
     });
     const pane = await steps.run(paneProof, {
       herdr: pre.herdr,
@@ -185,6 +221,47 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       const echo = await steps.run(model, { session, request: options.model });
       chosen = { modelId: echo.modelId, effort: echo.reasoningEffort };
     }
+    // A resume applies nothing and proves the recorded persona again.
+    const applied = mode.kind === "fresh" ? pre.persona : (mode.record.persona ?? null);
+    if (applied !== null) {
+      await steps.run(personaStep, {
+        grokHome: runtime.profile.grokHome,
+        cwd: pre.cwd,
+        sessionId,
+        persona: applied,
+        timeoutMs: t.activeSessionMs,
+      });
+    }
+    let bank: SeatRecord["bank"] = null;
+    if (proxy !== null && pre.bank !== null) {
+      const scope = runtime.profile.kind === "temporary" ? "profile" : "session";
+      const proven = await steps.run(mcpBankStep, {
+        session,
+        name: pre.bank.name,
+        proxy,
+        scope,
+        agentVersion: init.agentVersion,
+        timeoutMs: requestMs,
+      });
+      bank = {
+        name: pre.bank.name,
+        proxy: proxy.url.href,
+        scope,
+        tools: [...proven.tools],
+        toolsDigest: proxy.toolsDigest(),
+      };
+    }
+    // Selected skills are configured (and so provable) only in a temporary profile; with the
+    // owner's, they are readable paths named in the persona (steps/preflight.ts).
+    let discovered: SeatRecord["skillsDiscovered"] = null;
+    if (runtime.profile.kind === "temporary" && pre.skills.length > 0) {
+      const found = await steps.run(skillsStep, {
+        session,
+        manifest: pre.skills,
+        agentVersion: init.agentVersion,
+      });
+      discovered = found.map((f) => ({ ...f, files: [...f.files], names: [...f.names] }));
+    }
     return await steps.run(ready, {
       sessionId,
       conversationId: options.conversationId ?? null,
@@ -201,6 +278,14 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       init,
       session,
       model: chosen,
+      persona:
+        applied === null
+          ? null
+          : { sha256: applied.sha256, bytes: applied.bytes, skillsNote: applied.skillsNote },
+      skillsDiscovered: discovered,
+      bank,
+      closeWithSeat: proxy === null ? [] : [() => proxy.close()],
+      profileConfig: runtime.config === null ? null : { ...runtime.config },
       proofs: steps.proofs,
       registry: options.registry ?? defaultSeatRegistry,
     });

@@ -25,11 +25,18 @@ export function freshSessionId(): string {
  * The TUI's argv: `grok --leader --leader-socket <dir>/leader.sock` and either
  * `--session-id <uuid>` (a new session with that id, `pager/app/cli.rs`) or `--resume <uuid>`.
  * The executable is the canonical path preflight resolved, so the kernel's view matches it.
+ * A fresh launch with a persona ends with its `--rules=<text>` element (persona.ts); a resume
+ * passes none (Grok applies rules at session creation only, docs/design/grok-leader-protocol.md).
  */
-export function tuiArgv(grok: string, socketPath: string, mode: LaunchMode): string[] {
+export function tuiArgv(
+  grok: string,
+  socketPath: string,
+  mode: LaunchMode,
+  rules: string | null = null,
+): string[] {
   const base = [grok, "--leader", "--leader-socket", socketPath];
   return mode.kind === "fresh"
-    ? [...base, "--session-id", mode.sessionId]
+    ? [...base, "--session-id", mode.sessionId, ...(rules === null ? [] : [rules])]
     : [...base, "--resume", mode.sessionId];
 }
 

@@ -30,6 +30,20 @@ const OWNER_STEPS = {
     "Pass an existing GROK_HOME directory you own, or an existing login file to copy into a temporary profile.",
   CWD_INVALID: "Pass an existing working directory you can enter.",
   SKILL_UNREADABLE: "Make every selected skill path readable, or leave it out of the selection.",
+  PERSONA_INVALID:
+    "Pass the persona as text of at most 131063 UTF-8 bytes, without NUL (one command-line argument holds it).",
+  SKILL_NOT_DISCOVERED:
+    "Grok does not list a selected skill: give a SKILL.md file or a directory holding SKILL.md files, and check the grok version, then hire again.",
+  EXTENSION_UNSUPPORTED:
+    "This Grok lacks an extension the seat needs (see details.method): update Grok Build, or hire without that option.",
+  BANK_INVALID:
+    "Name the bank with letters, digits, '_' or '-' (no '__', at most 61 characters) and give its http(s) URL and valid headers.",
+  BANK_UNREACHABLE:
+    "The operator's MCP bank could not be reached or listed: check its URL and headers, then hire again.",
+  BANK_NOT_READY:
+    "Grok did not connect to the seat's bank proxy or does not list its tools: read the MCP status in the TUI (/mcps), quit the Grok pane (/quit) and hire again.",
+  PERSONA_NOT_APPLIED:
+    "Grok's system prompt for this session does not hold the persona: check the grok version and that no model switch dropped it, quit the Grok pane (/quit) and hire again.",
   HERDR_UNREACHABLE:
     "Start Herdr (or point HERDR_SOCKET_PATH / --herdr-socket at its API socket), then hire again.",
   RUNTIME_DIR_UNSAFE:

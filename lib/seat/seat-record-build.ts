@@ -43,6 +43,10 @@ export interface SeatRecordInput {
   readonly activeSession: ActiveSession;
   readonly agent: AgentVerdict;
   readonly model: SeatRecord["model"];
+  readonly persona: NonNullable<SeatRecord["persona"]> | null;
+  readonly skillsDiscovered: NonNullable<SeatRecord["skillsDiscovered"]> | null;
+  readonly bank: NonNullable<SeatRecord["bank"]> | null;
+  readonly profileConfig: NonNullable<SeatRecord["profileConfig"]> | null;
   readonly proofs: Readonly<Record<string, readonly CheckResult[]>>;
   readonly now: Date;
 }
@@ -113,6 +117,10 @@ export function buildSeatRecord(i: SeatRecordInput): SeatRecord {
     activeSession: { ...i.activeSession },
     agent: { ...i.agent },
     model: i.model,
+    persona: i.persona === null ? null : { ...i.persona },
+    skillsDiscovered: i.skillsDiscovered,
+    bank: i.bank === null ? null : { ...i.bank, tools: [...i.bank.tools] },
+    profileConfig: i.profileConfig === null ? null : { ...i.profileConfig },
     proofs,
     release: null,
   };

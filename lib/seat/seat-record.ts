@@ -114,6 +114,50 @@ export const SeatRecordSchema = v.object({
   /** The Herdr agent verdict that was accepted. */
   agent: Json,
   model: v.nullable(v.object({ modelId: v.string(), effort: v.nullable(v.string()) })),
+  /**
+   * The persona applied with `--rules` (its SHA-256 and UTF-8 length, never its text) and
+   * whether it carries the skills note. Absent in records written before this field existed.
+   */
+  persona: v.optional(
+    v.nullable(v.object({ sha256: v.string(), bytes: uint, skillsNote: v.boolean() })),
+  ),
+  /**
+   * For a temporary profile with selected skills: each manifest entry, the SKILL.md files it
+   * yields and the names Grok listed for them (step `skills`). Null: not configured (the owner's
+   * profile: readable paths only). Absent in older records.
+   */
+  skillsDiscovered: v.optional(
+    v.nullable(
+      v.array(
+        v.object({
+          realPath: v.string(),
+          files: v.array(v.string()),
+          names: v.array(v.string()),
+        }),
+      ),
+    ),
+  ),
+  /**
+   * The operator's bank as the seat served it: its name, the proxy's loopback URL, where Grok was
+   * told of it (`profile`: the temporary profile's config.toml; `session`: the live session only,
+   * lost when the TUI next loads it), the tools Grok listed and the SHA-256 of the projected tool
+   * list. Never a token or an upstream header. Absent in older records.
+   */
+  bank: v.optional(
+    v.nullable(
+      v.object({
+        name: v.string(),
+        proxy: v.string(),
+        scope: v.picklist(["profile", "session"]),
+        tools: v.array(v.string()),
+        toolsDigest: v.string(),
+      }),
+    ),
+  ),
+  /** The config.toml written into a temporary profile (path and digest), or null. */
+  profileConfig: v.optional(
+    v.nullable(v.object({ path: v.string(), sha256: v.string(), bytes: uint })),
+  ),
   /** Every check that passed, by hire step. */
   proofs: v.record(v.string(), v.array(CheckResultSchema)),
   /** Filled in by release. */

@@ -32,6 +32,8 @@ export interface SeatParts {
   readonly record: SeatRecord;
   readonly recordPath: string;
   readonly registry: SeatRegistry<Seat>;
+  /** Closed by `release()` once the controller is closed (the bank's proxy). */
+  readonly closeWithSeat?: readonly (() => Promise<void>)[];
 }
 
 export interface ReleaseOptions {
@@ -239,6 +241,7 @@ export class Seat implements RegisteredSeat {
     p.acp.close();
     await Promise.race([p.conn.close(), delay(2000)]);
     p.controller.release();
+    for (const close of p.closeWithSeat ?? []) await close().catch(() => {});
 
     let exit = this.#exit;
     if (exit === null) {

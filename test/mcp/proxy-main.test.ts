@@ -258,10 +258,11 @@ stdio("closing the client ends the proxy and, through it, the bank", async (ctx)
 stdio.run();
 
 // ── streamable HTTP on loopback ─────────────────────────────────────────────────────────
-const http = suite<Ctx & { proxyUrl: URL; bankUrl: URL }>("http", {
+const http = suite<Ctx & { proxyUrl: URL; bankUrl: URL; token: string }>("http", {
   ...emptyCtx(),
   proxyUrl: new URL("http://127.0.0.1/"),
   bankUrl: new URL("http://127.0.0.1/"),
+  token: "",
 });
 
 http.before(async (ctx) => {
@@ -288,7 +289,13 @@ http.before(async (ctx) => {
   ctx.stderr = () => text;
   const url = await waitFor("proxy listening", () => /listening (http:\/\/\S+)/.exec(text)?.[1]);
   ctx.proxyUrl = new URL(url);
-  await ctx.client.connect(new StreamableHTTPClientTransport(ctx.proxyUrl));
+  // No --bearer-env: the proxy made a token and printed it once on stderr, for its configurer.
+  ctx.token = await waitFor("proxy token", () => /mcp-projection: bearer (\S+)/.exec(text)?.[1]);
+  await ctx.client.connect(
+    new StreamableHTTPClientTransport(ctx.proxyUrl, {
+      requestInit: { headers: { Authorization: `Bearer ${ctx.token}` } },
+    }),
+  );
 });
 
 http.after(async (ctx) => {
@@ -325,6 +332,38 @@ http(
 http("list_changed from the bank reaches the downstream HTTP session", async (ctx) => {
   await checkListChanged(ctx.client, ctx.log);
 });
+
+http(
+  "a request without the printed token is refused 401 and never reaches the bank",
+  async (ctx) => {
+    const before = bankCalls(ctx.log, "received").length;
+    for (const authorization of [undefined, "Bearer x", `Bearer ${ctx.token.slice(1)}`]) {
+      const res = await fetch(ctx.proxyUrl, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(authorization === undefined ? {} : { authorization }),
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "echo", arguments: { text: "x" } },
+        }),
+      });
+      assert.is(res.status, 401);
+    }
+    assert.is(bankCalls(ctx.log, "received").length, before, "nothing reached the bank");
+    const unauthenticated = new Client({ name: "stranger", version: "1.0.0" });
+    try {
+      await unauthenticated.connect(new StreamableHTTPClientTransport(ctx.proxyUrl));
+      assert.unreachable("connected without the token");
+    } catch (err) {
+      assert.match(String(err), /401|Unauthorized/);
+    }
+  },
+);
 
 http("SIGTERM ends the proxy cleanly (exit 0)", async (ctx) => {
   const proxy = ctx.children[1];
@@ -365,6 +404,67 @@ gone("when the spawned bank dies, proxy-main exits 1 instead of serving a dead l
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+gone(
+  "--bearer-env and --upstream-header-env: the token comes from the environment and is never printed; the upstream's own auth header reaches it",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-proxy-env-"));
+    const log = join(dir, "bank.jsonl");
+    const bankToken = "b".repeat(40);
+    const proxyToken = "p".repeat(40);
+    const bank = spawn(
+      process.execPath,
+      [...TSX, BANK_MAIN, "--http", "0", "--bearer-env", "BANK_TOKEN", "--log", log],
+      { stdio: ["ignore", "ignore", "ignore"], env: { ...process.env, BANK_TOKEN: bankToken } },
+    );
+    let proxy: ChildProcess | undefined;
+    const client = new Client({ name: "downstream", version: "1.0.0" });
+    try {
+      const ready = await waitFor("bank listening", () => bankReady(log));
+      proxy = spawn(
+        process.execPath,
+        [
+          ...TSX,
+          PROXY_MAIN,
+          "--http",
+          "0",
+          "--bearer-env",
+          "PROXY_TOKEN",
+          "--upstream-url",
+          ready.url ?? "",
+          "--upstream-header-env",
+          "Authorization=BANK_AUTH",
+        ],
+        {
+          stdio: ["ignore", "ignore", "pipe"],
+          env: { ...process.env, PROXY_TOKEN: proxyToken, BANK_AUTH: `Bearer ${bankToken}` },
+        },
+      );
+      let text = "";
+      proxy.stderr?.on("data", (c: Buffer) => {
+        text += c.toString("utf8");
+      });
+      const url = await waitFor(
+        "proxy listening",
+        () => /listening (http:\/\/\S+)/.exec(text)?.[1],
+      );
+      assert.not.match(text, /bearer/, "no token printed");
+      assert.not.ok(text.includes(proxyToken) || text.includes(bankToken));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { Authorization: `Bearer ${proxyToken}` } },
+        }),
+      );
+      const { tools } = await client.listTools();
+      assert.ok(tools.length > 0, "listed through the bank's own bearer token");
+    } finally {
+      await client.close().catch(() => {});
+      if (proxy !== undefined) await stop(proxy);
+      await stop(bank);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 gone("a usage error exits 2 and prints the usage", async () => {
   const proxy = spawn(process.execPath, [...TSX, PROXY_MAIN, "--http", "99999", "--", "true"], {

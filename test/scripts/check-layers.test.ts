@@ -86,7 +86,7 @@ test("the root entry may not reach lib/mcp or the MCP SDK, even through another 
     "mcp/proxy.ts":
       'import { Server } from "@modelcontextprotocol/sdk/server/index.js";\nexport const s = Server;\n',
     "entry/mcp.ts": 'export { s } from "../mcp/proxy.js";\n',
-    "seat/hire.ts": 'export const hire = () => import("../entry/mcp.js");\n',
+    "seat/hire.ts": 'export { s as hire } from "../entry/mcp.js";\n',
     "index.ts": 'export { hire } from "./seat/hire.js";\n',
   });
   assert.is(r.code, 1);
@@ -95,6 +95,46 @@ test("the root entry may not reach lib/mcp or the MCP SDK, even through another 
   );
   assert.ok(r.lines.some((l) => l.startsWith("lib/index.ts reaches lib/mcp/proxy.ts")));
   assert.ok(r.lines.some((l) => l.startsWith("lib/index.ts reaches @modelcontextprotocol/sdk")));
+});
+
+test("the seat may load lib/mcp only lazily: a dynamic import() passes and keeps the root entry light, a static one fails", () => {
+  const mcp = {
+    "mcp/proxy.ts":
+      'import { Server } from "@modelcontextprotocol/sdk/server/index.js";\nexport const s = Server;\n',
+  };
+  const lazy = check({
+    ...CLEAN,
+    ...mcp,
+    "seat/bank.ts":
+      'export const bank = async () => (await import("../mcp/proxy.js")).s;\nexport type S = Awaited<ReturnType<typeof bank>>;\n',
+    "index.ts": 'export { bank } from "./seat/bank.js";\n',
+  });
+  assert.is(lazy.code, 0, lazy.lines.join("\n"));
+  const eager = check({
+    ...CLEAN,
+    ...mcp,
+    "seat/bank.ts": 'import { s } from "../mcp/proxy.js";\nexport const bank = s;\n',
+    "index.ts": 'export { bank } from "./seat/bank.js";\n',
+  });
+  assert.is(eager.code, 1);
+  assert.ok(
+    eager.lines.includes(
+      "lib/seat/bank.ts imports lib/mcp/proxy.ts: seat may load mcp only lazily (import())",
+    ),
+    eager.lines.join("\n"),
+  );
+  assert.ok(eager.lines.some((l) => l.startsWith("lib/index.ts reaches lib/mcp/proxy.ts")));
+  // Only the seat: a protocol folder may not load lib/mcp at all, not even lazily.
+  const herdr = check({
+    ...CLEAN,
+    ...mcp,
+    "herdr/bank.ts": 'export const bank = () => import("../mcp/proxy.js");\n',
+  });
+  assert.is(herdr.code, 1);
+  assert.ok(
+    herdr.lines.includes("lib/herdr/bank.ts imports lib/mcp/proxy.ts: herdr may not import mcp"),
+    herdr.lines.join("\n"),
+  );
 });
 
 test("a folder no layer names fails until it is placed", () => {

@@ -160,7 +160,7 @@ test("owner quits, release stops the leader, resume opens a new pane on the same
     // Every hire step proven again, in order, in resume mode.
     assert.equal(
       stack.events.filter((e) => e.type === "proven").map((e) => e.step),
-      HIRE_STEPS.filter((s) => s !== "model"),
+      HIRE_STEPS.filter((s) => !["model", "persona", "mcp_bank", "skills"].includes(s)),
     );
     assert.is(stack.events.filter((e) => e.type === "refused").length, 0);
     const sessionStep = stack.events.find((e) => e.type === "proven" && e.step === "session_id");

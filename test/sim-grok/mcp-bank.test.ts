@@ -429,11 +429,24 @@ test("in yolo mode MCP calls run without asking anyone, but a deny rule still re
 
 const PROXY_MAIN = fileURLToPath(new URL("../../lib/mcp/proxy-main.ts", import.meta.url));
 
+/** The proxy behind its bearer token, taken from PROXY_TOKEN (the leader gets it the same way). */
+const PROXY_TOKEN = randomBytes(24).toString("hex");
+
 async function startProxy(upstream: URL): Promise<{ child: ChildProcess; url: URL }> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", PROXY_MAIN, "--http", "0", "--upstream-url", upstream.href],
-    { stdio: ["ignore", "ignore", "pipe"] },
+    [
+      "--import",
+      "tsx",
+      PROXY_MAIN,
+      "--http",
+      "0",
+      "--bearer-env",
+      "PROXY_TOKEN",
+      "--upstream-url",
+      upstream.href,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, PROXY_TOKEN } },
   );
   let err = "";
   child.stderr?.on("data", (d: Buffer) => {
@@ -452,9 +465,13 @@ test("through the projecting proxy: invalid arguments are refused there and come
   const proxy = await startProxy(b.http.url);
   const home = grokHomeFixture({ mcpServers: [] });
   home.writeConfig(
-    `[mcp_servers.bank]\nurl = "${proxy.url.href}"\n\n[permission]\nallow = ["MCPTool(bank__*)"]\n`,
+    `[mcp_servers.bank]\nurl = "${proxy.url.href}"\nheaders = { Authorization = "Bearer \${PROXY_TOKEN}" }\n\n[permission]\nallow = ["MCPTool(bank__*)"]\n`,
   );
-  const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd });
+  const leader = await startGrokLeader({
+    grokHome: home.dir,
+    cwd: home.cwd,
+    env: { PROXY_TOKEN },
+  });
   try {
     const c = await client(leader.paths.socketPath);
     const sid = randomUUID();

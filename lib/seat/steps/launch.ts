@@ -4,9 +4,10 @@
  * cwd with GROK_HOME set. From here on the TUI lives in the runtime directory: a refused hire
  * leaves both to the owner.
  */
-import { expectEqual } from "../../check.js";
+import { fail, pass } from "../../check.js";
 import type { HerdrClient } from "../../herdr/client.js";
 import { type LaunchPaneOptions, launchPane } from "../../herdr/launch.js";
+import { type Persona, redactArgv, rulesArg } from "../persona.js";
 import { type LaunchMode, tuiArgv } from "../policy.js";
 import { refuseOnThrow } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
@@ -29,6 +30,8 @@ export interface LaunchInput {
   readonly label?: string | undefined;
   /** Where the pane opens (default: a new workspace of its own, labelled like the pane). */
   readonly placement?: PanePlacement | undefined;
+  /** The persona of a fresh hire (`--rules=<text>`); its text never leaves memory. */
+  readonly persona?: Persona | null | undefined;
 }
 
 export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
@@ -40,7 +43,15 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
       : p.kind === "new-workspace"
         ? { newWorkspace: { label: p.label, cwd: input.cwd } }
         : undefined;
-  const argv = tuiArgv(input.grokExecutable, input.runtime.socketPath, input.mode);
+  const persona = input.persona ?? null;
+  const argv = tuiArgv(
+    input.grokExecutable,
+    input.runtime.socketPath,
+    input.mode,
+    persona === null ? null : rulesArg(persona),
+  );
+  // What may be shown or recorded: the persona's text replaced by its digest (persona.ts).
+  const shown = redactArgv(argv);
   const launched = await refuseOnThrow(
     {
       step: "launch",
@@ -56,6 +67,7 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
         label,
         tabLabel: label,
         ...(target === undefined ? {} : { target }),
+        shownArgv: redactArgv,
       }),
   );
   // The TUI's socket and lock are in the runtime directory now: it stays for the owner.
@@ -64,13 +76,18 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
   ctx.left.paneId = launched.paneId;
   return outcome(
     launched,
-    `Herdr opened pane ${launched.paneId} (workspace ${launched.workspaceId}) running ${argv.join(" ")}`,
-    [expectEqual("launch.argv_echo", [...argv], [...launched.argv], "Herdr echoed another argv")],
+    `Herdr opened pane ${launched.paneId} (workspace ${launched.workspaceId}) running ${shown.join(" ")}`,
+    [
+      // Compared on the real argv, in memory; recorded with the persona as its digest.
+      launched.argv.length === argv.length && launched.argv.every((a, i) => a === argv[i])
+        ? pass("launch.argv_echo", shown, redactArgv(launched.argv))
+        : fail("launch.argv_echo", shown, redactArgv(launched.argv), "Herdr echoed another argv"),
+    ],
     {
       paneId: launched.paneId,
       workspaceId: launched.workspaceId,
       tabId: launched.tabId,
-      argv: [...launched.argv],
+      argv: redactArgv(launched.argv),
     },
   );
 });

@@ -18,6 +18,7 @@ import { type PaneExitWatch, watchPaneExit } from "../../observe/pane-exit.js";
 import type { BoundTui } from "../../proof/leader.js";
 import type { PaneProofRecord } from "../../proof/pane.js";
 import type { SessionDescriptor } from "../../proof/session-descriptor.js";
+import { redactArgv } from "../persona.js";
 import { refuseOnCheck, refuseOnThrow, SeatRefusal } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
 
@@ -49,7 +50,8 @@ function refusalCode(check: string): string {
 export const paneProof = hireStep("pane_proof", async (input: PaneProofInput, ctx) => {
   const bound = await bindPane(input.herdr, ctx.kernel, {
     paneId: input.launch.paneId,
-    launch: { argv: input.launch.argv, cwd: input.launch.cwd },
+    // Recorded: the persona's text (if any) appears as its digest only (persona.ts).
+    launch: { argv: redactArgv(input.launch.argv), cwd: input.launch.cwd },
     sessionName: input.descriptor.sessionName,
     descriptor: input.descriptor,
     nativeSessionId: input.sessionId,

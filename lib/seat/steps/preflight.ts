@@ -14,6 +14,8 @@ import { HerdrClient } from "../../herdr/client.js";
 import { discoverSocket } from "../../herdr/discovery.js";
 import { readSessionDescriptor } from "../../observe/herdr-descriptor.js";
 import type { SessionDescriptor } from "../../proof/session-descriptor.js";
+import { checkBank, type McpBank } from "../bank.js";
+import { buildPersona, type Persona, skillsNote } from "../persona.js";
 import { checkProfileSpec, type ProfileSpec } from "../profile.js";
 import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
 import { buildSkillManifest, type SkillEntry } from "../skills.js";
@@ -25,6 +27,10 @@ export interface PreflightInput {
   readonly cwd: string;
   readonly profile: ProfileSpec;
   readonly skills?: readonly string[] | undefined;
+  /** The operator's MCP bank (any value: checked here). */
+  readonly mcpBank?: unknown;
+  /** The persona text (any value: checked here). */
+  readonly persona?: unknown;
   /** Our environment with the caller's extra variables (what the TUI will get). */
   readonly env: NodeJS.ProcessEnv;
   /** Which Herdr server: an explicit socket path or session name, else discovery. */
@@ -43,6 +49,10 @@ export interface Preflight {
   readonly cliVersion: GrokVersion;
   readonly cwd: string;
   readonly skills: readonly SkillEntry[];
+  /** The operator's MCP bank, or null. */
+  readonly bank: McpBank | null;
+  /** The persona a fresh launch applies with `--rules`, or null. */
+  readonly persona: Persona | null;
   readonly descriptor: SessionDescriptor;
   readonly herdr: HerdrClient;
 }
@@ -149,6 +159,20 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
   checks.push(...skills.checks);
   refuseFirst(checks, "SKILL_UNREADABLE");
 
+  const bank = checkBank(input.mcpBank);
+  checks.push(...bank.checks);
+  refuseFirst(checks, "BANK_INVALID");
+
+  // With the owner's own profile the skills cannot be configured (its config is never written):
+  // the persona says where they are (persona.ts `skillsNote`).
+  const note =
+    input.profile.kind === "grok-home" && skills.manifest.length > 0
+      ? skillsNote(skills.manifest)
+      : null;
+  const persona = buildPersona(input.persona, note);
+  checks.push(...persona.checks);
+  refuseFirst(checks, "PERSONA_INVALID");
+
   const descriptor = await refuseOnThrow(
     {
       step: "preflight",
@@ -173,6 +197,8 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
     cliVersion,
     cwd: cwd.real ?? input.cwd,
     skills: skills.manifest,
+    persona: persona.persona,
+    bank: bank.bank,
     descriptor,
     herdr,
   };
@@ -191,6 +217,10 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
         serverPid: descriptor.server.pid,
       },
       skills: value.skills.length,
+      persona:
+        value.persona === null
+          ? null
+          : { sha256: value.persona.sha256, bytes: value.persona.bytes },
     },
   );
 });

@@ -41,6 +41,12 @@ export interface ReadyInput {
   readonly init: InitializeFacts;
   readonly session: AcpSession;
   readonly model: SeatRecord["model"];
+  readonly persona: NonNullable<SeatRecord["persona"]> | null;
+  readonly skillsDiscovered: NonNullable<SeatRecord["skillsDiscovered"]> | null;
+  readonly bank: NonNullable<SeatRecord["bank"]> | null;
+  /** Closed when the seat is released (the bank's proxy). */
+  readonly closeWithSeat: readonly (() => Promise<void>)[];
+  readonly profileConfig: NonNullable<SeatRecord["profileConfig"]> | null;
   /** The passed checks of every step so far. */
   readonly proofs: Readonly<Record<string, readonly CheckResult[]>>;
   readonly registry: SeatRegistry<Seat>;
@@ -77,6 +83,10 @@ export const ready = hireStep("ready", async (input: ReadyInput, ctx) => {
     activeSession: input.activeSession,
     agent: input.agent,
     model: input.model,
+    persona: input.persona,
+    skillsDiscovered: input.skillsDiscovered,
+    bank: input.bank,
+    profileConfig: input.profileConfig,
     proofs: input.proofs,
     now: new Date(),
   });
@@ -102,6 +112,7 @@ export const ready = hireStep("ready", async (input: ReadyInput, ctx) => {
     record,
     recordPath,
     registry: input.registry,
+    closeWithSeat: input.closeWithSeat,
   });
   input.registry.register(seat);
   return outcome(

@@ -8,15 +8,27 @@
 import { tmpdir } from "node:os";
 import { firstFailure } from "../../check.js";
 import { lockPathForSocket } from "../../grok/paths.js";
+import type { McpBank } from "../bank.js";
 import { materializeProfile, type Profile, type ProfileSpec } from "../profile.js";
+import {
+  type ProfileConfigSpec,
+  profileConfigToml,
+  type WrittenConfig,
+  writeProfileConfig,
+} from "../profile-config.js";
 import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
 import { createRuntimeDir, removeRuntimeDir } from "../runtime-dir.js";
 import { hireStep, outcome } from "../step-runner.js";
+import type { BankProxy } from "./mcp-bank.js";
 
 export interface RuntimeDirInput {
   /** Where the directory is created (default: the system temp dir). */
   readonly base?: string | undefined;
   readonly profile: ProfileSpec;
+  /** What a temporary profile's config.toml configures (the owner's is never written). */
+  readonly config?: Omit<ProfileConfigSpec, "bank"> | undefined;
+  /** The operator's bank: its projecting proxy is started here, before the TUI exists. */
+  readonly bank?: McpBank | null | undefined;
 }
 
 export interface Runtime {
@@ -24,6 +36,10 @@ export interface Runtime {
   readonly socketPath: string;
   readonly lockPath: string;
   readonly profile: Profile;
+  /** The config.toml written into a temporary profile, or null. */
+  readonly config: WrittenConfig | null;
+  /** The bank's proxy (closed with the seat, or by a refused hire), or null. */
+  readonly bankProxy: BankProxy | null;
 }
 
 export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput, ctx) => {
@@ -51,16 +67,64 @@ export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput,
   const bad = firstFailure(made.checks);
   if (bad !== undefined) throw refuseOnCheck("runtime_dir", "PROFILE_INVALID", bad);
   const profile = made.profile;
+  const bank = input.bank ?? null;
+  let bankProxy: BankProxy | null = null;
+  if (bank !== null) {
+    // The MCP SDK is loaded only for a hire with a bank (docs/design/layers.md §3).
+    const { startBankProxy } = await import("../../mcp/bank-proxy.js");
+    const started = await refuseOnThrow(
+      {
+        step: "runtime_dir",
+        code: "BANK_UNREACHABLE",
+        check: "bank.proxy",
+        reason: (f) => f.message,
+        details: { origin: bank.url.origin },
+      },
+      () => startBankProxy({ url: bank.url, headers: bank.headers }),
+    );
+    bankProxy = ctx.stack.adopt(started, (p) => p.close());
+  }
+  const text =
+    profile.kind === "temporary" && input.config !== undefined
+      ? profileConfigToml({
+          ...input.config,
+          bank:
+            bankProxy === null || bank === null
+              ? null
+              : { name: bank.name, url: bankProxy.url.href },
+        })
+      : null;
+  const config =
+    text === null
+      ? null
+      : await refuseOnThrow(
+          {
+            step: "runtime_dir",
+            code: "PROFILE_INVALID",
+            check: "profile.config",
+            reason: (f) => `the temporary profile's config.toml could not be written: ${f.message}`,
+          },
+          () => writeProfileConfig(profile.grokHome, text),
+        );
   const value: Runtime = {
     dir,
     socketPath: created.socketPath,
     lockPath: lockPathForSocket(created.socketPath),
     profile,
+    config,
+    bankProxy,
   };
   return outcome(
     value,
     `private runtime dir ${dir} (0700, ours); GROK_HOME ${profile.grokHome} (${profile.kind})`,
     [...created.checks, ...made.checks],
-    { dir, socketPath: value.socketPath, grokHome: profile.grokHome, profile: profile.kind },
+    {
+      dir,
+      socketPath: value.socketPath,
+      grokHome: profile.grokHome,
+      profile: profile.kind,
+      config: config === null ? null : { ...config },
+      bankProxy: bankProxy === null ? null : bankProxy.url.href,
+    },
   );
 });

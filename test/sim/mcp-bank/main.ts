@@ -16,7 +16,6 @@ import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import * as v from "valibot";
-import { serveLoopbackHttp } from "../../../lib/mcp/loopback-http.js";
 import { bankVariant, OperatorBank } from "./bank.js";
 import { loadBankTools } from "./fixture.js";
 import { serveBankHttp } from "./http.js";
@@ -57,21 +56,20 @@ if (values.http === undefined) {
   // The SDK stdio transport does not notice end of input; a closed stdin ends the bank.
   process.stdin.once("end", () => process.exit(0));
   log("ready", { pid: process.pid });
-} else if (values["bearer-env"] !== undefined) {
-  const token = process.env[values["bearer-env"]];
-  if (token === undefined || token === "") throw new Error(`${values["bearer-env"]} is not set`);
-  const http = await serveBankHttp({ bank, token, port: v.parse(Int, values.http) });
-  process.once("SIGTERM", () => void http.close().then(() => process.exit(0)));
-  log("ready", { pid: process.pid, url: http.url.href });
-  process.stderr.write(`operator-bank: listening ${http.url.href} (bearer)\n`);
 } else {
-  const http = await serveLoopbackHttp({
+  // An upstream bank as an orchestrator runs one: open, or behind its own bearer token.
+  const env = values["bearer-env"];
+  const token = env === undefined ? undefined : process.env[env];
+  if (env !== undefined && (token === undefined || token === ""))
+    throw new Error(`${env} is not set`);
+  const http = await serveBankHttp({
+    bank,
     port: v.parse(Int, values.http),
-    connect: async (transport) => {
-      await bank.connect(transport);
-    },
+    ...(token === undefined ? {} : { token }),
   });
   process.once("SIGTERM", () => void http.close().then(() => process.exit(0)));
   log("ready", { pid: process.pid, url: http.url.href });
-  process.stderr.write(`operator-bank: listening ${http.url.href}\n`);
+  process.stderr.write(
+    `operator-bank: listening ${http.url.href}${token === undefined ? "" : " (bearer)"}\n`,
+  );
 }
