@@ -81,7 +81,6 @@ try {
     herdr: { socketPath: world.herdr.socketPath },
     runtimeBase: world.runtimeBase,
     conversationId: "demo-conversation",
-    env: { GROK_DISABLE_AUTOUPDATER: "1" },
     label: "grok seat (demo)",
     onProgress: (e) => {
       const line = progressLine(e, c);

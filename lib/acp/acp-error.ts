@@ -23,6 +23,8 @@ export type AcpErrorCode =
   | "ACP_UNENCODABLE"
   | "ACP_UPDATES_INVALID"
   | "CONNECTION_CLOSED"
+  /** The leader announced its shutdown (`shutting_down`): the seat has ended. */
+  | "LEADER_SHUTTING_DOWN"
   /** Deliveries, cancels, models. */
   | "DELIVERY_UNCERTAIN"
   | "PROMPT_REJECTED"

@@ -73,7 +73,8 @@ export class AcpHandshake {
   }
 
   /**
-   * `session/resume` of the exact session (no replay, no code restore, `mcpServers: []`). Only
+   * `session/resume` of the exact session (no replay, no code restore, `mcpServers: []`, both
+   * permission keys off so the owner's mode is never re-armed). Only
    * after `initialize` and a catalog that passed: ACP_HANDSHAKE_INCOMPLETE otherwise, and
    * SESSION_UNKNOWN when the agent answers for another session or none.
    */

@@ -19,7 +19,7 @@ import type { CatalogReadiness } from "../grok/catalog.js";
 import { type ModelEcho, resolveModelSelection, setModelParams } from "../grok/models.js";
 import { assertPromptId, newPromptId } from "../grok/prompt-id.js";
 import { AcpError, type AcpErrorCode } from "./acp-error.js";
-import type { AttachFacts, InitializeFacts } from "./handshake.js";
+import { ATTACH_PERMISSION_META, type AttachFacts, type InitializeFacts } from "./handshake.js";
 import type { OwnerAction } from "./owner-actions.js";
 import { evidenceFromRecord } from "./receipt-evidence.js";
 import type { AcpSessionEvent, AcpSessionOptions, SessionCore } from "./session-core.js";
@@ -97,6 +97,11 @@ export class AcpSession {
   /** Interactions waiting for the owner in the TUI. We never answer them. */
   pendingOwnerActions(): OwnerAction[] {
     return [...this.#s.owner.values()];
+  }
+
+  /** The leader's announced shutdown, or null. */
+  get shuttingDown(): { readonly reason: string; readonly delayMs: number } | null {
+    return this.#s.shuttingDown;
   }
 
   /** The session's running prompt id as last seen (anyone's). */
@@ -220,7 +225,8 @@ export class AcpSession {
    * receipts it changed; never sends a prompt. Two ways to read the record:
    * - `via: "updates"` (default): `x.ai/session/updates`, a read-only tail of `updates.jsonl`
    *   (`extensions/session_updates.rs`). No replay, so the owner's TUI is not touched at all.
-   * - `via: "replay"`: a replaying `session/load` (mcpServers `[]`, `x.ai/restore_code:false`).
+   * - `via: "replay"`: a replaying `session/load` (mcpServers `[]`, `x.ai/restore_code:false`, both
+   *   permission keys off as on every attach).
    *   The records arrive as replayed `_x.ai/session/update` lines before the answer. Costly for
    *   the owner: while a resident session replays, `attach_session` sets `gateway_enabled=false`
    *   and events produced meanwhile reach only us, so use it only for an agent without
@@ -240,7 +246,7 @@ export class AcpSession {
         sessionId: this.sessionId,
         cwd: s.opts.cwd,
         mcpServers: [],
-        _meta: { "x.ai/restore_code": false },
+        _meta: { "x.ai/restore_code": false, ...ATTACH_PERMISSION_META },
       });
     } else {
       const raw = await s.request("_x.ai/session/updates", {
@@ -266,6 +272,15 @@ export class AcpSession {
       if (now !== undefined && now.state !== state) changed.push(now);
     }
     return changed;
+  }
+
+  /**
+   * The leader announced `shutting_down` (the seat wires the leader connection's event here):
+   * unsettled deliveries become `uncertain`, a `leader-shutting-down` event is emitted, and every
+   * later call refuses with LEADER_SHUTTING_DOWN.
+   */
+  leaderShuttingDown(reason: string, delayMs: number): void {
+    this.#s.leaderShuttingDown(reason, delayMs);
   }
 
   /** Close the ACP connection (the leader connection is the caller's to close). */

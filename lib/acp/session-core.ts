@@ -65,6 +65,12 @@ export type AcpSessionEvent =
   | { readonly type: "owner-action-resolved"; readonly action: OwnerAction }
   | { readonly type: "model-changed"; readonly echo: ModelEcho }
   | { readonly type: "grok"; readonly event: GrokEvent }
+  /**
+   * The leader announced `shutting_down` (e.g. `auto_update`): every unsettled delivery is now
+   * `uncertain` (never resent) and the seat delivers nothing more; the leader the TUI may start
+   * next is never connected to.
+   */
+  | { readonly type: "leader-shutting-down"; readonly reason: string; readonly delayMs: number }
   | { readonly type: "closed"; readonly reason: CloseReason };
 
 /** Connection state shared by the seat's methods. */
@@ -78,6 +84,8 @@ export class SessionCore {
   readonly clientIdentifier: string;
   readonly timeoutMs: number;
   owner: ReadonlyMap<string, OwnerAction> = new Map();
+  /** Set once the leader announced its shutdown. */
+  shuttingDown: { readonly reason: string; readonly delayMs: number } | null = null;
   models: AttachFacts["models"] = null;
   sessionConfig: AttachFacts["sessionConfig"] = null;
   #closed = false;
@@ -122,9 +130,28 @@ export class SessionCore {
   }
 
   requireOpen(): void {
+    if (this.shuttingDown !== null) {
+      throw new AcpError(
+        "LEADER_SHUTTING_DOWN",
+        `the leader is shutting down (${this.shuttingDown.reason})`,
+        { details: { ...this.shuttingDown } },
+      );
+    }
     if (this.#closed || this.sdk.signal.aborted) {
       throw new AcpError("CONNECTION_CLOSED", "the ACP connection is closed");
     }
+  }
+
+  /**
+   * The leader said `shutting_down`: the seat ends here, as for a lost connection (every receipt
+   * without consumption evidence becomes `uncertain`; late evidence may still settle one).
+   * Idempotent.
+   */
+  leaderShuttingDown(reason: string, delayMs: number): void {
+    if (this.shuttingDown !== null) return;
+    this.shuttingDown = { reason, delayMs };
+    this.tracker.connectionLost(`leader shutting down: ${reason}`);
+    this.emit({ type: "leader-shutting-down", reason, delayMs });
   }
 
   /** One bounded request; JSON-RPC errors become WireError("acp", code). */

@@ -192,6 +192,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       runtime,
       journalDir,
       pane,
+      launch: launched,
       socket,
       controller,
       conn,

@@ -74,6 +74,8 @@ const OWNER_STEPS = {
   LEADER_REPLACED:
     "Another process now serves the seat's socket; nothing was sent to it. Hire a fresh seat.",
   LEADER_GONE: "The seat's leader has exited; hire a fresh seat.",
+  LEADER_SHUTTING_DOWN:
+    "The seat's leader shut down (e.g. Grok's self-update); the seat has ended and never reconnects. Reconcile its receipts from the record, then hire a fresh seat.",
   SEAT_RELEASED: "The seat was released; hire a fresh seat.",
   CONNECTION_CLOSED: "The connection to the leader closed; nothing is resent. Hire a fresh seat.",
   DELIVERY_UNCERTAIN:

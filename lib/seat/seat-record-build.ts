@@ -23,6 +23,11 @@ export interface SeatRecordInput {
   readonly journalDir: string;
   readonly socketPath: string;
   readonly lockPath: string;
+  readonly launch: {
+    readonly argv: readonly string[];
+    readonly env: Readonly<Record<string, string>>;
+    readonly callerEnv: readonly string[];
+  };
   readonly controller: {
     readonly pid: number;
     readonly identity: ProcessIdentity | null;
@@ -64,6 +69,11 @@ export function buildSeatRecord(i: SeatRecordInput): SeatRecord {
     journalDir: i.journalDir,
     socketPath: i.socketPath,
     lockPath: i.lockPath,
+    launch: {
+      argv: [...i.launch.argv],
+      env: { ...i.launch.env },
+      callerEnv: [...i.launch.callerEnv],
+    },
     controller: { ...i.controller },
     profile: {
       kind: i.profile.kind,

@@ -80,7 +80,10 @@ export function verdictJson(v: ExitVerdict | null): JsonValue {
   };
 }
 
-/** What `seat.on(listener)` reports: receipts moving, owner actions, model echoes, the close. */
+/**
+ * What `seat.on(listener)` reports: receipts moving, owner actions, model echoes,
+ * `leader-shutting-down`, the close.
+ */
 export type SeatEvent = AcpSessionEvent;
 
 export class Seat implements RegisteredSeat {
@@ -106,7 +109,16 @@ export class Seat implements RegisteredSeat {
       if (v.exited) this.#exit = v;
       return v;
     });
+    // A `shutting_down` from our leader (any reason: the hourly `auto_update` above all) ends the
+    // seat by name; the leader the TUI starts next is never ours (docs/design/decisions.md §12).
+    this.#unwatchLeader = parts.conn.onEvent((e) => {
+      if (e.type === "shutting_down") parts.acp.leaderShuttingDown(e.reason, e.delayMs);
+    });
+    const early = parts.conn.shuttingDown;
+    if (early !== null) parts.acp.leaderShuttingDown(early, 0);
   }
+
+  readonly #unwatchLeader: () => void;
 
   get record(): SeatRecord {
     return this.#record;
@@ -123,6 +135,7 @@ export class Seat implements RegisteredSeat {
 
   get live(): boolean {
     if (this.#state !== "ready" || this.#exit !== null) return false;
+    if (this.#p.acp.shuttingDown !== null) return false;
     try {
       return this.#p.leader.isAlive() && this.#p.conn.state === "open";
     } catch {
@@ -178,6 +191,14 @@ export class Seat implements RegisteredSeat {
       });
     if (this.#state !== "ready")
       throw refuse("SEAT_RELEASED", "deliver.seat_ready", "the seat was released");
+    const down = this.#p.acp.shuttingDown;
+    if (down !== null) {
+      throw refuse(
+        "LEADER_SHUTTING_DOWN",
+        "deliver.leader_running",
+        `the seat's leader announced its shutdown (${down.reason}); the seat has ended and never connects to the leader the TUI starts next`,
+      );
+    }
     if (this.#exit !== null) {
       throw refuse(
         "TUI_EXITED",
@@ -223,6 +244,7 @@ export class Seat implements RegisteredSeat {
     }
     this.#state = "releasing";
     const p = this.#p;
+    this.#unwatchLeader();
     p.acp.close();
     await Promise.race([p.conn.close(), delay(2000)]);
     p.controller.release();

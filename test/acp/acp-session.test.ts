@@ -40,6 +40,7 @@ test("attach: initialize (grok-pager), residency probe, catalog, then resume wit
     sessionId: S,
     cwd: CWD,
     mcpServers: [],
+    _meta: { yoloMode: false, autoMode: false },
   });
   assert.is(seat.agentVersion, "1.0.48");
   assert.is(seat.catalog.ok, true);

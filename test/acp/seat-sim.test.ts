@@ -65,6 +65,7 @@ test("exact attach to the TUI's session; an unknown id refuses; never session/ne
         sessionId: sim.tui.sessionId,
         cwd: sim.home.cwd,
         mcpServers: [],
+        _meta: { yoloMode: false, autoMode: false },
       });
       // Nothing of ours ever named the unknown id beyond the residency probe, or created a session.
       assert.not.ok(methods(ours).includes("session/new"));

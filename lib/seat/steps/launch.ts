@@ -1,12 +1,14 @@
 /**
  * Step `launch`: the visible pane, from `layout.apply` with the TUI's argv as the pane command
  * (docs/design/herdr-socket-api.md §3.1: the only argv launch; no shell, no typing), in the work
- * cwd with GROK_HOME set. From here on the TUI lives in the runtime directory: a refused hire
- * leaves both to the owner.
+ * cwd with GROK_HOME and the seat's own variables set (lib/grok/seat-env.ts:
+ * `GROK_DISABLE_AUTOUPDATER=1`, which the leader inherits). From here on the TUI lives in the
+ * runtime directory: a refused hire leaves both to the owner.
  */
 import { expectEqual } from "../../check.js";
+import { SEAT_PANE_ENV, seatPaneEnv } from "../../grok/seat-env.js";
 import type { HerdrClient } from "../../herdr/client.js";
-import { type LaunchPaneOptions, launchPane } from "../../herdr/launch.js";
+import { type LaunchPaneOptions, type LaunchResult, launchPane } from "../../herdr/launch.js";
 import { type LaunchMode, tuiArgv } from "../policy.js";
 import { refuseOnThrow } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
@@ -31,6 +33,14 @@ export interface LaunchInput {
   readonly placement?: PanePlacement | undefined;
 }
 
+/** The launched pane and what the seat put into its environment (for the seat record). */
+export interface LaunchedPane extends LaunchResult {
+  /** The variables the seat itself set (GROK_HOME, GROK_DISABLE_AUTOUPDATER). */
+  readonly seatEnv: Readonly<Record<string, string>>;
+  /** Names of the caller's extra variables (their values are not recorded). */
+  readonly callerEnvNames: readonly string[];
+}
+
 export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
   const label = input.label ?? "grok seat";
   const p = input.placement ?? { kind: "new-workspace", label };
@@ -52,7 +62,7 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
       launchPane(input.herdr, {
         argv,
         cwd: input.cwd,
-        env: { ...(input.env ?? {}), GROK_HOME: input.runtime.profile.grokHome },
+        env: seatPaneEnv(input.env, input.runtime.profile.grokHome),
         label,
         tabLabel: label,
         ...(target === undefined ? {} : { target }),
@@ -62,8 +72,12 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
   ctx.stack.release(input.runtime.dir);
   ctx.left.runtimeDir = input.runtime.dir;
   ctx.left.paneId = launched.paneId;
-  return outcome(
-    launched,
+  const seatEnv = { ...SEAT_PANE_ENV, GROK_HOME: input.runtime.profile.grokHome };
+  const callerEnvNames = Object.keys(input.env ?? {})
+    .filter((k) => !(k in seatEnv))
+    .sort();
+  return outcome<LaunchedPane>(
+    { ...launched, seatEnv, callerEnvNames },
     `Herdr opened pane ${launched.paneId} (workspace ${launched.workspaceId}) running ${argv.join(" ")}`,
     [expectEqual("launch.argv_echo", [...argv], [...launched.argv], "Herdr echoed another argv")],
     {
@@ -71,6 +85,7 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
       workspaceId: launched.workspaceId,
       tabId: launched.tabId,
       argv: [...launched.argv],
+      seatEnv,
     },
   );
 });

@@ -19,6 +19,7 @@ import { Seat } from "../seat.js";
 import { type SeatRecord, writeSeatRecord } from "../seat-record.js";
 import { buildSeatRecord } from "../seat-record-build.js";
 import { hireStep, outcome } from "../step-runner.js";
+import type { LaunchedPane } from "./launch.js";
 import type { ProvenLeader } from "./leader-proof.js";
 import type { ProvenPane } from "./pane-proof.js";
 import type { Preflight } from "./preflight.js";
@@ -31,6 +32,7 @@ export interface ReadyInput {
   readonly runtime: Runtime;
   readonly journalDir: string;
   readonly pane: ProvenPane;
+  readonly launch: LaunchedPane;
   readonly socket: SocketFacts;
   readonly controller: Controller;
   readonly conn: LeaderConnection;
@@ -57,6 +59,11 @@ export const ready = hireStep("ready", async (input: ReadyInput, ctx) => {
     journalDir: input.journalDir,
     socketPath: runtime.socketPath,
     lockPath: runtime.lockPath,
+    launch: {
+      argv: input.launch.argv,
+      env: input.launch.seatEnv,
+      callerEnv: input.launch.callerEnvNames,
+    },
     controller: {
       pid: process.pid,
       identity: self.ok ? self.facts.identity : null,
