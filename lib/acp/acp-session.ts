@@ -196,7 +196,9 @@ export class AcpSession {
   /**
    * Select a model (and effort) offered by this session, send `session/set_model` and require the
    * `model_changed` echo of both. MODEL_UNKNOWN / EFFORT_UNKNOWN before anything is sent;
-   * MODEL_NOT_ECHOED when no confirming echo arrives in time. No fallback.
+   * MODEL_NOT_ECHOED when no confirming echo arrives in time. No fallback. The echo every attach
+   * broadcasts (the model as it was) is drained before the waiter is armed, so it is never taken
+   * as ours.
    */
   async selectModel(request: { modelId: string; effort?: string | null }): Promise<ModelEcho> {
     const s = this.#s;
@@ -206,6 +208,9 @@ export class AcpSession {
       throw new AcpError("MODEL_UNKNOWN", "the session reported no model options");
     }
     const selection = resolveModelSelection(models, s.sessionConfig, request);
+    // The attach's own echo (the old model) first: a waiter armed before it could take it.
+    await s.attachEchoDrained();
+    s.requireOpen();
     const echo = s.awaitModelEcho(selection);
     await s.request("session/set_model", setModelParams(this.sessionId, selection));
     const confirmed = await echo;

@@ -73,6 +73,9 @@ export type AcpSessionEvent =
   | { readonly type: "leader-shutting-down"; readonly reason: string; readonly delayMs: number }
   | { readonly type: "closed"; readonly reason: CloseReason };
 
+/** How long a selection waits for the attach's own `model_changed` before arming its waiter. */
+export const ATTACH_ECHO_GRACE_MS = 1_000;
+
 /** Connection state shared by the seat's methods. */
 export class SessionCore {
   readonly pipe: AcpPipe;
@@ -96,6 +99,21 @@ export class SessionCore {
    */
   readonly #written = new Map<object, { resolve(): void; reject(err: unknown): void }>();
   readonly #modelWaiters = new Set<(echo: ModelEcho) => void>();
+  /**
+   * Every attach re-applies the session's model and broadcasts `model_changed` to all
+   * subscribers; the attaching client's copy comes from the leader's load buffer right after its
+   * own answer (`handlers/model_switch.rs` `broadcast_model_changed`, `session_setup.rs`
+   * `restore_persisted_model`). That echo names the model as it was: it must never be taken as
+   * the echo of a selection of ours, so no waiter is armed before it has arrived (or a short grace
+   * for an agent that sends none has passed). docs/design/decisions.md §12.4.
+   */
+  #attachEcho: { pending: boolean; drained: Promise<void>; settle: () => void } = {
+    pending: false,
+    drained: Promise.resolve(),
+    settle: () => {},
+  };
+  /** The model the attach re-applied, as its echo named it (null until it arrived). */
+  attachEcho: ModelEcho | null = null;
 
   constructor(pipe: AcpPipe, opts: AcpSessionOptions) {
     this.pipe = pipe;
@@ -117,6 +135,24 @@ export class SessionCore {
     this.models = facts.models;
     this.sessionConfig = facts.sessionConfig;
     this.tracker.queueSnapshot(facts.runningPromptId, []);
+    let resolve: () => void = () => {};
+    const drained = new Promise<void>((r) => {
+      resolve = r;
+    });
+    const state = { pending: true, drained, settle: () => {} };
+    // Not unref'd: a selection may be all that is waiting on it (at most the grace).
+    const timer = setTimeout(() => state.settle(), Math.min(ATTACH_ECHO_GRACE_MS, this.timeoutMs));
+    state.settle = () => {
+      state.pending = false;
+      clearTimeout(timer);
+      resolve();
+    };
+    this.#attachEcho = state;
+  }
+
+  /** Resolves once the attach's own `model_changed` was drained (or its grace passed). */
+  attachEchoDrained(): Promise<void> {
+    return this.#attachEcho.drained;
   }
 
   emit(event: AcpSessionEvent): void {
@@ -289,7 +325,13 @@ export class SessionCore {
     if (event.type === "model_changed" && event.sessionId === sid) {
       const echo = { modelId: event.modelId, reasoningEffort: event.reasoningEffort };
       this.emit({ type: "model-changed", echo });
-      for (const w of [...this.#modelWaiters]) w(echo);
+      if (this.#attachEcho.pending) {
+        // The attach's own re-application: drained here, never a selection's confirmation.
+        this.attachEcho = echo;
+        this.#attachEcho.settle();
+      } else {
+        for (const w of [...this.#modelWaiters]) w(echo);
+      }
     }
     const evidence = evidenceFromEvent(event, sid);
     if (event.type === "queue_changed" && event.sessionId === sid) {
