@@ -46,8 +46,15 @@ export type { PanePlacement };
 export interface HireTimeouts {
   /** TUI start to a listening leader (default 30 s; grok waits 10 s for its own spawn). */
   readonly leaderMs?: number;
-  /** For the TUI's `active_sessions.json` entry (default 15 s). */
+  /** For the TUI's `active_sessions.json` entry when no owner screen is expected (default 15 s). */
   readonly activeSessionMs?: number;
+  /**
+   * For the owner, once the TUI is expected (or, after `activeSessionMs`, suspected) to show a
+   * startup screen before it creates its session: sign-in, a terms notice, folder trust
+   * (default 10 min). A `waiting` progress event names the screen, the pane and the owner's step;
+   * the bound ends in OWNER_GATE_TIMEOUT.
+   */
+  readonly ownerMs?: number;
   /** For Herdr to identify the agent (default 10 s). */
   readonly agentMs?: number;
   /** Each leader registration, control and ACP request (default 30 s). */
@@ -160,7 +167,10 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       sessionId,
       tui: pane.tui,
       tuiCwd: pre.cwd,
+      paneId: launched.paneId,
+      gates: pre.gates,
       timeoutMs: t.activeSessionMs,
+      ownerMs: t.ownerMs,
     });
     const verdict = await steps.run(agent, {
       herdr: pre.herdr,

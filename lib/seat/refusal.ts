@@ -29,6 +29,10 @@ const OWNER_STEPS = {
   PROFILE_INVALID:
     "Pass an existing GROK_HOME directory you own, or an existing login file to copy into a temporary profile.",
   CWD_INVALID: "Pass an existing working directory you can enter.",
+  SANDBOX_DISABLES_LEADER:
+    "A Grok sandbox profile turns leader mode off, so no seat can attach: unset GROK_SANDBOX (or set it to off) and remove [sandbox] profile from the profile's config.toml, then hire again.",
+  OWNER_GATE_TIMEOUT:
+    "The TUI did not create its session in time: answer its startup screen (sign-in, terms notice or folder trust) in the pane, or quit it (/quit); then hire again, with a longer timeouts.ownerMs if you need more time.",
   SKILL_UNREADABLE: "Make every selected skill path readable, or leave it out of the selection.",
   HERDR_UNREACHABLE:
     "Start Herdr (or point HERDR_SOCKET_PATH / --herdr-socket at its API socket), then hire again.",

@@ -13,6 +13,7 @@ import type { JsonValue } from "../json.js";
 import type { KernelPort, ProcessHandle } from "../kernel/index.js";
 import type { LeaderConnection } from "../leader/leader-connection.js";
 import type { ExitVerdict, PaneExitWatch } from "../observe/pane-exit.js";
+import { removeTemporaryProfile } from "./profile.js";
 import { SeatRefusal } from "./refusal.js";
 import { type RegisteredSeat, SeatRegistry } from "./registry.js";
 import { leaderNow, removeStaleLeaderFiles, stopLeader, tuiExitUnderway } from "./release.js";
@@ -56,6 +57,8 @@ export interface ReleaseReport {
     readonly removed: readonly string[];
   };
   readonly recordPath: string;
+  /** A temporary profile removed by the release (the copied login first); empty otherwise. */
+  readonly profileRemoved: readonly string[];
 }
 
 /** The exit verdict as recorded JSON. */
@@ -285,6 +288,13 @@ export class Seat implements RegisteredSeat {
     }
     p.tui.close();
     p.leader.close();
+    // The seat's temporary profile goes with it: a copied login left behind could still spend
+    // the owner's rotating refresh token (lib/seat/profile.ts).
+    const profileRemoved = removeTemporaryProfile({
+      kind: this.#record.profile.kind,
+      grokHome: this.#record.profile.grokHome,
+      loginFile: this.#record.profile.loginFile,
+    });
     p.registry.unregister(this);
     this.#state = "released";
     this.#record = {
@@ -302,6 +312,7 @@ export class Seat implements RegisteredSeat {
       tuiExit: exit,
       leader: { pid: this.#record.leader.pid, action, reasons: decision.reasons, signal, removed },
       recordPath: this.recordPath,
+      profileRemoved,
     };
   }
 }
