@@ -188,6 +188,8 @@ try {
         events.push(e);
         if (e.type === "proven") say(`  ✓ ${e.step}: ${e.summary}`);
         if (e.type === "refused") say(`  ✗ ${e.step}: ${e.code}: ${e.reason}`);
+        if (e.type === "waiting")
+          say(`  … ${e.step}: waiting for the owner (${e.gate}): ${e.ownerStep}`);
       },
     });
     ev.result("hire", true, {
