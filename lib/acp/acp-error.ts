@@ -14,6 +14,7 @@ export type AcpErrorCode =
   | "SESSION_CWD_MISMATCH"
   | "LINEAR_DIRECT_ENABLED"
   | "CATALOG_NOT_SESSION_SCOPED"
+  | "CATALOG_UNVERIFIABLE"
   | "CATALOG_NOT_READY"
   /** Requests and the stream. */
   | "ACP_TIMEOUT"

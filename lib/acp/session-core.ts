@@ -10,7 +10,13 @@ import type { OutgoingPrompt } from "../delivery/dispatch.js";
 import type { Journal } from "../delivery/journal.js";
 import type { Receipt } from "../delivery/receipt.js";
 import { GrokSeatError, UsageError, WireError } from "../errors.js";
-import { type CatalogReadiness, catalogReadiness, McpListResultSchema } from "../grok/catalog.js";
+import {
+  type CatalogContext,
+  type CatalogReadiness,
+  catalogReadiness,
+  EMPTY_CATALOG_CONTEXT,
+  McpListResultSchema,
+} from "../grok/catalog.js";
 import { echoConfirms, type ModelEcho, type ModelSelection } from "../grok/models.js";
 import { AcpError, type AcpErrorCode } from "./acp-error.js";
 import { type DeliveryEvent, DeliveryTracker } from "./deliveries.js";
@@ -227,6 +233,9 @@ export class SessionCore {
     }
   }
 
+  /** What the catalog rule reads besides the list (plugins, our own servers): the handshake's. */
+  catalogContext: CatalogContext = EMPTY_CATALOG_CONTEXT;
+
   async listCatalog(): Promise<CatalogReadiness> {
     const raw = await this.request("_x.ai/mcp/list", { sessionId: this.opts.sessionId });
     // ExtMethodResult: {"result": {servers}, "error"?} (session/result.rs).
@@ -234,7 +243,7 @@ export class SessionCore {
     if (!parsed.success) {
       throw new AcpError("ACP_MCP_LIST_INVALID", "x.ai/mcp/list answer has the wrong shape");
     }
-    return catalogReadiness(parsed.output.result);
+    return catalogReadiness(parsed.output.result, this.catalogContext);
   }
 
   /** Send the fenced prompt through the SDK; resolves once its frame was written. */

@@ -188,7 +188,15 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       requestMs,
     });
     await steps.run(versions, { cli: pre.cliVersion, registered: conn.registered, init });
-    await steps.run(catalog, handshake);
+    await steps.run(catalog, {
+      handshake,
+      grokHome: runtime.profile.grokHome,
+      cwd: pre.cwd,
+      home: env.HOME ?? null,
+      env: { ...env, GROK_HOME: runtime.profile.grokHome },
+      // Issue 14: the operator bank this seat adds goes here (its placeholder row is ours).
+      ownServers: [],
+    });
     const session = await steps.run(attach, handshake);
     let chosen: SeatRecord["model"] = null;
     if (options.model !== undefined) {

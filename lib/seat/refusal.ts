@@ -9,7 +9,7 @@ import type { AcpErrorCode } from "../acp/acp-error.js";
 import type { CheckResult } from "../check.js";
 import type { DeliveryErrorCode } from "../delivery/index.js";
 import { failureOf, GrokSeatError } from "../errors.js";
-import { LINEAR_OWNER_STEP } from "../grok/catalog.js";
+import { LINEAR_OWNER_STEP, UNVERIFIABLE_OWNER_STEP } from "../grok/catalog.js";
 import type { GrokErrorCode } from "../grok/grok-error.js";
 import { VERSION_FLOOR } from "../grok/version.js";
 import type { HerdrErrorCode } from "../herdr/herdr-error.js";
@@ -59,6 +59,7 @@ const OWNER_STEPS = {
     "Grok's active_sessions.json does not name the TUI's session; quit the Grok pane (/quit) and hire again.",
   LINEAR_DIRECT_ENABLED: LINEAR_OWNER_STEP,
   CATALOG_NOT_SESSION_SCOPED: "Quit the Grok pane (/quit) and hire again.",
+  CATALOG_UNVERIFIABLE: UNVERIFIABLE_OWNER_STEP,
   SESSION_UNKNOWN:
     "The TUI's session is not live in its leader; quit the Grok pane (/quit) and hire again.",
   SESSION_CWD_MISMATCH:
