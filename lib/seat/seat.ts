@@ -113,7 +113,7 @@ export class Seat implements RegisteredSeat {
       return v;
     });
     // A `shutting_down` from our leader (any reason: the hourly `auto_update` above all) ends the
-    // seat by name; the leader the TUI starts next is never ours (docs/design/decisions.md §12).
+    // seat by name; the leader the TUI starts next is never ours (docs/design/decisions.md §12.1).
     this.#unwatchLeader = parts.conn.onEvent((e) => {
       if (e.type === "shutting_down") parts.acp.leaderShuttingDown(e.reason, e.delayMs);
     });
