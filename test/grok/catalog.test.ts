@@ -12,6 +12,9 @@ import {
 } from "../../lib/grok/catalog.js";
 import type { PluginServerSpec } from "../../lib/grok/plugin-servers.js";
 
+/** A `${NAME}` token as a plugin declaration writes it. */
+const envToken = (name: string): string => ["$", "{", name, "}"].join("");
+
 // Entries shaped like `McpServerEntry` (extensions/mcp.rs): config flattened, camelCase.
 function list(servers: unknown[]): McpListResult {
   return v.parse(McpListResultSchema, { servers });
@@ -134,7 +137,7 @@ test("a placeholder row (plugin or client-only server) is judged by the plugin's
   const plugins = new Map<string, PluginServerSpec[]>([
     ["linear-kit", [spec("linear-kit", "linear", { url: "https://mcp.linear.app/mcp" })]],
     ["docs-kit", [spec("docs-kit", "docs", { command: "node", args: ["serve.js"] })]],
-    ["env-kit", [spec("env-kit", "remote", { url: "${REMOTE_URL}", unresolved: true })]],
+    ["env-kit", [spec("env-kit", "remote", { url: envToken("REMOTE_URL"), unresolved: true })]],
   ]);
   const ctx = { plugins, ownServers: [] };
   const linear = catalogReadiness(

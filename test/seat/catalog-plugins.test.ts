@@ -15,6 +15,9 @@ import { hire } from "../../lib/seat/hire.js";
 import type { McpServerFixture } from "../helpers/grok-sim.js";
 import { NO_LINEAR, refusalOf, type Stack, startStack } from "./stack.js";
 
+/** A `${NAME}` token as a plugin declaration writes it. */
+const envToken = (name: string): string => ["$", "{", name, "}"].join("");
+
 function plugin(stack: Stack, name: string, servers: Record<string, unknown>): void {
   const root = join(stack.home.dir, "plugins", name);
   mkdirSync(root, { recursive: true });
@@ -77,7 +80,9 @@ test("a stdio proxy naming mcp.linear.app (npx mcp-remote …) is direct Linear 
 });
 
 test("a plugin server whose transport cannot be read refuses CATALOG_UNVERIFIABLE", async () => {
-  const stack = await stackWithPlugin("env-kit", { remote: { url: "${SEAT_TEST_UNSET_URL}" } });
+  const stack = await stackWithPlugin("env-kit", {
+    remote: { url: envToken("SEAT_TEST_UNSET_URL") },
+  });
   try {
     const r = await refusalOf(hire(stack.options()));
     assert.is(r.step, "catalog");
@@ -93,7 +98,7 @@ test("a plugin server whose transport cannot be read refuses CATALOG_UNVERIFIABL
 
 test("a plugin server that is not Linear is resolved from its manifest and admitted", async () => {
   const stack = await stackWithPlugin("docs-kit", {
-    docs2: { command: "${GROK_PLUGIN_ROOT}/serve", args: ["--port", "0"] },
+    docs2: { command: `${envToken("GROK_PLUGIN_ROOT")}/serve`, args: ["--port", "0"] },
   });
   try {
     const seat = await hire(stack.options());
