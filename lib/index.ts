@@ -33,6 +33,7 @@ export {
   WireError,
   type WirePeer,
 } from "./errors.js";
+export type { OwnerGate } from "./grok/owner-gates.js";
 export type { JsonValue } from "./json.js";
 // ── Hire, resume, the seat ─────────────────────────────────────────────────────────────────
 export { type HireOptions, type HireTimeouts, hire, type PanePlacement } from "./seat/hire.js";
@@ -41,6 +42,7 @@ export {
   type HireEvent,
   type HireListener,
   type HireStep,
+  type OwnerActionWait,
   type SeatStep,
 } from "./seat/hire-events.js";
 export { LOGIN_FILE_NAME, type Profile, type ProfileSpec } from "./seat/profile.js";
