@@ -92,8 +92,14 @@ export function workspaceKey(cwd: string, home: string | null): string {
   return isUnsafeTrustRoot(key, home) ? canonical(cwd) : key;
 }
 
-/** `RepoDirChain`: the git root (never $HOME) and the directories from the cwd up to it. */
-function dirChain(cwd: string, home: string | null): { root: string | null; dirs: string[] } {
+/**
+ * `RepoDirChain` (xai-grok-agent/src/repo.rs): the git root (never $HOME) and the directories from
+ * the cwd up to it; outside a repo just the cwd. Folder trust and plugin discovery share it.
+ */
+export function dirChain(
+  cwd: string,
+  home: string | null,
+): { root: string | null; dirs: string[] } {
   let root = gitRoot(cwd);
   if (root !== null && isHome(root, home)) root = null;
   if (root === null) return { root: null, dirs: [cwd] };

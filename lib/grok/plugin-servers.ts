@@ -4,9 +4,10 @@
  * shows only as a `stdio` placeholder with `sourceLabel: "plugin: <name>"`
  * (`xai-grok-shell/src/extensions/mcp.rs` `handle_list`; `session/managed_mcp.rs`
  * `load_plugin_mcp_servers`). Roots (`xai-grok-agent/src/plugins/discovery.rs`
- * `discover_plugins`, `user_plugin_dirs`, `project_plugin_dirs_in`): project `.grok/plugins/*`
- * and `.claude/plugins/*` from the cwd up to the git root, `$GROK_HOME/plugins/*`,
- * `~/.grok/plugins/*`, `~/.claude/plugins/*`, and `[plugins] paths`. A plugin's name is its
+ * `discover_plugins`, `user_plugin_dirs`, `project_plugin_dirs`): project `.grok/plugins/*` and
+ * `.claude/plugins/*` from the cwd up to the git root (only the cwd's own outside a repo, or when
+ * the repo is $HOME: `repo.rs` `RepoDirChain`), `$GROK_HOME/plugins/*`, `~/.claude/plugins/*`
+ * (never the legacy `~/.grok/plugins`), and `[plugins] paths`. A plugin's name is its
  * manifest's (`plugin.json`, `.grok-plugin/plugin.json`, `.claude-plugin/plugin.json`), else its
  * directory's (`manifest.rs`); its servers come from the manifest's `mcpServers` (a path or an
  * inline object) and its root `.mcp.json`, with `${GROK_PLUGIN_ROOT}`-style tokens and `${VAR}`
@@ -16,7 +17,8 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, isAbsolute, join, resolve } from "node:path";
+import { dirChain } from "./folder-trust.js";
 import { isTable, type TomlFile, tomlGet } from "./toml-file.js";
 
 const MANIFESTS = ["plugin.json", ".grok-plugin/plugin.json", ".claude-plugin/plugin.json"];
@@ -36,15 +38,6 @@ export interface PluginServerSpec {
 function isDir(p: string): boolean {
   try {
     return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function exists(p: string): boolean {
-  try {
-    statSync(p);
-    return true;
   } catch {
     return false;
   }
@@ -156,18 +149,14 @@ export async function findPluginServers(
   lookup: PluginLookup,
 ): Promise<Map<string, PluginServerSpec[]>> {
   const roots: string[] = [];
-  for (let dir = lookup.cwd; ; dir = dirname(dir)) {
+  for (const dir of dirChain(lookup.cwd, lookup.home).dirs) {
     roots.push(
       ...children(join(dir, ".grok", "plugins")),
       ...children(join(dir, ".claude", "plugins")),
     );
-    if (exists(join(dir, ".git")) || dirname(dir) === dir || dir === lookup.home) break;
   }
   roots.push(...children(join(lookup.grokHome, "plugins")));
-  if (lookup.home !== null) {
-    roots.push(...children(join(lookup.home, ".grok", "plugins")));
-    roots.push(...children(join(lookup.home, ".claude", "plugins")));
-  }
+  if (lookup.home !== null) roots.push(...children(join(lookup.home, ".claude", "plugins")));
   const paths =
     lookup.config.status === "ok" ? tomlGet(lookup.config.table, "plugins", "paths") : [];
   if (Array.isArray(paths)) {
