@@ -107,7 +107,7 @@ test("residency probe: empty result is SESSION_UNKNOWN, another cwd is SESSION_C
   );
 });
 
-test("resume params: exact id, the TUI cwd, an explicit empty MCP list, no _meta", () => {
+test("resume params: exact id, the TUI cwd, an explicit empty MCP list, yoloMode and autoMode false", () => {
   assert.equal(resumeParams(S, "/p"), {
     sessionId: S,
     cwd: "/p",

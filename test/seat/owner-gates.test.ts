@@ -166,6 +166,45 @@ test("a profile without a login: sign-in is predicted and waited for; the owner 
   }
 });
 
+test("a terms notice nothing predicted: after activeSessionMs the seat waits (gate unknown) and the owner accepts", async () => {
+  // The settings server arms consent for the account (app/consent.rs consent_verdict); nothing on
+  // disk says so, so preflight expects no screen and the seat suspects one only when the entry is
+  // late, then waits the owner's bound instead of refusing ACTIVE_SESSION_UNPROVEN.
+  const notice = { id: "terms-seat", version: 3, body: "We updated our terms." };
+  const stack = await startStack({ env: { GROK_SIM_CONSENT_GATE: JSON.stringify(notice) } });
+  try {
+    const { options, answered } = withOwner(stack, (pid) =>
+      ownerAnswers(stack, pid, /Updates to our terms/i, "a"),
+    );
+    const seat = await hire({
+      ...options,
+      timeouts: { ...options.timeouts, activeSessionMs: 2_000 },
+    });
+    await answered();
+    const gates = facts(proven(stack, "preflight")).ownerGates as {
+      expected: unknown;
+      consent: unknown;
+    };
+    assert.equal(gates.expected, []);
+    assert.is(gates.consent, "possible");
+    const waits = stack.events.filter((e) => e.type === "waiting");
+    assert.is(waits.length, 1);
+    const w = waits[0];
+    assert.ok(w?.type === "waiting" && w.gate === "unknown", "the screen was suspected, not named");
+    assert.ok(w?.type === "waiting" && w.elapsedMs >= 2_000, "suspected only after the bound");
+    assert.match(w?.type === "waiting" ? w.ownerStep : "", "terms notice");
+    // The owner's answer, recorded by the TUI in the profile's config.toml.
+    assert.match(
+      readFileSync(join(stack.home.dir, "config.toml"), "utf8"),
+      "[consent.answers.terms-seat]",
+    );
+    assert.ok(seat.live);
+    await seat.release();
+  } finally {
+    await stack.cleanup();
+  }
+});
+
 test("a temporary profile pre-seeded with the owner's trusted folders: no question, no wait", async () => {
   const stack = await startStack();
   try {
