@@ -57,6 +57,7 @@ export function ownerStepForGate(
   gate: OwnerGate,
   paneId: string,
   p: OwnerGatePrediction | null,
+  resuming = false,
 ): string {
   const trust =
     p === null
@@ -72,6 +73,9 @@ export function ownerStepForGate(
     case "consent":
       return `Accept Grok's notice in pane ${paneId}; the seat waits.`;
     case "unknown":
-      return `Look at the Grok TUI in pane ${paneId}: a startup screen (sign-in, a terms notice or folder trust) may be waiting for you; the seat waits.`;
+      // `--resume` loads the whole session before the TUI records it: a large one takes minutes.
+      return resuming
+        ? `Look at the Grok TUI in pane ${paneId}: it may still be loading the session (a large one can take minutes), or a startup screen (sign-in, a terms notice or folder trust) may be waiting for you; the seat waits.`
+        : `Look at the Grok TUI in pane ${paneId}: a startup screen (sign-in, a terms notice or folder trust) may be waiting for you; the seat waits.`;
   }
 }

@@ -168,6 +168,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       tui: pane.tui,
       tuiCwd: pre.cwd,
       paneId: launched.paneId,
+      resuming: mode.kind === "resume",
       gates: pre.gates,
       timeoutMs: t.activeSessionMs,
       ownerMs: t.ownerMs,

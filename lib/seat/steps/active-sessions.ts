@@ -7,7 +7,7 @@
  * entry's absence is waited for; an entry that names another pid or cwd refuses at once.
  *
  * The wait is the owner's: when preflight predicted a screen, or the entry is still missing after
- * `timeoutMs`, the step reports `waiting` with the likely gate, the pane and the owner's step,
+ * `timeoutMs` (a screen nothing predicted, or a resume still loading a large session), the step reports `waiting` with the likely gate, the pane and the owner's step,
  * and waits up to `ownerMs` more (OWNER_GATE_TIMEOUT naming the gate); a TUI that exits meanwhile
  * refuses TUI_EXITED. The seat never answers a screen. It is evidence, never authority: the
  * kernel proofs came first. docs/design/decisions.md §12.2.
@@ -33,6 +33,8 @@ export interface ActiveSessionInput {
   readonly tui: ProcessHandle;
   readonly tuiCwd: string;
   readonly paneId: string;
+  /** A `--resume` launch: the TUI loads the whole session first (minutes for a large one). */
+  readonly resuming?: boolean;
   /** The screens preflight predicted (null: none known, e.g. for a focused caller). */
   readonly gates: OwnerGatePrediction | null;
   /** For the TUI's entry when no owner screen is expected (default 15 s). */
@@ -54,7 +56,7 @@ export const activeSessions = hireStep(
       owner: { readonly gate: OwnerGate; readonly at: number; readonly step: string } | null;
     } = { owner: null };
     const announce = (gate: OwnerGate): void => {
-      const step = ownerStepForGate(gate, input.paneId, input.gates);
+      const step = ownerStepForGate(gate, input.paneId, input.gates, input.resuming === true);
       wait.owner = { gate, at: performance.now(), step };
       ctx.waiting({
         kind: "owner_action",
