@@ -205,6 +205,44 @@ test("a terms notice nothing predicted: after activeSessionMs the seat waits (ga
   }
 });
 
+test("a temporary profile whose owner answered a notice the server still sends: consent is predicted and waited for", async () => {
+  // The owner's profile records the answer, not yet acknowledged by the server (acked false), so
+  // the server still sends the notice; the temporary profile has no answer and is asked again.
+  const notice = { id: "terms-seat", version: 3, body: "We updated our terms." };
+  const stack = await startStack({
+    env: { GROK_SIM_CONSENT_GATE: JSON.stringify(notice) },
+    home: {
+      extraToml: '[consent.answers.terms-seat]\nversion = 3\naccount = "owner@example.com"\n',
+    },
+  });
+  try {
+    const { options, answered } = withOwner(stack, (pid) =>
+      ownerAnswers(stack, pid, /Updates to our terms/i, "a"),
+    );
+    const seat = await hire({
+      ...options,
+      profile: { kind: "temporary", loginFile: stack.home.authPath },
+    });
+    await answered();
+    const gates = facts(proven(stack, "preflight")).ownerGates as {
+      expected: unknown;
+      consent: unknown;
+    };
+    assert.equal(gates.expected, ["consent"]);
+    assert.is(gates.consent, "expected");
+    const w = stack.events.find((e) => e.type === "waiting");
+    assert.ok(w?.type === "waiting" && w.gate === "consent", "the screen was named");
+    assert.match(w?.type === "waiting" ? w.ownerStep : "", "Accept Grok's notice in pane");
+    assert.equal(
+      (facts(proven(stack, "active_sessions")).ownerAction as { gate: string }).gate,
+      "consent",
+    );
+    await seat.release();
+  } finally {
+    await stack.cleanup();
+  }
+});
+
 test("a temporary profile pre-seeded with the owner's trusted folders: no question, no wait", async () => {
   const stack = await startStack();
   try {

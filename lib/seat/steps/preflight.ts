@@ -10,8 +10,9 @@
  */
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type CheckResult, fail, firstFailure, pass } from "../../check.js";
+import { predictConsent } from "../../grok/consent.js";
 import { predictFolderTrust, TRUST_FILE } from "../../grok/folder-trust.js";
 import { loginFileOf, loginState } from "../../grok/login.js";
 import {
@@ -248,6 +249,12 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
       store: files.store,
       userConfigPath: files.configPath,
     }),
+    // A temporary profile records no consent answers; the profile its login came from may.
+    predictConsent(
+      input.profile.kind === "temporary"
+        ? await readTomlFile(join(dirname(input.profile.loginFile), "config.toml"))
+        : null,
+    ),
   );
   const value: Preflight = {
     platform: os,
