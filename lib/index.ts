@@ -49,6 +49,7 @@ export {
 } from "./grok/transcript-entry.js";
 export type { TranscriptPage } from "./grok/transcript-page.js";
 export { TranscriptReconciler } from "./grok/transcript-reconcile.js";
+export type { OwnerGate } from "./grok/owner-gates.js";
 export type { JsonValue } from "./json.js";
 // ── Hire, resume, the seat ─────────────────────────────────────────────────────────────────
 export { type HireOptions, type HireTimeouts, hire, type PanePlacement } from "./seat/hire.js";
@@ -57,6 +58,7 @@ export {
   type HireEvent,
   type HireListener,
   type HireStep,
+  type OwnerActionWait,
   type SeatStep,
 } from "./seat/hire-events.js";
 export { LOGIN_FILE_NAME, type Profile, type ProfileSpec } from "./seat/profile.js";

@@ -111,7 +111,6 @@ try {
     herdr: { socketPath: world.herdr.socketPath },
     runtimeBase: world.runtimeBase,
     conversationId: "demo-conversation",
-    env: { GROK_DISABLE_AUTOUPDATER: "1" },
     label: "grok seat (demo)",
     persona:
       "You are the demo orchestrator's service seat.\nMemory card: the demo project has one README.",

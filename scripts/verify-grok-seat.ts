@@ -19,7 +19,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstatSync, mkdtempSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -188,6 +188,8 @@ try {
         events.push(e);
         if (e.type === "proven") say(`  ✓ ${e.step}: ${e.summary}`);
         if (e.type === "refused") say(`  ✗ ${e.step}: ${e.code}: ${e.reason}`);
+        if (e.type === "waiting")
+          say(`  … ${e.step}: waiting for the owner (${e.gate}): ${e.ownerStep}`);
       },
     });
     ev.result("hire", true, {
@@ -273,6 +275,9 @@ try {
       verdict: verdict === null ? null : JSON.parse(JSON.stringify(verdict)),
     });
 
+    // The copied login's mode while the seat holds it; release removes it (with the profile).
+    const loginCopy = record.profile.loginFile === null ? null : record.profile.loginFile.copiedTo;
+    const loginCopyMode = loginCopy === null ? null : mode(loginCopy);
     const report = await s.release({ waitForTuiExitMs: 1000 });
     const releaseOk = tuiExited
       ? report.leader.action === "stopped"
@@ -301,14 +306,16 @@ try {
     const priv = {
       runtimeDir: mode(record.runtimeDir),
       record: mode(s.recordPath),
-      loginCopy: record.profile.loginFile === null ? null : mode(record.profile.loginFile.copiedTo),
+      loginCopy: loginCopyMode,
+      loginCopyRemoved: loginCopy === null ? null : !existsSync(loginCopy),
       evidenceDir: mode(evidenceDir),
     };
     ev.result(
       "private-state",
       priv.runtimeDir === "0700" &&
         priv.record === "0600" &&
-        (priv.loginCopy === null || priv.loginCopy === "0600") &&
+        (priv.loginCopy === null ||
+          (priv.loginCopy === "0600" && priv.loginCopyRemoved === true)) &&
         priv.evidenceDir === "0700",
       priv,
     );

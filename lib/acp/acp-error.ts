@@ -14,6 +14,7 @@ export type AcpErrorCode =
   | "SESSION_CWD_MISMATCH"
   | "LINEAR_DIRECT_ENABLED"
   | "CATALOG_NOT_SESSION_SCOPED"
+  | "CATALOG_UNVERIFIABLE"
   | "CATALOG_NOT_READY"
   /** Requests and the stream. */
   | "ACP_TIMEOUT"
@@ -24,6 +25,8 @@ export type AcpErrorCode =
   | "ACP_UPDATES_INVALID"
   | "ACP_EXTENSION_ANSWER_INVALID"
   | "CONNECTION_CLOSED"
+  /** The leader announced its shutdown (`shutting_down`): the seat has ended. */
+  | "LEADER_SHUTTING_DOWN"
   /** Deliveries, cancels, models. */
   | "DELIVERY_UNCERTAIN"
   | "PROMPT_REJECTED"

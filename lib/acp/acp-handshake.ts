@@ -10,7 +10,7 @@
  * (`extensions/mcp.rs`, `handle_list`).
  */
 import { type GrokSeatError, UsageError, WireError } from "../errors.js";
-import type { CatalogReadiness } from "../grok/catalog.js";
+import type { CatalogContext, CatalogReadiness } from "../grok/catalog.js";
 import { AcpError, type AcpErrorCode } from "./acp-error.js";
 import { AcpSession } from "./acp-session.js";
 import {
@@ -54,11 +54,13 @@ export class AcpHandshake {
 
   /**
    * Our session is resident in this leader and runs in our cwd (`x.ai/session/info`: read-only),
-   * then its MCP catalog, judged. SESSION_UNKNOWN / SESSION_CWD_MISMATCH when it is not ours to
-   * attach to; a catalog that refuses (`ok: false`) is returned, not thrown.
+   * then its MCP catalog, judged with `context` (the profile's plugin servers, the servers this
+   * seat added itself; kept for later re-checks). SESSION_UNKNOWN / SESSION_CWD_MISMATCH when it
+   * is not ours to attach to; a catalog that refuses (`ok: false`) is returned, not thrown.
    */
-  async checkCatalog(): Promise<CatalogReadiness> {
+  async checkCatalog(context?: CatalogContext): Promise<CatalogReadiness> {
     const { sessionId, cwd } = this.#s.opts;
+    if (context !== undefined) this.#s.catalogContext = context;
     try {
       checkSessionInfo(
         await this.#s.request("_x.ai/session/info", sessionInfoParams(sessionId)),
@@ -73,7 +75,8 @@ export class AcpHandshake {
   }
 
   /**
-   * `session/resume` of the exact session (no replay, no code restore, `mcpServers: []`). Only
+   * `session/resume` of the exact session (no replay, no code restore, `mcpServers: []`, both
+   * permission keys off so the owner's mode is never re-armed). Only
    * after `initialize` and a catalog that passed: ACP_HANDSHAKE_INCOMPLETE otherwise, and
    * SESSION_UNKNOWN when the agent answers for another session or none.
    */
@@ -138,16 +141,19 @@ function unknownSession(err: unknown, sessionId: string): unknown {
   return err;
 }
 
-/** The typed error of a catalog that did not pass (LINEAR_DIRECT_ENABLED names the owner's step). */
+/** The typed error of a catalog that did not pass (its code names the owner's step). */
 export function catalogRefusal(cat: CatalogReadiness): GrokSeatError {
   const code = cat.code ?? "CATALOG_NOT_READY";
   const message =
     code === "LINEAR_DIRECT_ENABLED"
-      ? `an enabled direct mcp.linear.app endpoint is configured for this session. ${cat.ownerStep}`
-      : "the MCP list does not describe this session";
+      ? `an enabled server of this session reaches mcp.linear.app directly (${cat.offending.join(", ")}). ${cat.ownerStep}`
+      : code === "CATALOG_UNVERIFIABLE"
+        ? `enabled MCP servers of this session whose transport cannot be told (${cat.unverifiable.join(", ")}). ${cat.ownerStep}`
+        : "the MCP list does not describe this session";
   return new AcpError(code, message, {
     details: {
       offending: [...cat.offending],
+      unverifiable: [...cat.unverifiable],
       ownerStep: cat.ownerStep,
       checks: cat.checks.map((c) => ({ ...c })),
     },

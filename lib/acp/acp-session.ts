@@ -23,7 +23,7 @@ import { assertPromptId, newPromptId } from "../grok/prompt-id.js";
 import type { TranscriptPage } from "../grok/transcript-page.js";
 import { type SkillRow, SkillsListAnswerSchema } from "../grok/skills.js";
 import { AcpError, type AcpErrorCode } from "./acp-error.js";
-import type { AttachFacts, InitializeFacts } from "./handshake.js";
+import { ATTACH_PERMISSION_META, type AttachFacts, type InitializeFacts } from "./handshake.js";
 import type { OwnerAction } from "./owner-actions.js";
 import { evidenceFromRecord } from "./receipt-evidence.js";
 import type { Reply } from "./replies.js";
@@ -120,6 +120,11 @@ export class AcpSession {
   /** Interactions waiting for the owner in the TUI. We never answer them. */
   pendingOwnerActions(): OwnerAction[] {
     return [...this.#s.owner.values()];
+  }
+
+  /** The leader's announced shutdown, or null. */
+  get shuttingDown(): { readonly reason: string; readonly delayMs: number } | null {
+    return this.#s.shuttingDown;
   }
 
   /** The session's running prompt id as last seen (anyone's). */
@@ -234,7 +239,9 @@ export class AcpSession {
   /**
    * Select a model (and effort) offered by this session, send `session/set_model` and require the
    * `model_changed` echo of both. MODEL_UNKNOWN / EFFORT_UNKNOWN before anything is sent;
-   * MODEL_NOT_ECHOED when no confirming echo arrives in time. No fallback.
+   * MODEL_NOT_ECHOED when no confirming echo arrives in time. No fallback. The echo every attach
+   * broadcasts (the model as it was) is drained before the waiter is armed, so it is never taken
+   * as ours.
    */
   async selectModel(request: { modelId: string; effort?: string | null }): Promise<ModelEcho> {
     const s = this.#s;
@@ -244,6 +251,9 @@ export class AcpSession {
       throw new AcpError("MODEL_UNKNOWN", "the session reported no model options");
     }
     const selection = resolveModelSelection(models, s.sessionConfig, request);
+    // The attach's own echo (the old model) first: a waiter armed before it could take it.
+    await s.attachEchoDrained();
+    s.requireOpen();
     const echo = s.awaitModelEcho(selection);
     await s.request("session/set_model", setModelParams(this.sessionId, selection));
     const confirmed = await echo;
@@ -323,7 +333,8 @@ export class AcpSession {
    * receipts it changed; never sends a prompt. Two ways to read the record:
    * - `via: "updates"` (default): `x.ai/session/updates`, a read-only tail of `updates.jsonl`
    *   (`extensions/session_updates.rs`). No replay, so the owner's TUI is not touched at all.
-   * - `via: "replay"`: a replaying `session/load` (mcpServers `[]`, `x.ai/restore_code:false`).
+   * - `via: "replay"`: a replaying `session/load` (mcpServers `[]`, `x.ai/restore_code:false`, both
+   *   permission keys off as on every attach).
    *   The records arrive as replayed `_x.ai/session/update` lines before the answer. Costly for
    *   the owner: while a resident session replays, `attach_session` sets `gateway_enabled=false`
    *   and events produced meanwhile reach only us, so use it only for an agent without
@@ -346,7 +357,7 @@ export class AcpSession {
           sessionId: this.sessionId,
           cwd: s.opts.cwd,
           mcpServers: [],
-          _meta: { "x.ai/restore_code": false },
+          _meta: { "x.ai/restore_code": false, ...ATTACH_PERMISSION_META },
         });
       } finally {
         replayed();
@@ -388,6 +399,15 @@ export class AcpSession {
     const s = this.#s;
     s.requireOpen();
     return readTranscriptPage((m, p) => s.request(m, p), this.sessionId, s.opts.cwd, query);
+  }
+
+  /**
+   * The leader announced `shutting_down` (the seat wires the leader connection's event here):
+   * unsettled deliveries become `uncertain`, a `leader-shutting-down` event is emitted, and every
+   * later call refuses with LEADER_SHUTTING_DOWN.
+   */
+  leaderShuttingDown(reason: string, delayMs: number): void {
+    this.#s.leaderShuttingDown(reason, delayMs);
   }
 
   /** Close the ACP connection (the leader connection is the caller's to close). */

@@ -1,8 +1,8 @@
 /**
  * The requests that reach the owner's session over ACP and how their answers are read (pure;
  * lib/acp/acp-handshake.ts sends them): `initialize` as the TUI's client type, the residency probe
- * `x.ai/session/info`, then `session/resume` of the exact session with `mcpServers: []` and no
- * `_meta`. Why each of these, from the source: docs/design/decisions.md §1.
+ * `x.ai/session/info`, then `session/resume` of the exact session with `mcpServers: []` and both
+ * permission keys off. Why each of these, from the source: docs/design/decisions.md §1.
  */
 import * as v from "valibot";
 import {
@@ -126,8 +126,17 @@ export function checkSessionInfo(result: unknown, sessionId: string, cwd: string
   }
 }
 
+/**
+ * `_meta` of every attach (`session/resume`, and the replaying `session/load` of a reconcile):
+ * both permission keys, off. An attach without them falls back to the leader's config-default
+ * `permission_mode` and may switch always-approve or auto back on after the owner turned it off;
+ * `false` never switches anything off (session_setup.rs `refresh_reconnect_session_state`), so
+ * this leaves the owner's mode as it is. docs/design/decisions.md §1.6.
+ */
+export const ATTACH_PERMISSION_META = Object.freeze({ yoloMode: false, autoMode: false });
+
 export function resumeParams(sessionId: string, cwd: string): Record<string, unknown> {
-  return { sessionId, cwd, mcpServers: [] };
+  return { sessionId, cwd, mcpServers: [], _meta: { ...ATTACH_PERMISSION_META } };
 }
 
 const AttachResultSchema = v.looseObject({

@@ -1,6 +1,6 @@
 /**
  * The live transcript of our session: which incoming notifications are updates of our session,
- * and the entry each one becomes (docs/design/decisions.md §12.2). Bounded: it keeps the highest
+ * and the entry each one becomes (docs/design/decisions.md §13.2). Bounded: it keeps the highest
  * eventId counter seen and how many of our own replaying loads are in flight, nothing per update.
  *
  * Updates ride `session/update` (ACP) and `_x.ai/session_notification` (Grok's, persisted as

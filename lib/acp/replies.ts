@@ -1,7 +1,7 @@
 /**
  * `delivery.reply`: what the agent answered to *our* prompt, collected from the updates Grok stamps
  * with our prompt id (`_meta.promptId`, `session/acp_session_impl/updates.rs`) and settled when
- * the turn ends (docs/design/decisions.md §12.1). This is the awareness evidence of ADR 0224: the
+ * the turn ends (docs/design/decisions.md §13.1). This is the awareness evidence of ADR 0224: the
  * text comes from Grok's model, not from our own prompt.
  *
  * State is kept only for unsettled deliveries and dropped when they settle. The reply settles on

@@ -11,8 +11,10 @@ import type { Journal } from "../delivery/journal.js";
 import type { Receipt } from "../delivery/receipt.js";
 import { GrokSeatError, UsageError, WireError } from "../errors.js";
 import {
+  type CatalogContext,
   type CatalogReadiness,
   catalogReadiness,
+  EMPTY_CATALOG_CONTEXT,
   type McpListResult,
   McpListResultSchema,
 } from "../grok/catalog.js";
@@ -83,6 +85,12 @@ export type AcpSessionEvent =
    * nothing of another session; a replayed one we already had is not repeated.
    */
   | { readonly type: "transcript"; readonly entry: TranscriptEntry }
+  /**
+   * The leader announced `shutting_down` (e.g. `auto_update`): every unsettled delivery is now
+   * `uncertain` (never resent) and the seat delivers nothing more; the leader the TUI may start
+   * next is never connected to.
+   */
+  | { readonly type: "leader-shutting-down"; readonly reason: string; readonly delayMs: number }
   | { readonly type: "closed"; readonly reason: CloseReason };
 
 /** The stop reason of a `session/prompt` answer, for a journal detail. */
@@ -91,6 +99,9 @@ function answerStopReason(result: unknown): string {
     typeof result === "object" && result !== null ? Reflect.get(result, "stopReason") : null;
   return typeof stop === "string" ? stop.slice(0, 64) : "without a stop reason";
 }
+
+/** How long a selection waits for the attach's own `model_changed` before arming its waiter. */
+export const ATTACH_ECHO_GRACE_MS = 1_000;
 
 /** Connection state shared by the seat's methods. */
 export class SessionCore {
@@ -105,6 +116,8 @@ export class SessionCore {
   readonly clientIdentifier: string;
   readonly timeoutMs: number;
   owner: ReadonlyMap<string, OwnerAction> = new Map();
+  /** Set once the leader announced its shutdown. */
+  shuttingDown: { readonly reason: string; readonly delayMs: number } | null = null;
   models: AttachFacts["models"] = null;
   sessionConfig: AttachFacts["sessionConfig"] = null;
   #closed = false;
@@ -115,6 +128,21 @@ export class SessionCore {
    */
   readonly #written = new Map<object, { resolve(): void; reject(err: unknown): void }>();
   readonly #modelWaiters = new Set<(echo: ModelEcho) => void>();
+  /**
+   * Every attach re-applies the session's model and broadcasts `model_changed` to all
+   * subscribers; the attaching client's copy comes from the leader's load buffer right after its
+   * own answer (`handlers/model_switch.rs` `broadcast_model_changed`, `session_setup.rs`
+   * `restore_persisted_model`). That echo names the model as it was: it must never be taken as
+   * the echo of a selection of ours, so no waiter is armed before it has arrived (or a short grace
+   * for an agent that sends none has passed). docs/design/decisions.md §12.4.
+   */
+  #attachEcho: { pending: boolean; drained: Promise<void>; settle: () => void } = {
+    pending: false,
+    drained: Promise.resolve(),
+    settle: () => {},
+  };
+  /** The model the attach re-applied, as its echo named it (null until it arrived). */
+  attachEcho: ModelEcho | null = null;
 
   constructor(pipe: AcpPipe, opts: AcpSessionOptions) {
     this.pipe = pipe;
@@ -148,6 +176,24 @@ export class SessionCore {
     this.models = facts.models;
     this.sessionConfig = facts.sessionConfig;
     this.tracker.queueSnapshot(facts.runningPromptId, []);
+    let resolve: () => void = () => {};
+    const drained = new Promise<void>((r) => {
+      resolve = r;
+    });
+    const state = { pending: true, drained, settle: () => {} };
+    // Not unref'd: a selection may be all that is waiting on it (at most the grace).
+    const timer = setTimeout(() => state.settle(), Math.min(ATTACH_ECHO_GRACE_MS, this.timeoutMs));
+    state.settle = () => {
+      state.pending = false;
+      clearTimeout(timer);
+      resolve();
+    };
+    this.#attachEcho = state;
+  }
+
+  /** Resolves once the attach's own `model_changed` was drained (or its grace passed). */
+  attachEchoDrained(): Promise<void> {
+    return this.#attachEcho.drained;
   }
 
   emit(event: AcpSessionEvent): void {
@@ -161,9 +207,28 @@ export class SessionCore {
   }
 
   requireOpen(): void {
+    if (this.shuttingDown !== null) {
+      throw new AcpError(
+        "LEADER_SHUTTING_DOWN",
+        `the leader is shutting down (${this.shuttingDown.reason})`,
+        { details: { ...this.shuttingDown } },
+      );
+    }
     if (this.#closed || this.sdk.signal.aborted) {
       throw new AcpError("CONNECTION_CLOSED", "the ACP connection is closed");
     }
+  }
+
+  /**
+   * The leader said `shutting_down`: the seat ends here, as for a lost connection (every receipt
+   * without consumption evidence becomes `uncertain`; late evidence may still settle one).
+   * Idempotent.
+   */
+  leaderShuttingDown(reason: string, delayMs: number): void {
+    if (this.shuttingDown !== null) return;
+    this.shuttingDown = { reason, delayMs };
+    this.tracker.connectionLost(`leader shutting down: ${reason}`);
+    this.emit({ type: "leader-shutting-down", reason, delayMs });
   }
 
   /** One bounded request; JSON-RPC errors become WireError("acp", code). */
@@ -213,14 +278,12 @@ export class SessionCore {
     return parsed.output.result;
   }
 
+  /** What the catalog rule reads besides the list (plugins, our own servers): the handshake's. */
+  catalogContext: CatalogContext = EMPTY_CATALOG_CONTEXT;
+
   async listCatalog(): Promise<CatalogReadiness> {
-    const raw = await this.request("_x.ai/mcp/list", { sessionId: this.opts.sessionId });
     // ExtMethodResult: {"result": {servers}, "error"?} (session/result.rs).
-    const parsed = v.safeParse(v.looseObject({ result: McpListResultSchema }), raw);
-    if (!parsed.success) {
-      throw new AcpError("ACP_MCP_LIST_INVALID", "x.ai/mcp/list answer has the wrong shape");
-    }
-    return catalogReadiness(parsed.output.result);
+    return catalogReadiness(await this.mcpList(), this.catalogContext);
   }
 
   /** Send the fenced prompt through the SDK; resolves once its frame was written. */
@@ -325,7 +388,13 @@ export class SessionCore {
     if (event.type === "model_changed" && event.sessionId === sid) {
       const echo = { modelId: event.modelId, reasoningEffort: event.reasoningEffort };
       this.emit({ type: "model-changed", echo });
-      for (const w of [...this.#modelWaiters]) w(echo);
+      if (this.#attachEcho.pending) {
+        // The attach's own re-application: drained here, never a selection's confirmation.
+        this.attachEcho = echo;
+        this.#attachEcho.settle();
+      } else {
+        for (const w of [...this.#modelWaiters]) w(echo);
+      }
     }
     const evidence = evidenceFromEvent(event, sid);
     if (event.type === "queue_changed" && event.sessionId === sid) {

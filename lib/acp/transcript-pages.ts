@@ -1,7 +1,7 @@
 /**
  * `seat.transcript({ since, limit })`: a page of our session's stored transcript over
  * `x.ai/session/updates` (`extensions/session_updates.rs`), a read-only tail of `updates.jsonl`
- * with no replay and no side effect on the owner's TUI (docs/design/decisions.md §12.3). Pages are
+ * with no replay and no side effect on the owner's TUI (docs/design/decisions.md §13.3). Pages are
  * chosen by `PageSelector` exactly as `readNativeTranscript` chooses them from the file.
  *
  * The method pages by line offset (`offset < 0`: a tail); a cursor is an eventId. So a `since`

@@ -1,6 +1,6 @@
 /**
  * `readNativeTranscript`: a session's stored transcript read from Grok's own `updates.jsonl`, for a
- * session whose TUI has exited (upload after release; docs/design/decisions.md §12.3). The same
+ * session whose TUI has exited (upload after release; docs/design/decisions.md §13.3). The same
  * entries, pages and cursor as `seat.transcript()` over `x.ai/session/updates`: both choose pages
  * with `PageSelector` and drop rewound lines as Grok does.
  *

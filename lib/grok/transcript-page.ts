@@ -1,7 +1,7 @@
 /**
  * One page of a session's stored transcript, chosen the same way whether the lines come from
  * `x.ai/session/updates` (lib/acp/transcript-pages.ts) or from `updates.jsonl` itself
- * (native-transcript.ts), so the two agree line for line (docs/design/decisions.md §12.3). Pure.
+ * (native-transcript.ts), so the two agree line for line (docs/design/decisions.md §13.3). Pure.
  *
  * `since` is an eventId, exclusive. The stored order is not quite the event order: Grok's
  * persistence holds the last ACP update back to merge the next chunk into it, while xAI lines are

@@ -1,6 +1,6 @@
 /**
  * `TranscriptReconciler`: one transcript from live entries and stored records without a duplicated
- * or a missing character (docs/design/decisions.md §12.4). Pure, and bounded: it keeps the highest
+ * or a missing character (docs/design/decisions.md §13.4). Pure, and bounded: it keeps the highest
  * eventId counter written and the live chunks of the current chunk run only.
  *
  * The live stream has one entry per update; the store merges consecutive message (or thought)

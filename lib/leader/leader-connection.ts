@@ -144,6 +144,11 @@ export class LeaderConnection {
     return this.#registered;
   }
 
+  /** The reason of a `shutting_down` the leader announced, or null (none so far). */
+  get shuttingDown(): ShutdownReason | null {
+    return this.#shuttingDown;
+  }
+
   /** `client.rs` `send_control` preconditions: protocol 1 and `control_v1`. */
   get controlSupported(): boolean {
     return this.#controlRefusal() === null;

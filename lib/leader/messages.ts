@@ -145,10 +145,15 @@ export function parseClientMessage(value: unknown): ClientMessage {
 export const CLIENT_TYPE = "grok-seat";
 
 /**
- * Our `register`: `mode:"stdio"` (`headless` would start the relay WebSocket, §3), `status_line:true`
- * so attaching does not switch off the TUI's status row (§7 "Side effects"), and no
- * `client_version`, which would only trigger a `version_mismatch` notice (§3). Keys are in the
- * Rust field order: this is byte-for-byte the note's fixture 2 with our `client_type`.
+ * Our `register`: `mode:"stdio"` (`headless` would start the relay WebSocket, §3), no
+ * `client_version`, which would only trigger a `version_mismatch` notice (§3), and
+ * `status_line:true`. Every attach sets the session's status-row flag to the attaching client's
+ * value (the leader injects it as `_meta.clientStatusLine`, `leader/server.rs`
+ * `inject_session_request_context`; `agent/mvp_agent/agent_ops.rs` `attach_status_line`): `false`
+ * would switch off a row the owner's TUI draws. The TUI itself registers `false` unless
+ * `[ui.status_line]` reserves a row and it is not in minimal mode (`pager/src/app/status_line.rs`
+ * `draws_a_row`); then our `true` only has the agent build status snapshots nobody paints. Keys
+ * are in the Rust field order: this is byte-for-byte the note's fixture 2 with our `client_type`.
  */
 export function registerMessage(clientType: string = CLIENT_TYPE): ClientMessage {
   return {

@@ -46,7 +46,12 @@ export const PaneProofRecordSchema = v.object({
     workspaceId: v.string(),
     tabId: v.string(),
   }),
-  /** argv and cwd as `layout.apply` echoed them; null when the pane was not launched by us. */
+  /**
+   * argv and cwd as `layout.apply` echoed them; null when the pane was not launched by us. A
+   * record of what was asked, never re-checked: the owner's `/minimal` or `/fullscreen` re-execs
+   * the TUI in place with a rebuilt argv (same pid, identity, birth and executable), which is not
+   * another process (docs/design/decisions.md §12.5).
+   */
   launch: v.nullable(v.object({ argv: v.array(v.string()), cwd: v.nullable(v.string()) })),
   process: v.object({
     ...BoundProcessSchema.entries,

@@ -4,6 +4,7 @@
  * the CLI key on them, and every refusal names the step it happened in.
  */
 import type { CheckResult } from "../check.js";
+import type { OwnerGate } from "../grok/owner-gates.js";
 import type { JsonValue } from "../json.js";
 
 export const HIRE_STEPS = [
@@ -36,9 +37,24 @@ export type HireStep = (typeof HIRE_STEPS)[number];
 export type SeatStep = HireStep | "deliver" | "release" | "resume" | "adopt";
 
 /**
- * One progress event. `started` precedes the step's work; `proven` carries the checks that
- * passed and the facts they were computed from; `refused` carries the refusal (the hire then
- * rejects with the same `SeatRefusal`). `elapsedMs` counts from the start of the hire.
+ * What a step that waits for the owner reports (`type: "waiting"`): `kind: "owner_action"`, the
+ * startup screen the TUI likely shows (`gate`; `unknown` when nothing predicted it, e.g. a terms
+ * notice, which only the account's settings server arms), the pane and the owner's step. The step
+ * then waits up to `timeoutMs` (`timeouts.ownerMs`) before it refuses OWNER_GATE_TIMEOUT.
+ */
+export interface OwnerActionWait {
+  readonly kind: "owner_action";
+  readonly gate: OwnerGate;
+  readonly paneId: string;
+  readonly ownerStep: string;
+  readonly timeoutMs: number;
+}
+
+/**
+ * One progress event. `started` precedes the step's work; `waiting` says the step waits for the
+ * owner (it may come more than once); `proven` carries the checks that passed and the facts they
+ * were computed from; `refused` carries the refusal (the hire then rejects with the same
+ * `SeatRefusal`). `elapsedMs` counts from the start of the hire.
  */
 export type HireEvent =
   | {
@@ -46,6 +62,11 @@ export type HireEvent =
       readonly step: HireStep;
       readonly elapsedMs: number;
     }
+  | ({
+      readonly type: "waiting";
+      readonly step: HireStep;
+      readonly elapsedMs: number;
+    } & OwnerActionWait)
   | {
       readonly type: "proven";
       readonly step: HireStep;

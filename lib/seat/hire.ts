@@ -33,7 +33,7 @@ import { connect } from "./steps/connect.js";
 import { launch, type PanePlacement } from "./steps/launch.js";
 import { leaderProof } from "./steps/leader-proof.js";
 import { leaderWait } from "./steps/leader-wait.js";
-import { mcpBank as mcpBankStep } from "./steps/mcp-bank.js";
+import { bankToolNames, mcpBank as mcpBankStep } from "./steps/mcp-bank.js";
 import { model } from "./steps/model.js";
 import { paneProof } from "./steps/pane-proof.js";
 import { persona as personaStep } from "./steps/persona.js";
@@ -51,8 +51,15 @@ export type { PanePlacement };
 export interface HireTimeouts {
   /** TUI start to a listening leader (default 30 s; grok waits 10 s for its own spawn). */
   readonly leaderMs?: number;
-  /** For the TUI's `active_sessions.json` entry (default 15 s). */
+  /** For the TUI's `active_sessions.json` entry when no owner screen is expected (default 15 s). */
   readonly activeSessionMs?: number;
+  /**
+   * For the owner, once the TUI is expected (or, after `activeSessionMs`, suspected) to show a
+   * startup screen before it creates its session: sign-in, a terms notice, folder trust
+   * (default 10 min). A `waiting` progress event names the screen, the pane and the owner's step;
+   * the bound ends in OWNER_GATE_TIMEOUT.
+   */
+  readonly ownerMs?: number;
   /** For Herdr to identify the agent (default 10 s). */
   readonly agentMs?: number;
   /** Each leader registration, control and ACP request (default 30 s). */
@@ -196,7 +203,11 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       sessionId,
       tui: pane.tui,
       tuiCwd: pre.cwd,
+      paneId: launched.paneId,
+      resuming: mode.kind === "resume",
+      gates: pre.gates,
       timeoutMs: t.activeSessionMs,
+      ownerMs: t.ownerMs,
     });
     const verdict = await steps.run(agent, {
       herdr: pre.herdr,
@@ -214,7 +225,18 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       requestMs,
     });
     await steps.run(versions, { cli: pre.cliVersion, registered: conn.registered, init });
-    await steps.run(catalog, handshake);
+    await steps.run(catalog, {
+      handshake,
+      grokHome: runtime.profile.grokHome,
+      cwd: pre.cwd,
+      home: env.HOME ?? null,
+      env: { ...env, GROK_HOME: runtime.profile.grokHome },
+      // The operator bank this seat added: its placeholder row is ours, not an unknown server.
+      ownServers:
+        proxy !== null && pre.bank !== null
+          ? [{ name: pre.bank.name, tools: bankToolNames(proxy, pre.bank.name) }]
+          : [],
+    });
     const session = await steps.run(attach, handshake);
     let chosen: SeatRecord["model"] = null;
     if (options.model !== undefined) {
@@ -269,6 +291,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       runtime,
       journalDir,
       pane,
+      launch: launched,
       socket,
       controller,
       conn,

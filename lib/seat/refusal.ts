@@ -9,7 +9,7 @@ import type { AcpErrorCode } from "../acp/acp-error.js";
 import type { CheckResult } from "../check.js";
 import type { DeliveryErrorCode } from "../delivery/index.js";
 import { failureOf, GrokSeatError } from "../errors.js";
-import { LINEAR_OWNER_STEP } from "../grok/catalog.js";
+import { LINEAR_OWNER_STEP, UNVERIFIABLE_OWNER_STEP } from "../grok/catalog.js";
 import type { GrokErrorCode } from "../grok/grok-error.js";
 import { VERSION_FLOOR } from "../grok/version.js";
 import type { HerdrErrorCode } from "../herdr/herdr-error.js";
@@ -29,6 +29,10 @@ const OWNER_STEPS = {
   PROFILE_INVALID:
     "Pass an existing GROK_HOME directory you own, or an existing login file to copy into a temporary profile.",
   CWD_INVALID: "Pass an existing working directory you can enter.",
+  SANDBOX_DISABLES_LEADER:
+    "A Grok sandbox profile turns leader mode off, so no seat can attach: unset GROK_SANDBOX (or set it to off) and remove [sandbox] profile from the profile's config.toml, then hire again.",
+  OWNER_GATE_TIMEOUT:
+    "The TUI did not create its session in time: answer its startup screen (sign-in, terms notice or folder trust) in the pane, or quit it (/quit); then hire again, with a longer timeouts.ownerMs if you need more time.",
   SKILL_UNREADABLE: "Make every selected skill path readable, or leave it out of the selection.",
   PERSONA_INVALID:
     "Pass the persona as text of at most 131063 UTF-8 bytes, without NUL (one command-line argument holds it).",
@@ -69,6 +73,7 @@ const OWNER_STEPS = {
     "Grok's active_sessions.json does not name the TUI's session; quit the Grok pane (/quit) and hire again.",
   LINEAR_DIRECT_ENABLED: LINEAR_OWNER_STEP,
   CATALOG_NOT_SESSION_SCOPED: "Quit the Grok pane (/quit) and hire again.",
+  CATALOG_UNVERIFIABLE: UNVERIFIABLE_OWNER_STEP,
   SESSION_UNKNOWN:
     "The TUI's session is not live in its leader; quit the Grok pane (/quit) and hire again.",
   SESSION_CWD_MISMATCH:
@@ -88,6 +93,8 @@ const OWNER_STEPS = {
   LEADER_REPLACED:
     "Another process now serves the seat's socket; nothing was sent to it. Hire a fresh seat.",
   LEADER_GONE: "The seat's leader has exited; hire a fresh seat.",
+  LEADER_SHUTTING_DOWN:
+    "The seat's leader shut down (e.g. Grok's self-update); the seat has ended and never reconnects. Reconcile its receipts from the record, then hire a fresh seat.",
   SEAT_RELEASED: "The seat was released; hire a fresh seat.",
   CONNECTION_CLOSED: "The connection to the leader closed; nothing is resent. Hire a fresh seat.",
   DELIVERY_UNCERTAIN:

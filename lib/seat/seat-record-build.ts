@@ -25,6 +25,11 @@ export interface SeatRecordInput {
   readonly lockPath: string;
   /** Where the session's `updates.jsonl` lives (`nativeTranscriptPath`), or null. */
   readonly nativeTranscript: string | null;
+  readonly launch: {
+    readonly argv: readonly string[];
+    readonly env: Readonly<Record<string, string>>;
+    readonly callerEnv: readonly string[];
+  };
   readonly controller: {
     readonly pid: number;
     readonly identity: ProcessIdentity | null;
@@ -71,6 +76,11 @@ export function buildSeatRecord(i: SeatRecordInput): SeatRecord {
     socketPath: i.socketPath,
     lockPath: i.lockPath,
     nativeTranscript: i.nativeTranscript,
+    launch: {
+      argv: [...i.launch.argv],
+      env: { ...i.launch.env },
+      callerEnv: [...i.launch.callerEnv],
+    },
     controller: { ...i.controller },
     profile: {
       kind: i.profile.kind,

@@ -67,6 +67,18 @@ export const SeatRecordSchema = v.object({
    * before this field existed: then it is derived from `profile.grokHome`, `cwd` and `sessionId`.
    */
   nativeTranscript: v.optional(v.nullable(v.string())),
+  /**
+   * How the TUI was launched: its argv, the variables the seat itself set in the pane (GROK_HOME,
+   * GROK_DISABLE_AUTOUPDATER=1: the leader inherits them) and the names of the caller's extra
+   * variables (values not recorded). Absent in records written before it existed.
+   */
+  launch: v.optional(
+    v.object({
+      argv: v.array(v.string()),
+      env: v.record(v.string(), v.string()),
+      callerEnv: v.array(v.string()),
+    }),
+  ),
   /** The controller process that hired the seat. */
   controller: v.object({
     pid: uint,

@@ -14,6 +14,7 @@ import type { JsonValue } from "../json.js";
 import type { KernelPort, ProcessHandle } from "../kernel/index.js";
 import type { LeaderConnection } from "../leader/leader-connection.js";
 import type { ExitVerdict, PaneExitWatch } from "../observe/pane-exit.js";
+import { removeTemporaryProfile } from "./profile.js";
 import { SeatRefusal } from "./refusal.js";
 import { type RegisteredSeat, SeatRegistry } from "./registry.js";
 import { leaderNow, removeStaleLeaderFiles, stopLeader, tuiExitUnderway } from "./release.js";
@@ -59,6 +60,8 @@ export interface ReleaseReport {
     readonly removed: readonly string[];
   };
   readonly recordPath: string;
+  /** A temporary profile removed by the release (the copied login first); empty otherwise. */
+  readonly profileRemoved: readonly string[];
 }
 
 /** The exit verdict as recorded JSON. */
@@ -85,7 +88,7 @@ export function verdictJson(v: ExitVerdict | null): JsonValue {
 
 /**
  * What `seat.on(listener)` reports: receipts moving, owner actions, model echoes, every update of
- * the session (`transcript`), the close.
+ * the session (`transcript`), `leader-shutting-down`, the close.
  */
 export type SeatEvent = AcpSessionEvent;
 
@@ -112,7 +115,16 @@ export class Seat implements RegisteredSeat {
       if (v.exited) this.#exit = v;
       return v;
     });
+    // A `shutting_down` from our leader (any reason: the hourly `auto_update` above all) ends the
+    // seat by name; the leader the TUI starts next is never ours (docs/design/decisions.md §12.1).
+    this.#unwatchLeader = parts.conn.onEvent((e) => {
+      if (e.type === "shutting_down") parts.acp.leaderShuttingDown(e.reason, e.delayMs);
+    });
+    const early = parts.conn.shuttingDown;
+    if (early !== null) parts.acp.leaderShuttingDown(early, 0);
   }
+
+  readonly #unwatchLeader: () => void;
 
   get record(): SeatRecord {
     return this.#record;
@@ -129,6 +141,7 @@ export class Seat implements RegisteredSeat {
 
   get live(): boolean {
     if (this.#state !== "ready" || this.#exit !== null) return false;
+    if (this.#p.acp.shuttingDown !== null) return false;
     try {
       return this.#p.leader.isAlive() && this.#p.conn.state === "open";
     } catch {
@@ -193,6 +206,14 @@ export class Seat implements RegisteredSeat {
       });
     if (this.#state !== "ready")
       throw refuse("SEAT_RELEASED", "deliver.seat_ready", "the seat was released");
+    const down = this.#p.acp.shuttingDown;
+    if (down !== null) {
+      throw refuse(
+        "LEADER_SHUTTING_DOWN",
+        "deliver.leader_running",
+        `the seat's leader announced its shutdown (${down.reason}); the seat has ended and never connects to the leader the TUI starts next`,
+      );
+    }
     if (this.#exit !== null) {
       throw refuse(
         "TUI_EXITED",
@@ -238,6 +259,7 @@ export class Seat implements RegisteredSeat {
     }
     this.#state = "releasing";
     const p = this.#p;
+    this.#unwatchLeader();
     p.acp.close();
     await Promise.race([p.conn.close(), delay(2000)]);
     p.controller.release();
@@ -279,6 +301,13 @@ export class Seat implements RegisteredSeat {
     }
     p.tui.close();
     p.leader.close();
+    // The seat's temporary profile goes with it: a copied login left behind could still spend
+    // the owner's rotating refresh token (lib/seat/profile.ts).
+    const profileRemoved = removeTemporaryProfile({
+      kind: this.#record.profile.kind,
+      grokHome: this.#record.profile.grokHome,
+      loginFile: this.#record.profile.loginFile,
+    });
     p.registry.unregister(this);
     this.#state = "released";
     this.#record = {
@@ -296,6 +325,7 @@ export class Seat implements RegisteredSeat {
       tuiExit: exit,
       leader: { pid: this.#record.leader.pid, action, reasons: decision.reasons, signal, removed },
       recordPath: this.recordPath,
+      profileRemoved,
     };
   }
 }

@@ -10,7 +10,7 @@ import { GrokSeatError } from "../errors.js";
 import type { JsonValue } from "../json.js";
 import type { KernelPort } from "../kernel/index.js";
 import type { DisposeStack } from "./dispose-stack.js";
-import type { HireEvent, HireListener, HireStep } from "./hire-events.js";
+import type { HireEvent, HireListener, HireStep, OwnerActionWait } from "./hire-events.js";
 import { SeatRefusal } from "./refusal.js";
 
 export interface StepOutcome<T> {
@@ -47,6 +47,8 @@ export interface StepContext {
   readonly stack: DisposeStack;
   readonly left: LeftForOwner;
   readonly signal: AbortSignal | undefined;
+  /** Report that the running step now waits for the owner (a `waiting` progress event). */
+  readonly waiting: (wait: OwnerActionWait) => void;
 }
 
 /** One hire step: its stable name and its work. */
@@ -73,9 +75,15 @@ export class StepRunner {
   current: HireStep | null = null;
   readonly #reported = new WeakSet<SeatRefusal>();
 
-  constructor(listener: HireListener | undefined, ctx: StepContext) {
+  constructor(listener: HireListener | undefined, ctx: Omit<StepContext, "waiting">) {
     this.#listener = listener;
-    this.ctx = ctx;
+    this.ctx = {
+      ...ctx,
+      waiting: (wait) => {
+        if (this.current === null) return;
+        this.emit({ type: "waiting", step: this.current, elapsedMs: this.elapsed(), ...wait });
+      },
+    };
     this.#t0 = performance.now();
   }
 

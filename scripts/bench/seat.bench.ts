@@ -89,7 +89,6 @@ async function oneHire(): Promise<{ seat: Seat; events: HireEvent[]; cpuMs: numb
     grok,
     herdr: { socketPath: herdr.socketPath },
     runtimeBase,
-    env: { GROK_DISABLE_AUTOUPDATER: "1" },
     onProgress: (e) => {
       events.push(e);
       if (e.type !== "proven") return;
@@ -153,6 +152,7 @@ try {
     const tui = await startGrokTui({
       grokHome: home.dir,
       cwd: home.cwd,
+      // A bare TUI without a seat: set what a seat would, so the two start alike.
       env: { GROK_DISABLE_AUTOUPDATER: "1" },
     });
     try {

@@ -24,6 +24,9 @@ export function progressLine(e: HireEvent, c: Paint): string | null {
     const checks = n === 0 ? "" : c.dim(` [${n} check${n === 1 ? "" : "s"}]`);
     return `  ${c.green("✓")} ${e.step.padEnd(16)} ${t}  ${e.summary}${checks}`;
   }
+  if (e.type === "waiting") {
+    return `  ${c.bold("…")} ${e.step.padEnd(16)} ${t}  waiting for the owner (${e.gate}): ${e.ownerStep}`;
+  }
   return `  ${c.red("✗")} ${e.step.padEnd(16)} ${t}  ${e.code}${e.check === null ? "" : ` (${e.check})`}: ${e.reason}`;
 }
 

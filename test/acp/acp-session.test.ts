@@ -40,6 +40,7 @@ test("attach: initialize (grok-pager), residency probe, catalog, then resume wit
     sessionId: S,
     cwd: CWD,
     mcpServers: [],
+    _meta: { yoloMode: false, autoMode: false },
   });
   assert.is(seat.agentVersion, "1.0.48");
   assert.is(seat.catalog.ok, true);
@@ -302,6 +303,39 @@ test("model selection requires the echo of model and effort; unknown options ref
   assert.is(
     await refusal(seat.selectModel({ modelId: "grok-build", effort: "low" })),
     "MODEL_NOT_ECHOED",
+  );
+  w.controller.release();
+});
+
+test("the attach's own model_changed (the old model) is drained, never taken as a selection's echo", async () => {
+  // Every attach re-applies the session's model and echoes it; here the echo comes a little after
+  // the resume answer, and the selection's own echo never comes.
+  const w = world(undefined, (a) =>
+    a.on("session/set_model", () => ({ _meta: { model: { Ok: "grok-build" } } })),
+  );
+  const resume = w.agent;
+  const seat = await attach(w);
+  setTimeout(
+    () =>
+      resume.notify("_x.ai/session_notification", {
+        sessionId: S,
+        update: {
+          sessionUpdate: "model_changed",
+          model_id: "grok-build",
+          reasoning_effort: "high",
+        },
+      }),
+    50,
+  );
+  // Selecting the model the session already has: only the attach's echo names it.
+  assert.is(
+    await refusal(seat.selectModel({ modelId: "grok-build", effort: "high" })),
+    "MODEL_NOT_ECHOED",
+  );
+  assert.is(sentTo(w, "session/set_model").length, 1);
+  assert.ok(
+    w.events.some((e) => e.type === "model-changed" && e.echo.modelId === "grok-build"),
+    "the attach's echo is still reported",
   );
   w.controller.release();
 });

@@ -107,8 +107,13 @@ test("residency probe: empty result is SESSION_UNKNOWN, another cwd is SESSION_C
   );
 });
 
-test("resume params: exact id, the TUI cwd, an explicit empty MCP list, no _meta", () => {
-  assert.equal(resumeParams(S, "/p"), { sessionId: S, cwd: "/p", mcpServers: [] });
+test("resume params: exact id, the TUI cwd, an explicit empty MCP list, yoloMode and autoMode false", () => {
+  assert.equal(resumeParams(S, "/p"), {
+    sessionId: S,
+    cwd: "/p",
+    mcpServers: [],
+    _meta: { yoloMode: false, autoMode: false },
+  });
 });
 
 test("attach result: models, session config and running prompt; another session id refuses", () => {

@@ -65,6 +65,7 @@ test("exact attach to the TUI's session; an unknown id refuses; never session/ne
         sessionId: sim.tui.sessionId,
         cwd: sim.home.cwd,
         mcpServers: [],
+        _meta: { yoloMode: false, autoMode: false },
       });
       // Nothing of ours ever named the unknown id beyond the residency probe, or created a session.
       assert.not.ok(methods(ours).includes("session/new"));
@@ -232,8 +233,10 @@ test("cancellation: a queued prompt by queue/remove, a running one by session/ca
 
 test("combine_queued_prompts: a prompt merged into the queue front is cancelled without our asking", async () => {
   await withSim({}, async (sim, seatDir) => {
+    // The session keeps the servers it was created with: `files` stays configured, or the list
+    // would show it as a placeholder the catalog rule cannot trace (CATALOG_UNVERIFIABLE).
     sim.home.writeConfig(
-      '[ui]\ncombine_queued_prompts = true\n\n[mcp_servers.docs]\nurl = "https://docs.example/mcp"\n',
+      '[ui]\ncombine_queued_prompts = true\n\n[mcp_servers.docs]\nurl = "https://docs.example/mcp"\n\n[mcp_servers.files]\ncommand = "npx"\n',
     );
     const a = await attachSeat(sim, seatDir);
     try {

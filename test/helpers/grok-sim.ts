@@ -466,8 +466,9 @@ export function simEnv(
       env[k] = v;
   }
   env.GROK_HOME = grokHome;
-  // What a seat must set (the leader inherits it; issue 13). Updates are on by default in the
-  // simulator as in real Grok, so tests of self-update override this.
+  // These helpers start grok directly, without a seat, so they set what a seat sets itself
+  // (lib/grok/seat-env.ts; the leader inherits it): updates are on by default in the simulator as
+  // in real Grok. Tests of self-update override it. Fixtures that hire a seat must NOT set it.
   env.GROK_DISABLE_AUTOUPDATER = "1";
   env.TERM = "xterm-256color";
   return { ...env, ...extra };

@@ -248,6 +248,7 @@ test("the grok simulator's TUI as the pane command: bound, detected and accepted
     const launch = await launchPane(client, {
       argv: [grok, "--leader", "--leader-socket", leaderSocket, "--session-id", sessionId],
       cwd: home.cwd,
+      // Launched here without a seat, so the test sets what a seat would (no self-update).
       env: { GROK_HOME: home.dir, GROK_DISABLE_AUTOUPDATER: "1" },
       label: "grok leader",
       target: { newWorkspace: { label: "grok" } },

@@ -304,7 +304,6 @@ test("ctl-kill: the controller is killed -9 between dispatch and acknowledgement
       runtimeBase: stack.runtimeBase,
       env: {
         GROK_SIM_LOG: logPath,
-        GROK_DISABLE_AUTOUPDATER: "1",
         GROK_SIM_ACK_DELAY_MS: `${gap}`,
       },
       a,

@@ -165,16 +165,23 @@ test("no leader within the bound: LEADER_NOT_READY, nothing connected", async ()
   }
 });
 
-test("active_sessions.json never names the session: ACTIVE_SESSION_UNPROVEN before ACP", async () => {
+test("active_sessions.json never names the session: the owner is told, then OWNER_GATE_TIMEOUT before ACP", async () => {
+  // Without an entry the seat cannot tell a session that was never created (a startup screen
+  // the owner has not answered: a terms notice is never predictable) from one never registered,
+  // so after activeSessionMs it reports an owner wait with gate "unknown" and refuses at ownerMs.
   const stack = await startStack({ env: { GROK_SIM_SKIP_ACTIVE_SESSIONS: "1" } });
   try {
     const options = stack.options();
     const r = await refusalOf(
-      hire({ ...options, timeouts: { ...options.timeouts, activeSessionMs: 300 } }),
+      hire({ ...options, timeouts: { ...options.timeouts, activeSessionMs: 300, ownerMs: 300 } }),
     );
     assert.is(r.step, "active_sessions");
-    assert.is(r.code, "ACTIVE_SESSION_UNPROVEN");
-    assert.is(r.check, "active_sessions.entry");
+    assert.is(r.code, "OWNER_GATE_TIMEOUT");
+    assert.is(r.check, "active_sessions.owner_gate");
+    assert.is(r.context.gate, "unknown");
+    const waits = stack.events.filter((e) => e.type === "waiting");
+    assert.is(waits.length, 1);
+    assert.is(waits[0]?.type === "waiting" && waits[0].gate, "unknown");
     assert.equal(ourAcpMethods(stack), []);
     await nothingDelivered(stack);
   } finally {

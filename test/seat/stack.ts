@@ -114,15 +114,25 @@ export async function startStack(
     switches?: PartialSwitches;
     herdrVersion?: string;
     env?: Record<string, string>;
+    /** More of the GROK_HOME fixture (`extraToml`, `signedIn`, …). */
+    home?: Omit<NonNullable<Parameters<typeof grokHomeFixture>[0]>, "mcpServers">;
   } = {},
 ): Promise<Stack> {
   const grok = realpathSync(await ensureGrokSim());
-  const home = grokHomeFixture({ mcpServers: opts.mcpServers ?? NO_LINEAR });
+  const home = grokHomeFixture({ ...opts.home, mcpServers: opts.mcpServers ?? NO_LINEAR });
   const cwd = realpathSync(home.cwd);
   const runtimeBase = mkdtempSync(join(tmpdir(), "seat-rt-"));
   const logPath = join(home.dir, "..", "sim-frames.log");
   const herdr = await startHerdrSim({
     switches: { detectMs: 100, ...opts.switches },
+    // The pane's environment is Herdr's own plus what the seat asks for: none of ours may decide
+    // how Grok behaves around the session (GROK_DISABLE_AUTOUPDATER above all, which every seat
+    // must set itself).
+    env: Object.fromEntries(
+      Object.keys(process.env)
+        .filter((k) => k.startsWith("GROK_") || k.startsWith("npm_"))
+        .map((k) => [k, undefined]),
+    ),
     ...(opts.herdrVersion === undefined ? {} : { version: opts.herdrVersion }),
   });
   const events: HireEvent[] = [];
@@ -154,9 +164,10 @@ export async function startStack(
       onProgress: (e) => events.push(e),
       timeouts: { leaderMs: 20_000, activeSessionMs: 15_000, agentMs: 10_000, requestMs: 10_000 },
       ...extra,
+      // No GROK_DISABLE_AUTOUPDATER here: the seat sets it itself (issue 13), and a fixture that
+      // set it would hide a seat that does not.
       env: {
         GROK_SIM_LOG: logPath,
-        GROK_DISABLE_AUTOUPDATER: "1",
         ...opts.env,
         ...(extra.env ?? {}),
       },

@@ -1,12 +1,14 @@
 /**
  * Step `launch`: the visible pane, from `layout.apply` with the TUI's argv as the pane command
  * (docs/design/herdr-socket-api.md §3.1: the only argv launch; no shell, no typing), in the work
- * cwd with GROK_HOME set. From here on the TUI lives in the runtime directory: a refused hire
- * leaves both to the owner.
+ * cwd with GROK_HOME and the seat's own variables set (lib/grok/seat-env.ts:
+ * `GROK_DISABLE_AUTOUPDATER=1`, which the leader inherits). From here on the TUI lives in the
+ * runtime directory: a refused hire leaves both to the owner.
  */
 import { fail, pass } from "../../check.js";
+import { SEAT_PANE_ENV, seatPaneEnv } from "../../grok/seat-env.js";
 import type { HerdrClient } from "../../herdr/client.js";
-import { type LaunchPaneOptions, launchPane } from "../../herdr/launch.js";
+import { type LaunchPaneOptions, type LaunchResult, launchPane } from "../../herdr/launch.js";
 import { type Persona, redactArgv, rulesArg } from "../persona.js";
 import { type LaunchMode, tuiArgv } from "../policy.js";
 import { refuseOnThrow } from "../refusal.js";
@@ -32,6 +34,14 @@ export interface LaunchInput {
   readonly placement?: PanePlacement | undefined;
   /** The persona of a fresh hire (`--rules=<text>`); its text never leaves memory. */
   readonly persona?: Persona | null | undefined;
+}
+
+/** The launched pane and what the seat put into its environment (for the seat record). */
+export interface LaunchedPane extends LaunchResult {
+  /** The variables the seat itself set (GROK_HOME, GROK_DISABLE_AUTOUPDATER). */
+  readonly seatEnv: Readonly<Record<string, string>>;
+  /** Names of the caller's extra variables (their values are not recorded). */
+  readonly callerEnvNames: readonly string[];
 }
 
 export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
@@ -63,7 +73,7 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
       launchPane(input.herdr, {
         argv,
         cwd: input.cwd,
-        env: { ...(input.env ?? {}), GROK_HOME: input.runtime.profile.grokHome },
+        env: seatPaneEnv(input.env, input.runtime.profile.grokHome),
         label,
         tabLabel: label,
         ...(target === undefined ? {} : { target }),
@@ -74,8 +84,12 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
   ctx.stack.release(input.runtime.dir);
   ctx.left.runtimeDir = input.runtime.dir;
   ctx.left.paneId = launched.paneId;
-  return outcome(
-    launched,
+  const seatEnv = { ...SEAT_PANE_ENV, GROK_HOME: input.runtime.profile.grokHome };
+  const callerEnvNames = Object.keys(input.env ?? {})
+    .filter((k) => !(k in seatEnv))
+    .sort();
+  return outcome<LaunchedPane>(
+    { ...launched, seatEnv, callerEnvNames },
     `Herdr opened pane ${launched.paneId} (workspace ${launched.workspaceId}) running ${shown.join(" ")}`,
     [
       // Compared on the real argv, in memory; recorded with the persona as its digest.
@@ -88,6 +102,7 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
       workspaceId: launched.workspaceId,
       tabId: launched.tabId,
       argv: redactArgv(launched.argv),
+      seatEnv,
     },
   );
 });

@@ -45,6 +45,14 @@ export interface ProvenBank {
   readonly tools: readonly string[];
 }
 
+/** The proxy's tools Grok can register under `name` (what the catalog and this step expect). */
+export function bankToolNames(proxy: BankProxy, name: string): string[] {
+  return proxy
+    .listed()
+    .filter((t) => registeredToolName(name, t.name, t.meta) !== null)
+    .map((t) => t.name);
+}
+
 export const mcpBank = hireStep("mcp_bank", async (input: McpBankInput, ctx) => {
   const { proxy, name } = input;
   if (input.scope === "session") {
@@ -71,10 +79,7 @@ export const mcpBank = hireStep("mcp_bank", async (input: McpBankInput, ctx) => 
       throw err;
     }
   }
-  const expected = proxy
-    .listed()
-    .filter((t) => registeredToolName(name, t.name, t.meta) !== null)
-    .map((t) => t.name);
+  const expected = bankToolNames(proxy, name);
   const deadline = performance.now() + input.timeoutMs;
   let checks: CheckResult[];
   for (;;) {

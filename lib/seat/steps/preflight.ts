@@ -2,13 +2,27 @@
  * Step `preflight`: everything that can be checked before a single process is started or a file
  * is created. Platform (darwin | linux), the grok executable (resolved to a canonical path, as the
  * kernel will report it), `grok --version` against the floor (lib/grok/version.ts: the one place
- * the floor is judged), the work cwd, the profile spec, the skill manifest, and which Herdr
- * server we are about to ask for a pane (discovery, then its session descriptor).
+ * the floor is judged), the work cwd, the profile spec, a sandbox request that would turn leader
+ * mode off (lib/grok/sandbox.ts: refused by its cause), the skill manifest, which Herdr server we
+ * are about to ask for a pane (discovery, then its session descriptor), and the owner's startup
+ * screens the TUI will show before it creates its session (lib/grok/owner-gates.ts: predicted
+ * and reported, never answered).
  */
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { type CheckResult, fail, firstFailure, pass } from "../../check.js";
+import { predictConsent } from "../../grok/consent.js";
+import { predictFolderTrust, TRUST_FILE } from "../../grok/folder-trust.js";
+import { loginFileOf, loginState } from "../../grok/login.js";
+import {
+  describeGates,
+  type OwnerGatePrediction,
+  predictOwnerGates,
+} from "../../grok/owner-gates.js";
 import { resolveGrokExecutable } from "../../grok/paths.js";
+import { requestedSandbox } from "../../grok/sandbox.js";
+import { readTomlFile, type TomlFile } from "../../grok/toml-file.js";
 import { checkVersionFloor, type GrokVersion, probeGrokVersion } from "../../grok/version.js";
 import { HerdrClient } from "../../herdr/client.js";
 import { discoverSocket } from "../../herdr/discovery.js";
@@ -16,7 +30,7 @@ import { readSessionDescriptor } from "../../observe/herdr-descriptor.js";
 import type { SessionDescriptor } from "../../proof/session-descriptor.js";
 import { checkBank, type McpBank } from "../bank.js";
 import { buildPersona, type Persona, skillsNote } from "../persona.js";
-import { checkProfileSpec, type ProfileSpec } from "../profile.js";
+import { checkProfileSpec, type ProfileSpec, trustStoreText } from "../profile.js";
 import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
 import { buildSkillManifest, type SkillEntry } from "../skills.js";
 import { hireStep, outcome } from "../step-runner.js";
@@ -55,11 +69,46 @@ export interface Preflight {
   readonly persona: Persona | null;
   readonly descriptor: SessionDescriptor;
   readonly herdr: HerdrClient;
+  /** The owner's startup screens the TUI is expected to show before its session exists. */
+  readonly gates: OwnerGatePrediction;
+}
+
+/** The profile's config.toml and trust store (a temporary profile has neither, but its list). */
+async function profileFiles(
+  profile: ProfileSpec,
+): Promise<{ config: TomlFile; store: TomlFile | null; configPath: string | null }> {
+  if (profile.kind === "grok-home") {
+    const home = realpathSync(profile.grokHome);
+    const configPath = join(home, "config.toml");
+    return {
+      config: await readTomlFile(configPath),
+      store: await readTomlFile(join(home, TRUST_FILE)),
+      configPath,
+    };
+  }
+  const trusted = profile.trustedFolders ?? [];
+  const { parse } = await import("smol-toml");
+  return {
+    config: { status: "missing", path: "config.toml" },
+    store:
+      trusted.length === 0
+        ? null
+        : { status: "ok", path: TRUST_FILE, table: parse(trustStoreText(trusted, new Date())) },
+    configPath: null,
+  };
 }
 
 function refuseFirst(checks: readonly CheckResult[], code: string): void {
   const failed = firstFailure(checks);
   if (failed !== undefined) throw refuseOnCheck("preflight", code, failed);
+}
+
+function canonicalOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
 }
 
 function cwdCheck(cwd: string): { check: CheckResult; real: string | null } {
@@ -155,6 +204,22 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
   checks.push(...checkProfileSpec(input.profile));
   refuseFirst(checks, "PROFILE_INVALID");
 
+  // A requested sandbox turns leader mode off without a word on the wire: refuse by its cause
+  // instead of waiting for a leader that never comes (LEADER_NOT_READY).
+  const files = await profileFiles(input.profile);
+  const sandbox = requestedSandbox(input.env, files.config);
+  checks.push(
+    sandbox === null
+      ? pass("preflight.sandbox", "no sandbox profile (leader mode on)", null)
+      : fail(
+          "preflight.sandbox",
+          "no sandbox profile (leader mode on)",
+          { ...sandbox },
+          `${sandbox.source} asks for the sandbox profile "${sandbox.profile}", which turns Grok's leader mode off`,
+        ),
+  );
+  refuseFirst(checks, "SANDBOX_DISABLES_LEADER");
+
   const skills = buildSkillManifest(input.skills ?? []);
   checks.push(...skills.checks);
   refuseFirst(checks, "SKILL_UNREADABLE");
@@ -191,20 +256,45 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
       serverPid: descriptor.server.pid,
     }),
   );
+  const realCwd = cwd.real ?? input.cwd;
+  const home = input.env.HOME !== undefined && input.env.HOME !== "" ? input.env.HOME : homedir();
+  const gates = predictOwnerGates(
+    await loginState(
+      input.profile.kind === "grok-home"
+        ? loginFileOf(realpathSync(input.profile.grokHome))
+        : input.profile.loginFile,
+      input.env,
+    ),
+    await predictFolderTrust({
+      cwd: realCwd,
+      home: canonicalOrNull(home),
+      env: input.env,
+      config: files.config,
+      store: files.store,
+      userConfigPath: files.configPath,
+    }),
+    // A temporary profile records no consent answers; the profile its login came from may.
+    predictConsent(
+      input.profile.kind === "temporary"
+        ? await readTomlFile(join(dirname(input.profile.loginFile), "config.toml"))
+        : null,
+    ),
+  );
   const value: Preflight = {
     platform: os,
     grokExecutable,
     cliVersion,
-    cwd: cwd.real ?? input.cwd,
+    cwd: realCwd,
     skills: skills.manifest,
     persona: persona.persona,
     bank: bank.bank,
     descriptor,
     herdr,
+    gates,
   };
   return outcome(
     value,
-    `${os}; ${cliVersion.line} at ${grokExecutable}; Herdr ${descriptor.version} at ${descriptor.socketPath}`,
+    `${os}; ${cliVersion.line} at ${grokExecutable}; Herdr ${descriptor.version} at ${descriptor.socketPath}; ${describeGates(gates)}`,
     checks,
     {
       platform: os,
@@ -221,6 +311,17 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
         value.persona === null
           ? null
           : { sha256: value.persona.sha256, bytes: value.persona.bytes },
+      ownerGates: {
+        expected: [...gates.expected],
+        signIn: gates.signIn,
+        consent: gates.consent,
+        folderTrust: {
+          outcome: gates.folderTrust.outcome,
+          why: gates.folderTrust.why,
+          workspace: gates.folderTrust.workspace,
+          kinds: [...gates.folderTrust.kinds],
+        },
+      },
     },
   );
 });

@@ -15,11 +15,13 @@ import type { LeaderConnection } from "../../leader/leader-connection.js";
 import type { AgentVerdict } from "../../proof/agent-reconcile.js";
 import { refuseOnThrow } from "../refusal.js";
 import type { SeatRegistry } from "../registry.js";
+import { redactArgv } from "../persona.js";
 import { RECORD_NAME } from "../runtime-dir.js";
 import { Seat } from "../seat.js";
 import { type SeatRecord, writeSeatRecord } from "../seat-record.js";
 import { buildSeatRecord } from "../seat-record-build.js";
 import { hireStep, outcome } from "../step-runner.js";
+import type { LaunchedPane } from "./launch.js";
 import type { ProvenLeader } from "./leader-proof.js";
 import type { ProvenPane } from "./pane-proof.js";
 import type { Preflight } from "./preflight.js";
@@ -32,6 +34,7 @@ export interface ReadyInput {
   readonly runtime: Runtime;
   readonly journalDir: string;
   readonly pane: ProvenPane;
+  readonly launch: LaunchedPane;
   readonly socket: SocketFacts;
   readonly controller: Controller;
   readonly conn: LeaderConnection;
@@ -65,6 +68,11 @@ export const ready = hireStep("ready", async (input: ReadyInput, ctx) => {
     socketPath: runtime.socketPath,
     lockPath: runtime.lockPath,
     nativeTranscript: nativeTranscriptPath(runtime.profile.grokHome, pre.cwd, sessionId),
+    launch: {
+      argv: redactArgv(input.launch.argv),
+      env: input.launch.seatEnv,
+      callerEnv: input.launch.callerEnvNames,
+    },
     controller: {
       pid: process.pid,
       identity: self.ok ? self.facts.identity : null,

@@ -1,5 +1,6 @@
 /**
- * Step `register`: `register` as `stdio` on the proven connection (status row kept), `registered`
+ * Step `register`: `register` as `stdio` on the proven connection (`status_line: true`, so our
+ * attach never switches off a status row the owner's TUI draws: lib/leader/messages.ts), `registered`
  * and readiness, then the leader's half of the version agreement (lib/grok/version.ts
  * `admitLeaderVersion`: protocol 1, `control_v1`, the same version as `grok --version`).
  */

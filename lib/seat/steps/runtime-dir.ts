@@ -3,19 +3,24 @@
  * symlink, short enough for the socket path) holding the leader socket and lock, the admission
  * lock and journal, a temporary profile when one is used, and the seat record; and the profile
  * made real (lib/seat/profile.ts). A refused hire removes the directory again, until the TUI
- * lives in it (`launch`).
+ * lives in it (`launch`); a temporary profile inside it is removed on any refusal.
  */
 import { tmpdir } from "node:os";
 import { firstFailure } from "../../check.js";
 import { lockPathForSocket } from "../../grok/paths.js";
 import type { McpBank } from "../bank.js";
-import { materializeProfile, type Profile, type ProfileSpec } from "../profile.js";
 import {
   type ProfileConfigSpec,
   profileConfigToml,
   type WrittenConfig,
   writeProfileConfig,
 } from "../profile-config.js";
+import {
+  materializeProfile,
+  type Profile,
+  type ProfileSpec,
+  removeTemporaryProfile,
+} from "../profile.js";
 import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
 import { createRuntimeDir, removeRuntimeDir } from "../runtime-dir.js";
 import { hireStep, outcome } from "../step-runner.js";
@@ -64,9 +69,13 @@ export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput,
     },
     () => materializeProfile(input.profile, dir),
   );
+  const profile = made.profile;
+  // A refused hire removes a temporary profile (the copied login above all) even once the TUI
+  // lives in the runtime directory: a copied login left behind can still spend the owner's
+  // refresh token (lib/seat/profile.ts).
+  ctx.stack.defer(() => removeTemporaryProfile(profile));
   const bad = firstFailure(made.checks);
   if (bad !== undefined) throw refuseOnCheck("runtime_dir", "PROFILE_INVALID", bad);
-  const profile = made.profile;
   const bank = input.bank ?? null;
   let bankProxy: BankProxy | null = null;
   if (bank !== null) {
