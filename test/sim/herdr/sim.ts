@@ -20,6 +20,7 @@ import {
   systemProcs,
 } from "./info.js";
 import { composeEnv, effectiveDir, resolveExecutable, writeLauncher } from "./launch.js";
+import type { PaneAgentState } from "./methods.js";
 import {
   allocTerminalId,
   decodePublicNumber,
@@ -31,7 +32,13 @@ import {
   type Terminal,
   type Workspace,
 } from "./model.js";
-import { isAlive, readEnvVar, readStat, sessionMembers } from "./procfs.js";
+import {
+  foregroundProcessGroupId,
+  isAlive,
+  readEnvVar,
+  readStat,
+  sessionMembers,
+} from "./procfs.js";
 import type { Switches } from "./switches.js";
 import { Tmux, type TmuxPaneFacts } from "./tmux.js";
 import type { WireObject } from "./wire.js";
@@ -74,6 +81,20 @@ export type InjectionEntry = {
 };
 
 const TICK_MS = 50;
+
+type Probe = {
+  next: number;
+  /** The agent the detection task currently holds (AgentDetectionPresence). */
+  last: string | null;
+  probed: boolean;
+  pendingShellClear: boolean;
+  exitReported: boolean;
+};
+type Observation = {
+  readonly agent: string | null;
+  readonly state: PaneAgentState;
+  readonly processExited: boolean;
+};
 const TITLE_EVERY_TICKS = 6;
 
 export class HerdrSim implements StateView {
@@ -93,7 +114,7 @@ export class HerdrSim implements StateView {
   private timer: NodeJS.Timeout | undefined;
   private ticks = 0;
   private ticking = false;
-  private readonly probes = new Map<string, { next: number; last: string | null }>();
+  private readonly probes = new Map<string, Probe>();
   /** Every pane session leader ever spawned, for the final sweep. */
   private readonly sessions = new Set<number>();
   private launchCounter = 0;
@@ -312,6 +333,9 @@ export class HerdrSim implements StateView {
     this.probes.set(terminal.id, {
       next: detectMs < 0 ? Number.POSITIVE_INFINITY : Date.now() + detectMs,
       last: null,
+      probed: false,
+      pendingShellClear: false,
+      exitReported: false,
     });
     return terminal;
   }
@@ -433,24 +457,63 @@ export class HerdrSim implements StateView {
         if (probe !== undefined && now >= probe.next) {
           const period = this.switches.detectMs;
           probe.next = period < 0 ? Number.POSITIVE_INFINITY : now + Math.max(period, TICK_MS);
-          const agent = probeForegroundAgent(t.shellPid);
-          if (agent !== probe.last) {
-            probe.last = agent;
+          const observation = this.probeOnce(t, probe);
+          if (observation !== null)
             await this.exclusive(async () => {
               const loc = this.locateTerminal(t);
               if (loc !== null && !t.gone)
                 this.emitAgentChange(
                   loc,
-                  t.agent.observeDetection(agent, this.switches.detectedStatus),
+                  t.agent.observeDetection(
+                    observation.agent,
+                    observation.state,
+                    observation.processExited,
+                  ),
                 );
             });
-          }
         }
       }
       if (this.ticks % TITLE_EVERY_TICKS === 0) await this.exclusive(() => this.refreshLiveFacts());
     } finally {
       this.ticking = false;
     }
+  }
+
+  /**
+   * One run of the pane's detection task (src/pane.rs): the process probe is skipped while a
+   * full-lifecycle authority is live (should_skip_process_probe_for_lifecycle_authority); an
+   * agent that leaves the foreground to the pane's own shell is first reported as a process
+   * exit (idle, released) and only cleared on the next probe (foreground_shell_agent_action);
+   * the same agent coming back after that report is a replacement process.
+   */
+  private probeOnce(t: Terminal, probe: Probe): Observation | null {
+    const foreground = foregroundProcessGroupId(t.shellPid);
+    if (
+      t.agent.liveFullLifecycleAuthority() &&
+      foreground !== null &&
+      probe.probed &&
+      !probe.pendingShellClear
+    )
+      return null;
+    probe.probed = true;
+    const agent = probeForegroundAgent(t.shellPid);
+    const previous = probe.last;
+    const status = this.switches.detectedStatus;
+    if (previous !== null && probe.exitReported) {
+      probe.exitReported = false;
+      probe.pendingShellClear = false;
+      probe.last = agent;
+      return { agent, state: agent === null ? "unknown" : status, processExited: false };
+    }
+    if (previous !== null && agent === null && foreground === t.shellPid) {
+      probe.pendingShellClear = true;
+      probe.exitReported = true;
+      return { agent: previous, state: "idle", processExited: true };
+    }
+    probe.pendingShellClear = false;
+    if (agent === previous) return null;
+    probe.last = agent;
+    return { agent, state: agent === null ? "unknown" : status, processExited: false };
   }
 
   /** Re-read tmux pane facts; a changed (stripped) title bumps revision and emits pane_updated. */
