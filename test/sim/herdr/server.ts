@@ -32,7 +32,7 @@ import {
   workspaceList,
 } from "./handlers-panes.js";
 import type * as M from "./methods.js";
-import { METHOD_NAMES } from "./methods.js";
+import { methodNames } from "./methods.js";
 import { type JsonValue, toPlain } from "./serde-json-read.js";
 import type { HerdrSim } from "./sim.js";
 import { type StreamPeer, subscribe, waitForEvent } from "./streams.js";
@@ -202,7 +202,7 @@ export class HerdrSocketServer {
       socket.destroy();
       return;
     }
-    const parsed = parseRequest(line, this.sim.options.testControl);
+    const parsed = parseRequest(line, this.sim.options.testControl, this.sim.switches.methodSet);
     if (!parsed.ok) {
       socket.end(`${errorLine("", "invalid_request", parsed.message)}\n`);
       return;
@@ -252,6 +252,13 @@ export class HerdrSocketServer {
         protocol: s.protocol,
         capabilities: s.capabilities,
       });
+    } else if (method === "client_shell.surface.set") {
+      // 0.9: answered on the socket thread, only a client-shell endpoint may set a surface.
+      response = errorLine(
+        id,
+        "connection_local_only",
+        "client_shell.surface.set is only available through a client shell endpoint",
+      );
     } else if (method.startsWith("sim.")) response = simMethod(this.sim, id, method, params);
     else {
       const handler = HANDLERS[method];
@@ -277,7 +284,8 @@ export class HerdrSocketServer {
   ): Promise<boolean> {
     const s = this.sim.switches;
     const faulty =
-      METHOD_NAMES.includes(method) && (s.faultMethods === null || s.faultMethods.includes(method));
+      methodNames(s.methodSet).includes(method) &&
+      (s.faultMethods === null || s.faultMethods.includes(method));
     if (faulty && s.replyDelayMs > 0) await sleep(s.replyDelayMs);
     if (socket.destroyed) return false;
     if (faulty && s.closeBeforeReply) {

@@ -133,7 +133,7 @@ export class HerdrSim implements StateView {
 
   async start(): Promise<void> {
     mkdirSync(join(this.options.dir, "launch"), { recursive: true, mode: 0o700 });
-    await this.tmux.start(this.keepAliveSession);
+    await this.tmux.start(this.keepAliveSession, this.switches.headlessSize);
     this.defaultTitle = await this.tmux.defaultTitle(this.keepAliveSession);
     this.timer = setInterval(() => void this.tick(), TICK_MS);
   }
@@ -292,11 +292,12 @@ export class HerdrSim implements StateView {
       !exe.includes("/") || exe.startsWith("/") || exe.startsWith("./") || exe.startsWith("../");
     const execTarget = plainName && !exe.includes("=") ? exe : resolved.path;
     const script = join(this.options.dir, "launch", `pane-${++this.launchCounter}.sh`);
-    writeLauncher(script, env, execTarget, command.slice(1));
+    const size = this.switches.headlessSize;
+    writeLauncher(script, env, execTarget, command.slice(1), size);
     let spawned: Awaited<ReturnType<Tmux["newWindow"]>>;
     try {
       if (how.kind === "session")
-        spawned = await this.tmux.newSession(identity.tmuxSession, dir, script);
+        spawned = await this.tmux.newSession(identity.tmuxSession, dir, script, size);
       else if (how.kind === "window")
         spawned = await this.tmux.newWindow(identity.tmuxSession, how.name, dir, script);
       else
@@ -311,6 +312,7 @@ export class HerdrSim implements StateView {
       return { error: err instanceof Error ? err.message : String(err) };
     }
     this.sessions.add(spawned.pid);
+    await this.tmux.retile(spawned.windowId, size);
     const stat = readStat(spawned.pid);
     await this.waitForExec(spawned.pid, spawned.paneId);
     const terminal: Terminal = {
@@ -395,6 +397,7 @@ export class HerdrSim implements StateView {
     t.gone = true;
     this.probes.delete(t.id);
     await this.tmux.killPane(t.tmuxPaneId);
+    await this.tmux.retile(t.tmuxWindowId, this.switches.headlessSize);
     for (const pid of sessionMembers(t.shellPid)) {
       try {
         process.kill(pid, "SIGKILL");
@@ -561,5 +564,6 @@ export class HerdrSim implements StateView {
     const { tabSurvives } = this.removePane(loc);
     if (tabSurvives) this.emit("layout_updated", { layout: paneLayoutSnapshot(loc.ws, loc.tab) });
     await this.tmux.killPane(t.tmuxPaneId);
+    await this.tmux.retile(t.tmuxWindowId, this.switches.headlessSize);
   }
 }

@@ -1,13 +1,18 @@
 // The private tmux server that hosts the simulator's terminals: `tmux -L <name> -f /dev/null`.
 // One tmux session per Herdr workspace (named like the workspace, `w1`), one tmux window per
-// Herdr tab, one tmux pane per Herdr pane (layout splits are tmux splits). A keep-alive
-// session named after the Herdr session holds the server up when no workspace exists.
+// Herdr tab, one tmux pane per Herdr pane. A keep-alive session named after the Herdr session
+// holds the server up when no workspace exists.
 // Every pane's process is started through a launcher script (see launch.ts) that execs the argv,
 // so the tmux pane pid is the argv command's own pid.
+//
+// Geometry: a headless Herdr server to which no client ever attached gives EVERY pane the same
+// terminal size, split or not (AppState::estimate_pane_size: no pane rects computed yet, so the
+// headless size, src/app/state.rs). So a tab's tmux panes are laid out side by side, each exactly
+// that size (`retile`), whatever the Herdr split tree says; the launcher also sets the size before
+// exec so the program never sees tmux's transient split size.
 import { execFile } from "node:child_process";
 
-export const WINDOW_COLS = 200;
-export const WINDOW_ROWS = 50;
+export type TerminalSize = { readonly cols: number; readonly rows: number };
 
 export type SpawnedTmuxPane = {
   readonly paneId: string;
@@ -28,6 +33,16 @@ export type TmuxPaneFacts = {
 const SPAWN_FORMAT = "#{pane_id} #{pane_pid} #{window_id} #{pane_tty}";
 
 export class TmuxError extends Error {}
+
+/** tmux's layout_checksum: a 16-bit rotate-and-add over the layout text, as 4 hex digits. */
+export function layoutChecksum(layout: string): string {
+  let csum = 0;
+  for (const ch of layout) {
+    csum = ((csum >> 1) + ((csum & 1) << 15)) & 0xffff;
+    csum = (csum + (ch.codePointAt(0) ?? 0)) & 0xffff;
+  }
+  return csum.toString(16).padStart(4, "0");
+}
 
 export class Tmux {
   readonly socketName: string;
@@ -56,7 +71,7 @@ export class Tmux {
   }
 
   /** Start the server with a keep-alive session that explains itself to a person attaching. */
-  async start(keepAliveSession: string): Promise<void> {
+  async start(keepAliveSession: string, size: TerminalSize): Promise<void> {
     const banner =
       "herdr simulator: each Herdr workspace is a tmux session (w1, w2, ...), each tab a window";
     await this.run([
@@ -65,9 +80,9 @@ export class Tmux {
       "-s",
       keepAliveSession,
       "-x",
-      `${WINDOW_COLS}`,
+      `${size.cols}`,
       "-y",
-      `${WINDOW_ROWS}`,
+      `${size.rows}`,
       "-n",
       "herdr-sim",
       "--",
@@ -75,7 +90,7 @@ export class Tmux {
       "-c",
       `printf '%s\\n' '${banner}'; exec tail -f /dev/null`,
     ]);
-    await this.run(["set-option", "-g", "default-size", `${WINDOW_COLS}x${WINDOW_ROWS}`]);
+    await this.run(["set-option", "-g", "default-size", `${size.cols}x${size.rows}`]);
     await this.run(["set-option", "-g", "remain-on-exit", "off"]);
   }
 
@@ -92,16 +107,21 @@ export class Tmux {
     return { paneId, pid: Number(pid), windowId, tty };
   }
 
-  async newSession(name: string, cwd: string, script: string): Promise<SpawnedTmuxPane> {
+  async newSession(
+    name: string,
+    cwd: string,
+    script: string,
+    size: TerminalSize,
+  ): Promise<SpawnedTmuxPane> {
     const out = await this.run([
       "new-session",
       "-d",
       "-s",
       name,
       "-x",
-      `${WINDOW_COLS}`,
+      `${size.cols}`,
       "-y",
-      `${WINDOW_ROWS}`,
+      `${size.rows}`,
       "-c",
       cwd,
       "-P",
@@ -176,6 +196,30 @@ export class Tmux {
 
   async killPane(paneId: string): Promise<void> {
     await this.run(["kill-pane", "-t", paneId]).catch(() => undefined);
+  }
+
+  /**
+   * Lay a window's panes out in one row, each exactly `size` (see the geometry note above).
+   * resize-window also pins the window's size (window-size manual), so an attached tmux client
+   * never resizes it. (A global `window-size manual` crashes tmux 3.3a's new-session.)
+   */
+  async retile(windowId: string, size: TerminalSize): Promise<void> {
+    const out = await this.run(["list-panes", "-t", windowId, "-F", "#{pane_id}"]).catch(() => "");
+    const ids = out
+      .split("\n")
+      .filter((l) => /^%\d+$/.test(l))
+      .map((l) => l.slice(1));
+    if (ids.length === 0) return;
+    const { cols, rows } = size;
+    const width = ids.length * (cols + 1) - 1;
+    const cells = ids.map((id, i) => `${cols}x${rows},${i * (cols + 1)},0,${id}`);
+    const body = ids.length === 1 ? cells[0] : `${width}x${rows},0,0{${cells.join(",")}}`;
+    await this.run(["resize-window", "-t", windowId, "-x", `${width}`, "-y", `${rows}`]).catch(
+      () => undefined,
+    );
+    await this.run(["select-layout", "-t", windowId, `${layoutChecksum(body)},${body}`]).catch(
+      () => undefined,
+    );
   }
 
   async killServer(): Promise<void> {
