@@ -18,6 +18,7 @@ import {
   type StateView,
   strippedTitle,
   systemProcs,
+  tabId,
 } from "./info.js";
 import { composeEnv, effectiveDir, resolveExecutable, writeLauncher } from "./launch.js";
 import type { PaneAgentState } from "./methods.js";
@@ -118,6 +119,7 @@ export class HerdrSim implements StateView {
   /** Every pane session leader ever spawned, for the final sweep. */
   private readonly sessions = new Set<number>();
   private launchCounter = 0;
+  private lastFocus: string | null = null;
   private stopped = false;
 
   constructor(options: SimOptions) {
@@ -160,11 +162,39 @@ export class HerdrSim implements StateView {
     return this.stopped;
   }
 
-  /** Run app work one piece at a time, like Herdr's app loop. */
+  /**
+   * Run app work one piece at a time, like Herdr's app loop; after each piece, as after each
+   * loop iteration, focus changes are published (sync_focus_events).
+   */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
+    const work = async () => {
+      try {
+        return await fn();
+      } finally {
+        this.syncFocusEvents();
+      }
+    };
+    const run = this.queue.then(work, work);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * sync_focus_events (src/app/api.rs): when the (active workspace index, focused pane) pair
+   * differs from the last one published, emit workspace_focused, tab_focused, pane_focused.
+   */
+  private syncFocusEvents(): void {
+    const loc = this.focusedPane();
+    const key = loc === null ? null : `${loc.wsIndex}|${loc.ws.id}:${loc.pane.number}`;
+    if (key === this.lastFocus) return;
+    this.lastFocus = key;
+    if (loc === null) return;
+    this.emit("workspace_focused", { workspace_id: loc.ws.id });
+    this.emit("tab_focused", { tab_id: tabId(loc.ws, loc.tab), workspace_id: loc.ws.id });
+    this.emit("pane_focused", {
+      pane_id: paneId(loc.ws, loc.pane.number),
+      workspace_id: loc.ws.id,
+    });
   }
 
   emit(kind: string, data: WireObject): void {
