@@ -40,6 +40,13 @@ export class EventHub {
     return this.events.length;
   }
 
+  /** How many retained events of each kind (test control only). */
+  retainedKinds(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const { event } of this.events) out[event.kind] = (out[event.kind] ?? 0) + 1;
+    return out;
+  }
+
   /**
    * EventHistoryError::Lost of the proposed fix (herdrdev/herdr PR #4225,
    * events_after_checked): the event right after `sequence` is no longer retained.

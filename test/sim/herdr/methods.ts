@@ -160,7 +160,11 @@ export function methodNames(set: MethodSet): readonly string[] {
 }
 
 /** Not part of Herdr: accepted only when the simulator runs with --test-control. */
-export const SIM_METHOD_NAMES: readonly string[] = ["sim.configure", "sim.injection_log"];
+export const SIM_METHOD_NAMES: readonly string[] = [
+  "sim.configure",
+  "sim.injection_log",
+  "sim.event_ring",
+];
 
 export const AGENT_STATUSES = ["idle", "working", "blocked", "done", "unknown"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];

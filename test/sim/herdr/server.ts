@@ -90,6 +90,14 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
 };
 
 function simMethod(sim: HerdrSim, id: string, method: string, params: unknown): string {
+  if (method === "sim.event_ring")
+    return successLine(id, {
+      type: "event_ring",
+      current_sequence: sim.hub.currentSequence(),
+      retained: sim.hub.retained(),
+      oldest_sequence: sim.hub.oldestSequence() ?? undefined,
+      kinds: sim.hub.retainedKinds(),
+    });
   if (method === "sim.injection_log")
     return successLine(id, {
       type: "injection_log",

@@ -120,6 +120,9 @@ export class HerdrSim implements StateView {
   private readonly sessions = new Set<number>();
   private launchCounter = 0;
   private lastFocus: string | null = null;
+  /** Panes of exited terminals, removed from tmux (and their windows retiled) in one go. */
+  private readonly deadTmuxPanes: string[] = [];
+  private readonly windowsToRetile = new Set<string>();
   private stopped = false;
 
   constructor(options: SimOptions) {
@@ -172,6 +175,7 @@ export class HerdrSim implements StateView {
         return await fn();
       } finally {
         this.syncFocusEvents();
+        await this.flushTmux();
       }
     };
     const run = this.queue.then(work, work);
@@ -481,11 +485,15 @@ export class HerdrSim implements StateView {
     try {
       this.ticks++;
       const now = Date.now();
-      for (const t of this.liveTerminals()) {
-        if (!isAlive(t.shellPid, t.shellStartTime)) {
-          await this.exclusive(() => this.handleExit(t));
-          continue;
-        }
+      const live = this.liveTerminals();
+      // Every exit seen in this tick is handled in one go (one app-loop turn).
+      const dead = live.filter((t) => !isAlive(t.shellPid, t.shellStartTime));
+      if (dead.length > 0)
+        await this.exclusive(async () => {
+          for (const t of dead) await this.handleExit(t);
+        });
+      for (const t of live) {
+        if (t.gone) continue;
         const probe = this.probes.get(t.id);
         if (probe !== undefined && now >= probe.next) {
           const period = this.switches.detectMs;
@@ -593,7 +601,16 @@ export class HerdrSim implements StateView {
     this.emit("pane_exited", { pane_id: paneId(loc.ws, loc.pane.number), workspace_id: loc.ws.id });
     const { tabSurvives } = this.removePane(loc);
     if (tabSurvives) this.emit("layout_updated", { layout: paneLayoutSnapshot(loc.ws, loc.tab) });
-    await this.tmux.killPane(t.tmuxPaneId);
-    await this.tmux.retile(t.tmuxWindowId, this.switches.headlessSize);
+    this.deadTmuxPanes.push(t.tmuxPaneId);
+    this.windowsToRetile.add(t.tmuxWindowId);
+  }
+
+  private async flushTmux(): Promise<void> {
+    if (this.deadTmuxPanes.length === 0) return;
+    const panes = this.deadTmuxPanes.splice(0);
+    const windows = [...this.windowsToRetile];
+    this.windowsToRetile.clear();
+    await this.tmux.killPanes(panes);
+    for (const w of windows) await this.tmux.retile(w, this.switches.headlessSize);
   }
 }

@@ -91,7 +91,10 @@ export class Tmux {
       `printf '%s\\n' '${banner}'; exec tail -f /dev/null`,
     ]);
     await this.run(["set-option", "-g", "default-size", `${size.cols}x${size.rows}`]);
-    await this.run(["set-option", "-g", "remain-on-exit", "off"]);
+    // A pane whose command exits stays until the simulator has published its exit and removed
+    // it (handleExit), so a layout can still split next to a pane that already died, as Herdr's
+    // own layout tree can.
+    await this.run(["set-option", "-g", "remain-on-exit", "on"]);
   }
 
   /** tmux's default pane title (the host name), which Herdr would report as no title at all. */
@@ -214,12 +217,30 @@ export class Tmux {
     const width = ids.length * (cols + 1) - 1;
     const cells = ids.map((id, i) => `${cols}x${rows},${i * (cols + 1)},0,${id}`);
     const body = ids.length === 1 ? cells[0] : `${width}x${rows},0,0{${cells.join(",")}}`;
-    await this.run(["resize-window", "-t", windowId, "-x", `${width}`, "-y", `${rows}`]).catch(
-      () => undefined,
-    );
-    await this.run(["select-layout", "-t", windowId, `${layoutChecksum(body)},${body}`]).catch(
-      () => undefined,
-    );
+    await this.run([
+      "resize-window",
+      "-t",
+      windowId,
+      "-x",
+      `${width}`,
+      "-y",
+      `${rows}`,
+      ";",
+      "select-layout",
+      "-t",
+      windowId,
+      `${layoutChecksum(body)},${body}`,
+    ]).catch(() => undefined);
+  }
+
+  /** Remove several panes with one tmux client. */
+  async killPanes(paneIds: readonly string[]): Promise<void> {
+    if (paneIds.length === 0) return;
+    const args = paneIds.flatMap((id, i) => [...(i === 0 ? [] : [";"]), "kill-pane", "-t", id]);
+    await this.run(args).catch(async () => {
+      // One of them was already gone, which stops the command list: one at a time then.
+      for (const id of paneIds) await this.killPane(id);
+    });
   }
 
   async killServer(): Promise<void> {
