@@ -42,12 +42,19 @@ test("fillEventRing: 512 retained events of real activity, among them at least 6
 
 test("a new pane.exited subscription replays every retained pane_exited, one per tick, then the live one", async () => {
   const retainedExits = ring.kinds.pane_exited ?? 0;
-  const stream = subscribeStream(sim.socketPath, "busy", [{ type: "pane.exited" }]);
-  await stream.waitLine((l) => l.includes("subscription_started"));
-  // The first replayed event is sent by the first poll, right after subscription_started.
-  await stream.waitLine((l) => l.includes('"event":"pane_exited"'));
-  const exitedSoFar = stream.lines.filter((l) => l.includes('"event":"pane_exited"')).length;
-  assert.ok(exitedSoFar < retainedExits, `paced, not a burst: ${exitedSoFar} of ${retainedExits}`);
+  // A retained workspace_created, matched by a second subscription polled right after the first
+  // in every tick, marks where the first tick ended.
+  await call(sim.socketPath, "workspace.create", { cwd: work, focus: false });
+  const stream = subscribeStream(sim.socketPath, "busy", [
+    { type: "pane.exited" },
+    { type: "workspace.created" },
+  ]);
+  const first = await stream.waitLine((l) => l.includes("subscription_started"));
+  assert.is(stream.lines.indexOf(first), 0);
+  // The first poll, right after subscription_started, sends one replayed pane_exited only.
+  const tick = await stream.waitLine((l) => l.includes('"event":"workspace_created"'));
+  const firstTick = stream.lines.slice(1, stream.lines.indexOf(tick));
+  assert.is(firstTick.filter((l) => l.includes('"event":"pane_exited"')).length, 1);
 
   // Our own pane exits now, while the replay is still running.
   const exitFile = join(work, "live-exit");

@@ -10,8 +10,9 @@
 // SIGINT or when stdin closes. Watch the panes with `tmux -L <tmux-socket> attach -t w1`.
 //
 // Layout in tmux: one tmux session per Herdr workspace (named like it, `w1`), one window per
-// tab, one tmux pane per Herdr pane (splits are tmux splits), plus a keep-alive session
-// `herdr-<session>`. Each pane process is the argv itself (`pane_pid` = `shell_pid`).
+// Herdr pane (a tab's root pane in a window named like the tab, split panes in windows named
+// `pane-w1-p3`), each pinned to the headless size, plus a keep-alive session `herdr-<session>`.
+// Each pane process is the argv itself (`pane_pid` = `shell_pid`).
 //
 // Presets (--version): 0.8.0 (default), head (protocol 20), 0.9.3 (protocol 22, 0.9 methods,
 // live-start subscriptions, 120x40 headless panes). README.md there lists each behaviour.

@@ -64,15 +64,11 @@ export type PaneLocation = {
   readonly pane: Pane;
 };
 
+/** Where a terminal goes: a new workspace session, a tab's window, or a split-off pane. */
 export type SpawnHow =
   | { readonly kind: "session" }
   | { readonly kind: "window"; readonly name: string }
-  | {
-      readonly kind: "split";
-      readonly target: Terminal;
-      readonly direction: "right" | "down";
-      readonly secondPercent: number;
-    };
+  | { readonly kind: "split" };
 
 export type InjectionEntry = {
   readonly method: string;
@@ -120,9 +116,8 @@ export class HerdrSim implements StateView {
   private readonly sessions = new Set<number>();
   private launchCounter = 0;
   private lastFocus: string | null = null;
-  /** Panes of exited terminals, removed from tmux (and their windows retiled) in one go. */
+  /** Panes of exited terminals, removed from tmux in one go at the end of the turn. */
   private readonly deadTmuxPanes: string[] = [];
-  private readonly windowsToRetile = new Set<string>();
   private stopped = false;
 
   constructor(options: SimOptions) {
@@ -335,10 +330,9 @@ export class HerdrSim implements StateView {
       else if (how.kind === "window")
         spawned = await this.tmux.newWindow(identity.tmuxSession, how.name, dir, script);
       else
-        spawned = await this.tmux.splitPane(
-          how.target.tmuxPaneId,
-          how.direction,
-          how.secondPercent,
+        spawned = await this.tmux.newWindow(
+          identity.tmuxSession,
+          `pane-${identity.paneId.replace(":", "-")}`,
           dir,
           script,
         );
@@ -346,7 +340,7 @@ export class HerdrSim implements StateView {
       return { error: err instanceof Error ? err.message : String(err) };
     }
     this.sessions.add(spawned.pid);
-    await this.tmux.retile(spawned.windowId, size);
+    await this.tmux.pinSize(spawned.windowId, size);
     const stat = readStat(spawned.pid);
     await this.waitForExec(spawned.pid, spawned.paneId);
     const terminal: Terminal = {
@@ -431,7 +425,6 @@ export class HerdrSim implements StateView {
     t.gone = true;
     this.probes.delete(t.id);
     await this.tmux.killPane(t.tmuxPaneId);
-    await this.tmux.retile(t.tmuxWindowId, this.switches.headlessSize);
     for (const pid of sessionMembers(t.shellPid)) {
       try {
         process.kill(pid, "SIGKILL");
@@ -602,15 +595,9 @@ export class HerdrSim implements StateView {
     const { tabSurvives } = this.removePane(loc);
     if (tabSurvives) this.emit("layout_updated", { layout: paneLayoutSnapshot(loc.ws, loc.tab) });
     this.deadTmuxPanes.push(t.tmuxPaneId);
-    this.windowsToRetile.add(t.tmuxWindowId);
   }
 
   private async flushTmux(): Promise<void> {
-    if (this.deadTmuxPanes.length === 0) return;
-    const panes = this.deadTmuxPanes.splice(0);
-    const windows = [...this.windowsToRetile];
-    this.windowsToRetile.clear();
-    await this.tmux.killPanes(panes);
-    for (const w of windows) await this.tmux.retile(w, this.switches.headlessSize);
+    if (this.deadTmuxPanes.length > 0) await this.tmux.killPanes(this.deadTmuxPanes.splice(0));
   }
 }

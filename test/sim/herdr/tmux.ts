@@ -1,15 +1,15 @@
 // The private tmux server that hosts the simulator's terminals: `tmux -L <name> -f /dev/null`.
-// One tmux session per Herdr workspace (named like the workspace, `w1`), one tmux window per
-// Herdr tab, one tmux pane per Herdr pane. A keep-alive session named after the Herdr session
-// holds the server up when no workspace exists.
+// One tmux session per Herdr workspace (named like the workspace, `w1`), and one tmux window per
+// Herdr pane: a tab's root pane in a window named after the tab, each pane split off it in a
+// window of its own (`pane-w1-p3`). A keep-alive session named after the Herdr session holds the
+// server up when no workspace exists.
 // Every pane's process is started through a launcher script (see launch.ts) that execs the argv,
 // so the tmux pane pid is the argv command's own pid.
 //
 // Geometry: a headless Herdr server to which no client ever attached gives EVERY pane the same
-// terminal size, split or not (AppState::estimate_pane_size: no pane rects computed yet, so the
-// headless size, src/app/state.rs). So a tab's tmux panes are laid out side by side, each exactly
-// that size (`retile`), whatever the Herdr split tree says; the launcher also sets the size before
-// exec so the program never sees tmux's transient split size.
+// terminal size, split or not, and never resizes it (AppState::estimate_pane_size: no pane rects
+// were computed, so the headless size, src/app/state.rs). A window per pane, pinned to that size,
+// does the same; tmux splits would halve panes and resize their neighbours.
 import { execFile } from "node:child_process";
 
 export type TerminalSize = { readonly cols: number; readonly rows: number };
@@ -33,16 +33,6 @@ export type TmuxPaneFacts = {
 const SPAWN_FORMAT = "#{pane_id} #{pane_pid} #{window_id} #{pane_tty}";
 
 export class TmuxError extends Error {}
-
-/** tmux's layout_checksum: a 16-bit rotate-and-add over the layout text, as 4 hex digits. */
-export function layoutChecksum(layout: string): string {
-  let csum = 0;
-  for (const ch of layout) {
-    csum = ((csum >> 1) + ((csum & 1) << 15)) & 0xffff;
-    csum = (csum + (ch.codePointAt(0) ?? 0)) & 0xffff;
-  }
-  return csum.toString(16).padStart(4, "0");
-}
 
 export class Tmux {
   readonly socketName: string;
@@ -162,33 +152,6 @@ export class Tmux {
     return this.parseSpawn(out);
   }
 
-  async splitPane(
-    target: string,
-    direction: "right" | "down",
-    secondPercent: number,
-    cwd: string,
-    script: string,
-  ): Promise<SpawnedTmuxPane> {
-    const out = await this.run([
-      "split-window",
-      "-d",
-      "-t",
-      target,
-      direction === "right" ? "-h" : "-v",
-      "-l",
-      `${secondPercent}%`,
-      "-c",
-      cwd,
-      "-P",
-      "-F",
-      SPAWN_FORMAT,
-      "--",
-      "/bin/sh",
-      script,
-    ]);
-    return this.parseSpawn(out);
-  }
-
   async renameWindow(windowId: string, name: string): Promise<void> {
     await this.run(["rename-window", "-t", windowId, name]).catch(() => undefined);
   }
@@ -201,35 +164,16 @@ export class Tmux {
     await this.run(["kill-pane", "-t", paneId]).catch(() => undefined);
   }
 
-  /**
-   * Lay a window's panes out in one row, each exactly `size` (see the geometry note above).
-   * resize-window also pins the window's size (window-size manual), so an attached tmux client
-   * never resizes it. (A global `window-size manual` crashes tmux 3.3a's new-session.)
-   */
-  async retile(windowId: string, size: TerminalSize): Promise<void> {
-    const out = await this.run(["list-panes", "-t", windowId, "-F", "#{pane_id}"]).catch(() => "");
-    const ids = out
-      .split("\n")
-      .filter((l) => /^%\d+$/.test(l))
-      .map((l) => l.slice(1));
-    if (ids.length === 0) return;
-    const { cols, rows } = size;
-    const width = ids.length * (cols + 1) - 1;
-    const cells = ids.map((id, i) => `${cols}x${rows},${i * (cols + 1)},0,${id}`);
-    const body = ids.length === 1 ? cells[0] : `${width}x${rows},0,0{${cells.join(",")}}`;
+  /** Pin a window to `size` (window-size manual), so no attached tmux client resizes it. */
+  async pinSize(windowId: string, size: TerminalSize): Promise<void> {
     await this.run([
       "resize-window",
       "-t",
       windowId,
       "-x",
-      `${width}`,
+      `${size.cols}`,
       "-y",
-      `${rows}`,
-      ";",
-      "select-layout",
-      "-t",
-      windowId,
-      `${layoutChecksum(body)},${body}`,
+      `${size.rows}`,
     ]).catch(() => undefined);
   }
 
