@@ -1,7 +1,15 @@
 // Raw-socket tools for the simulator tests: they talk to the socket directly, never through the
 // project's Herdr client, so the simulator is checked against the wire facts alone.
 import { execFile } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -247,6 +255,40 @@ export function fakeGrokDir(): { dir: string; cleanup: () => void } {
   );
   chmodSync(script, 0o755);
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A directory of fake agent executables (shell scripts, so the kernel names each process after
+ * its file) that wait until `$AGENT_EXIT_FILE` appears, and a node-run Pi at the path Herdr
+ * recognizes in a `node` argv (node_modules/@earendil-works/pi-coding-agent/dist/cli.js).
+ */
+export function fakeAgentsDir(names: readonly string[]): {
+  dir: string;
+  piCli: string;
+  cleanup: () => void;
+} {
+  const dir = mkdtempSync(join(tmpdir(), "herdr-sim-agents-"));
+  const wait = [
+    'f="$AGENT_EXIT_FILE"; [ -n "$f" ] || f=/nonexistent',
+    'while [ ! -e "$f" ]; do sleep 0.05; done',
+  ];
+  for (const name of names) {
+    writeFileSync(join(dir, name), ["#!/bin/sh", ...wait, ""].join("\n"));
+    chmodSync(join(dir, name), 0o755);
+  }
+  const cliDir = join(dir, "node_modules", "@earendil-works", "pi-coding-agent", "dist");
+  mkdirSync(cliDir, { recursive: true });
+  const piCli = join(cliDir, "cli.js");
+  writeFileSync(
+    piCli,
+    [
+      'const { existsSync } = require("node:fs");',
+      "const f = process.env.AGENT_EXIT_FILE;",
+      "setInterval(() => { if (f && existsSync(f)) process.exit(0); }, 50);",
+      "",
+    ].join("\n"),
+  );
+  return { dir, piCli, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export function environOf(pid: number): Map<string, string> {
