@@ -188,14 +188,20 @@ export class HerdrSocketServer {
     }
     const reader = new RequestLineReader(fd, MAX_INITIAL_REQUEST_BYTES);
     const deadline = Date.now() + this.sim.switches.requestTimeoutMs;
-    const step = () => {
+    const step = (): void => {
       if (socket.destroyed) return;
       const r = reader.step();
-      if (r.kind === "drop") return socket.destroy();
-      if (r.kind === "line") return void this.handleLine(socket, fd, r.bytes);
+      if (r.kind === "drop") {
+        socket.destroy();
+        return;
+      }
+      if (r.kind === "line") {
+        void this.handleLine(socket, fd, r.bytes);
+        return;
+      }
       // Herdr sleeps 100 ms between empty reads; polling faster only makes requests quicker.
-      if (Date.now() >= deadline) return socket.destroy();
-      setTimeout(step, READ_POLL_MS);
+      if (Date.now() >= deadline) socket.destroy();
+      else setTimeout(step, READ_POLL_MS);
     };
     step();
   }
