@@ -11,7 +11,7 @@
 //
 // Layout in tmux: one tmux session per Herdr workspace (named like it, `w1`), one window per
 // Herdr pane (a tab's root pane in a window named like the tab, split panes in windows named
-// `pane-w1-p3`), each pinned to the headless size, plus a keep-alive session `herdr-<session>`.
+// `pane-w1-p3`), each of the headless size, plus a keep-alive session `herdr-<session>`.
 // Each pane process is the argv itself (`pane_pid` = `shell_pid`).
 //
 // Presets (--version): 0.8.0 (default), head (protocol 20), 0.9.3 (protocol 22, 0.9 methods,

@@ -340,7 +340,7 @@ export class HerdrSim implements StateView {
       return { error: err instanceof Error ? err.message : String(err) };
     }
     this.sessions.add(spawned.pid);
-    await this.tmux.pinSize(spawned.windowId, size);
+    await this.tmux.ensureSize(spawned.windowId, size);
     const stat = readStat(spawned.pid);
     await this.waitForExec(spawned.pid, spawned.paneId);
     const terminal: Terminal = {

@@ -8,7 +8,7 @@
 //
 // Geometry: a headless Herdr server to which no client ever attached gives EVERY pane the same
 // terminal size, split or not, and never resizes it (AppState::estimate_pane_size: no pane rects
-// were computed, so the headless size, src/app/state.rs). A window per pane, pinned to that size,
+// were computed, so the headless size, src/app/state.rs). A window per pane, of that size,
 // does the same; tmux splits would halve panes and resize their neighbours.
 import { execFile } from "node:child_process";
 
@@ -36,6 +36,8 @@ export class TmuxError extends Error {}
 
 export class Tmux {
   readonly socketName: string;
+  /** The size new windows get (default-size), set at start. */
+  private defaultSize: TerminalSize | null = null;
   private readonly clientEnv: NodeJS.ProcessEnv;
 
   constructor(socketName: string) {
@@ -81,6 +83,7 @@ export class Tmux {
       `printf '%s\\n' '${banner}'; exec tail -f /dev/null`,
     ]);
     await this.run(["set-option", "-g", "default-size", `${size.cols}x${size.rows}`]);
+    this.defaultSize = size;
     // A pane whose command exits stays until the simulator has published its exit and removed
     // it (handleExit), so a layout can still split next to a pane that already died, as Herdr's
     // own layout tree can.
@@ -164,8 +167,14 @@ export class Tmux {
     await this.run(["kill-pane", "-t", paneId]).catch(() => undefined);
   }
 
-  /** Pin a window to `size` (window-size manual), so no attached tmux client resizes it. */
-  async pinSize(windowId: string, size: TerminalSize): Promise<void> {
+  /**
+   * Give a new window `size` when that is not the default-size it was created with (the headless
+   * size changed at runtime). Otherwise nothing: one tmux call less per pane. A person attaching
+   * a tmux client may resize windows, as attaching a client to Herdr resizes its panes.
+   */
+  async ensureSize(windowId: string, size: TerminalSize): Promise<void> {
+    const d = this.defaultSize;
+    if (d !== null && d.cols === size.cols && d.rows === size.rows) return;
     await this.run([
       "resize-window",
       "-t",
