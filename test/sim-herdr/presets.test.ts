@@ -130,6 +130,20 @@ test("headless geometry: every pane, split or not, has the headless size; layout
       assert.ok(layout.includes(`"area":{"height":0,"width":0,"x":0,"y":0}`), layout);
       assert.not.ok(/"width":[1-9]/.test(layout), "no rect has a width");
       stream.close();
+      // A headless size changed at runtime applies to the next pane from its first instruction.
+      await sim.configure({ headlessSize: { cols: 100, rows: 30 } });
+      await call(sim.socketPath, "layout.apply", { root: pane(3) });
+      await waitFor(
+        async () => {
+          try {
+            return readFileSync(size(3), "utf8") === "30 100\n";
+          } catch {
+            return false;
+          }
+        },
+        10000,
+        `pane 3 of ${version} reporting 30 100`,
+      );
     } finally {
       await sim.stop();
     }

@@ -322,7 +322,13 @@ export class HerdrSim implements StateView {
     const execTarget = plainName && !exe.includes("=") ? exe : resolved.path;
     const script = join(this.options.dir, "launch", `pane-${++this.launchCounter}.sh`);
     const size = this.switches.headlessSize;
-    writeLauncher(script, env, execTarget, command.slice(1), size);
+    writeLauncher(
+      script,
+      env,
+      execTarget,
+      command.slice(1),
+      this.tmux.createsAt(size) ? null : size,
+    );
     let spawned: Awaited<ReturnType<Tmux["newWindow"]>>;
     try {
       if (how.kind === "session")

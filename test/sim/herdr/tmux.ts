@@ -167,14 +167,19 @@ export class Tmux {
     await this.run(["kill-pane", "-t", paneId]).catch(() => undefined);
   }
 
+  /** True when new windows are created at `size` (tmux's default-size). */
+  createsAt(size: TerminalSize): boolean {
+    const d = this.defaultSize;
+    return d !== null && d.cols === size.cols && d.rows === size.rows;
+  }
+
   /**
    * Give a new window `size` when that is not the default-size it was created with (the headless
    * size changed at runtime). Otherwise nothing: one tmux call less per pane. A person attaching
    * a tmux client may resize windows, as attaching a client to Herdr resizes its panes.
    */
   async ensureSize(windowId: string, size: TerminalSize): Promise<void> {
-    const d = this.defaultSize;
-    if (d !== null && d.cols === size.cols && d.rows === size.rows) return;
+    if (this.createsAt(size)) return;
     await this.run([
       "resize-window",
       "-t",
