@@ -44,27 +44,47 @@ export type LineOutcome =
 export class RequestLineReader {
   private readonly fd: number;
   private readonly maxBytes: number;
-  private readonly parts: Buffer[] = [];
+  private line = Buffer.alloc(1024);
   private size = 0;
+  private readonly one = Buffer.alloc(1);
 
   constructor(fd: number, maxBytes: number) {
     this.fd = fd;
     this.maxBytes = maxBytes;
   }
 
+  private append(bytes: Buffer): void {
+    if (this.size + bytes.length > this.line.length) {
+      const grown = Buffer.alloc(Math.max(this.line.length * 2, this.size + bytes.length));
+      this.line.copy(grown, 0, 0, this.size);
+      this.line = grown;
+    }
+    bytes.copy(this.line, this.size);
+    this.size += bytes.length;
+  }
+
   step(): LineOutcome {
     for (;;) {
       // Herdr stops after the byte that made the line too long: never read beyond it.
       const want = this.size < BYTEWISE_LIMIT ? 1 : Math.min(BLOCK, this.maxBytes + 1 - this.size);
-      const r = readSome(this.fd, want);
+      const r = want === 1 ? this.readOne() : readSome(this.fd, want);
       if (r === "pending") return { kind: "pending" };
       if (r === "closed") return { kind: "drop" };
       const newline = r.indexOf(0x0a);
       const content = newline < 0 ? r.length : newline;
       if (this.size + content > this.maxBytes) return { kind: "drop" };
-      this.parts.push(newline < 0 ? r : r.subarray(0, newline + 1));
-      this.size += content;
-      if (newline >= 0) return { kind: "line", bytes: Buffer.concat(this.parts) };
+      this.append(newline < 0 ? r : r.subarray(0, newline + 1));
+      if (newline >= 0) return { kind: "line", bytes: this.line.subarray(0, this.size) };
+    }
+  }
+
+  /** One byte into a reused buffer (the common path: most request lines are short). */
+  private readOne(): ReadResult {
+    try {
+      return readSync(this.fd, this.one, 0, 1, null) === 0 ? "closed" : this.one;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return code === "EAGAIN" || code === "EWOULDBLOCK" || code === "EINTR" ? "pending" : "closed";
     }
   }
 }
