@@ -17,8 +17,11 @@ export {
   type AgentObservation,
   type AgentRefusal,
   type AgentVerdict,
+  type HarnessBinding,
+  harnessBinding,
   observedNativeSession,
   reconcileAgent,
+  type SessionKind,
 } from "../proof/agent-reconcile.js";
 export {
   type BoundTui,
@@ -32,6 +35,7 @@ export {
   BoundProcessSchema,
   bindPaneProof,
   checkPaneProof,
+  expectedSessionKindOf,
   isUnavailable,
   type Observed,
   PANE_PROOF_VERSION,

@@ -10,7 +10,7 @@ import type { HerdrClient, RequestOptions } from "../herdr/client.js";
 import type { PaneInfo, PaneProcessInfo } from "../herdr/wire-pane.js";
 import type { KernelPort, ProcessFacts } from "../kernel/index.js";
 import { onlyAgentRetryable } from "../proof/agent.js";
-import type { AgentVerdict } from "../proof/agent-reconcile.js";
+import type { AgentVerdict, SessionKind } from "../proof/agent-reconcile.js";
 import {
   bindPaneProof,
   checkPaneProof,
@@ -73,6 +73,8 @@ export interface BindPaneOptions {
   readonly descriptor?: SessionDescriptor;
   readonly nativeSessionId?: string | null;
   readonly expectedAgent?: string | null;
+  /** Default: the kind Herdr reports for `expectedAgent` (`harnessBinding`). */
+  readonly expectedSessionKind?: SessionKind | null;
   /** How long to wait for the pane process to finish exec'ing (default 2000 ms). */
   readonly settleTimeoutMs?: number;
   /**
@@ -150,6 +152,9 @@ async function bindOnce(
     execSettled: settled,
     nativeSessionId: options.nativeSessionId ?? null,
     expectedAgent: options.expectedAgent ?? null,
+    ...(options.expectedSessionKind === undefined
+      ? {}
+      : { expectedSessionKind: options.expectedSessionKind }),
     now: new Date(),
   });
   return { ...result, observation };

@@ -7,6 +7,7 @@ import { parseReply } from "../../lib/herdr/client.js";
 import { PaneInfoResultSchema } from "../../lib/herdr/wire-envelope.js";
 import {
   type AgentBinding,
+  harnessBinding,
   observedNativeSession,
   reconcileAgent,
 } from "../../lib/proof/agent-reconcile.js";
@@ -20,6 +21,14 @@ const Golden = v.object({
       title: v.string(),
       provenance: v.string(),
       line: v.string(),
+      /** The harness a case is judged for; grok's (G1-G7c, 0.9.3) when absent. */
+      binding: v.optional(
+        v.object({
+          expectedAgent: v.string(),
+          expectedSessionKind: v.picklist(["id", "path"]),
+          nativeSession: v.string(),
+        }),
+      ),
       expected: v.looseObject({ ok: v.boolean() }),
     }),
   ),
@@ -35,6 +44,7 @@ const binding: AgentBinding = {
   tty: "/dev/pts/7",
   nativeSessionId: SESSION,
   expectedAgent: "grok",
+  expectedSessionKind: "id",
 };
 
 function paneOf(lineText: string) {
@@ -42,10 +52,13 @@ function paneOf(lineText: string) {
   return parseReply(lineText, id, "pane.get", PaneInfoResultSchema).pane;
 }
 
-test("the fixture covers G1-G7c and the 0.9.3 omission, each with provenance", () => {
+test("the fixture covers G1-G7c, the 0.9.3 omission, OpenCode and Pi, each with provenance", () => {
   assert.equal(
     golden.cases.map((c) => c.name),
-    ["G1", "G2", "G3", "G4", "G5", "G6", "G7a", "G7b", "G7c", "0.9.3-omission"],
+    [
+      ...["G1", "G2", "G3", "G4", "G5", "G6", "G7a", "G7b", "G7c", "0.9.3-omission"],
+      ...["OC1", "OC2", "OC3", "OC4", "PI1", "PI2", "PI3", "PI4", "PI5"],
+    ],
   );
   for (const c of golden.cases) assert.ok(c.provenance.length > 20, c.name);
 });
@@ -55,13 +68,56 @@ for (const c of golden.cases) {
     // Every golden line, even the synthetic G6/G7 ones, parses as a pane: the refusal comes from
     // the reconciler by name, not from a generic parse error.
     const pane = paneOf(c.line);
-    const verdict = reconcileAgent(binding, { pane, shellPid: 48211, tty: "/dev/pts/7" });
+    const b: AgentBinding =
+      c.binding === undefined
+        ? binding
+        : {
+            ...binding,
+            expectedAgent: c.binding.expectedAgent,
+            expectedSessionKind: c.binding.expectedSessionKind,
+            nativeSessionId: c.binding.nativeSession,
+          };
+    const verdict = reconcileAgent(b, { pane, shellPid: 48211, tty: "/dev/pts/7" });
     for (const [key, want] of Object.entries(c.expected)) {
       assert.equal((verdict as Record<string, unknown>)[key], want, `${c.name}.${key}`);
     }
-    if (verdict.ok) assert.is(verdict.agent, "grok");
+    if (verdict.ok) {
+      assert.is(verdict.agent, b.expectedAgent);
+      if (verdict.nativeSessionId !== null)
+        assert.is(verdict.nativeSessionKind, b.expectedSessionKind);
+    }
   });
 }
+
+test("the Pi goldens hold only for a path-kind binding; grok's id binding refuses PI2", () => {
+  const pi2 = golden.cases.find((c) => c.name === "PI2");
+  if (pi2?.binding === undefined) throw new Error("no PI2 binding");
+  const pane = paneOf(pi2.line);
+  const asId = reconcileAgent(
+    { ...binding, expectedAgent: "pi", nativeSessionId: pi2.binding.nativeSession },
+    { pane, shellPid: 48211, tty: "/dev/pts/7" },
+  );
+  assert.equal(asId.ok ? null : asId.reason, "agent_session_not_id");
+  const opencodeAsPath = golden.cases.find((c) => c.name === "OC2");
+  if (opencodeAsPath?.binding === undefined) throw new Error("no OC2 binding");
+  const oc = reconcileAgent(
+    {
+      ...binding,
+      expectedAgent: "opencode",
+      expectedSessionKind: "path",
+      nativeSessionId: opencodeAsPath.binding.nativeSession,
+    },
+    { pane: paneOf(opencodeAsPath.line), shellPid: 48211, tty: "/dev/pts/7" },
+  );
+  assert.equal(oc.ok ? null : oc.reason, "agent_session_not_path");
+});
+
+test("harnessBinding is Herdr's rule: pi and omp report a path, every other agent an id", () => {
+  assert.equal(
+    ["grok", "pi", "omp", "opencode", "claude"].map((a) => harnessBinding(a).expectedSessionKind),
+    ["id", "path", "path", "id", "id"],
+  );
+});
 
 test("G7c's `id` is never read as a session id", () => {
   const g7c = golden.cases.find((c) => c.name === "G7c");
@@ -132,6 +188,24 @@ const table: [
     ok,
     "agent_session_not_id",
   ],
+  [
+    "agent_session relative path (Herdr stores only absolute ones)",
+    {
+      ...base(),
+      agent_session: { source: "herdr:grok", agent: "grok", kind: "path", value: "x.jsonl" },
+    },
+    ok,
+    "agent_session_path_relative",
+  ],
+  [
+    "agent_session unknown kind",
+    {
+      ...base(),
+      agent_session: { source: "herdr:grok", agent: "grok", kind: "uuid", value: SESSION },
+    },
+    ok,
+    "agent_session_malformed",
+  ],
   ["agent empty string", { ...base(), agent: "" }, ok, "agent_malformed"],
   ["agent a number", { ...base(), agent: 7 }, ok, "agent_malformed"],
   [
@@ -168,6 +242,7 @@ test("accepts any agent label when none is expected; no bound session accepts th
     agent: "grok",
     agentFrom: "both",
     nativeSessionId: SESSION,
+    nativeSessionKind: "id",
     sessionSource: "herdr:grok",
   });
 });
