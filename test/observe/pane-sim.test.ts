@@ -117,6 +117,7 @@ test("our own session reported by the hook: accepted, both fields agree", async 
     agent: "grok",
     agentFrom: "both",
     nativeSessionId: ours,
+    nativeSessionKind: "id",
     sessionSource: "herdr:grok",
   });
 });

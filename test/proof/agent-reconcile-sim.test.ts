@@ -69,6 +69,7 @@ test("G3 window: a herdr:grok session before detection is accepted from the nest
       agent: "grok",
       agentFrom: "nested",
       nativeSessionId: SESSION,
+      nativeSessionKind: "id",
       sessionSource: "herdr:grok",
     });
   } finally {

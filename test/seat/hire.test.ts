@@ -167,6 +167,7 @@ test("Herdr 0.9.3 omits the top-level agent after the Grok hook's report: the ne
       agent: "grok",
       agentFrom: "nested",
       nativeSessionId: seat.sessionId,
+      nativeSessionKind: "id",
       sessionSource: "herdr:grok",
     });
     await seat.release();
