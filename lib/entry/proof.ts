@@ -13,6 +13,18 @@ export {
 } from "../check.js";
 export { agentCheck, nativeSessionCheck, onlyAgentRetryable } from "../proof/agent.js";
 export {
+  type AgentEvidenceBasis,
+  type AgentProcessFacts,
+  type AgentProcessSighting,
+  type AgentProcessVia,
+  agentOfName,
+  agentOfProcess,
+  agentProcessCheck,
+  detectAgentProcess,
+  evidenceBasis,
+  type JobMember,
+} from "../proof/agent-process.js";
+export {
   type AgentBinding,
   type AgentObservation,
   type AgentRefusal,
