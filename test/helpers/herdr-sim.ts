@@ -26,6 +26,15 @@ import { type PartialSwitches, VERSION_PRESETS } from "../sim/herdr/switches.js"
 /** The version presets the Herdr-facing tests should hold under: "0.8.0" (default), "head", "0.9.3". */
 export const HERDR_PRESETS = VERSION_PRESETS;
 
+/**
+ * The preset a simulator started without a `version` runs: $HERDR_SIM_PRESET (the test runner
+ * sets it for files marked `// @herdr-presets: …`, scripts/test.mjs), else "0.8.0".
+ */
+export function herdrPreset(): string {
+  const p = process.env.HERDR_SIM_PRESET;
+  return p === undefined || p === "" ? "0.8.0" : p;
+}
+
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MAIN = join(ROOT, "test", "sim", "herdr", "main.ts");
 

@@ -1,4 +1,5 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
+// @herdr-presets: 0.8.0, 0.9.3
 /**
  * The whole seat against the simulators, with real processes: hire (every step proven and
  * reported, in order), deliver through the fence until the receipt is `completed`, the owner

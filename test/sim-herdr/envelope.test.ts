@@ -1,3 +1,4 @@
+// @herdr-presets: 0.8.0, 0.9.3
 // Request parsing failures worded and positioned as serde_json 1.0.149 words and positions them
 // for Herdr's `Request` (id in place, the rest flattened into `Method`), worked out from
 // serde_json src/de.rs + src/read.rs and serde's derive for flatten/adjacent tagging.

@@ -19,6 +19,7 @@ test.before(async () => {
   grok = fakeGrokDir();
   work = mkdtempSync(join(tmpdir(), "herdr-sim-ev-"));
   sim = await startHerdrSim({
+    version: "0.8.0",
     env: { PATH: `${grok.dir}:${process.env.PATH}` },
     switches: { detectMs: 150 },
   });

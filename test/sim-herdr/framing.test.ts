@@ -1,4 +1,5 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
+// @herdr-presets: 0.8.0, 0.9.3
 // The socket's framing and connection model (src/api/server.rs handle_connection,
 // read_initial_request_line_with_limits), over raw sockets. Herdr reads the request line byte by
 // byte and never past it; closing a unix socket with unread input resets the peer
@@ -7,7 +8,7 @@
 import { statSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { type HerdrSimHandle, startHerdrSim } from "../helpers/herdr-sim.js";
+import { type HerdrSimHandle, herdrPreset, startHerdrSim } from "../helpers/herdr-sim.js";
 import { exchange, kernelExchange, rpc } from "./support.js";
 
 let sim: HerdrSimHandle;
@@ -28,12 +29,15 @@ test("the socket is a unix socket with mode 0600", () => {
   assert.is(st.mode & 0o777, 0o600);
 });
 
+/** The pong line of each preset (0.8.0: the golden line; 0.9.3: the publicly quoted one). */
+const PONG: Record<string, string> = {
+  "0.8.0": `{"id":"req_ping","result":{"type":"pong","version":"0.8.0","protocol":19,"capabilities":{"live_handoff":true,"detached_server_daemon":true}}}\n`,
+  "0.9.3": `{"id":"req_ping","result":{"type":"pong","version":"0.9.3","protocol":22,"capabilities":{"live_handoff":true,"detached_server_daemon":true,"endpoint_protocol_generation":1,"surface_interest":true,"health_check":true,"ssh_agent_registration":true}}}\n`,
+};
+
 test("ping answers the golden pong line, then the server closes: EOF, not a reset", async () => {
   const r = await exchange(sim.socketPath, `${PING}\n`);
-  assert.is(
-    r.data,
-    `{"id":"req_ping","result":{"type":"pong","version":"0.8.0","protocol":19,"capabilities":{"live_handoff":true,"detached_server_daemon":true}}}\n`,
-  );
+  assert.is(r.data, PONG[herdrPreset()]);
   assert.ok(r.closed);
   assert.is(r.error, null);
   const k = await kernelExchange(sim.socketPath, `${PING}\n`);

@@ -30,6 +30,7 @@ test.after(() => {
 
 async function withSim(fn: (sim: HerdrSimHandle) => Promise<void>) {
   const sim = await startHerdrSim({
+    version: "0.8.0",
     env: { PATH: `${agents.dir}:${process.env.PATH}` },
     switches: { detectMs: 150 },
   });

@@ -183,7 +183,7 @@ test("proposal (PR #4225, off by default): a subscription that fell out of the r
 });
 
 test("proposal (PR #4225, off by default): batch drain sends every retained matching event in one tick", async () => {
-  const sim = await startHerdrSim({ switches: { subscriptionDrain: "batch" } });
+  const sim = await startHerdrSim({ version: "0.8.0", switches: { subscriptionDrain: "batch" } });
   try {
     await call(sim.socketPath, "workspace.create", { cwd: work });
     for (let i = 1; i <= 30; i++)

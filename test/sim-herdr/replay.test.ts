@@ -23,7 +23,7 @@ let ring: EventRing;
 
 test.before(async () => {
   work = mkdtempSync(join(tmpdir(), "herdr-sim-replay-"));
-  sim = await startHerdrSim({ switches: { detectMs: -1 } });
+  sim = await startHerdrSim({ version: "0.8.0", switches: { detectMs: -1 } });
   await call(sim.socketPath, "workspace.create", { cwd: work });
   ring = await fillEventRing(sim, { cwd: work, minExits: 60 });
 });
