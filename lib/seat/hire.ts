@@ -50,7 +50,10 @@ export interface HireTimeouts {
   readonly activeSessionMs?: number;
   /** For Herdr to identify the agent (default 10 s). */
   readonly agentMs?: number;
-  /** Each leader registration, control and ACP request (default 30 s). */
+  /**
+   * Each leader registration, control and ACP request, and each Herdr request that creates the
+   * pane (`workspace.create`, `layout.apply`) (default 30 s).
+   */
   readonly requestMs?: number;
 }
 
@@ -123,6 +126,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       env: options.env,
       label: options.label,
       placement: options.placement,
+      requestMs,
     });
     const pane = await steps.run(paneProof, {
       herdr: pre.herdr,

@@ -3,6 +3,10 @@
  * (docs/design/herdr-socket-api.md §3.1: the only argv launch; no shell, no typing), in the work
  * cwd with GROK_HOME set. From here on the TUI lives in the runtime directory: a refused hire
  * leaves both to the owner.
+ *
+ * `workspace.create` and `layout.apply` change Herdr: given up on too early, they may still open
+ * a TUI that no proof covers (Herdr never times a request out, herdr-socket-api.md §1.3). So they
+ * wait as long as the hire waits for any request (`requestMs`), not the client's read deadline.
  */
 import { expectEqual } from "../../check.js";
 import type { HerdrClient } from "../../herdr/client.js";
@@ -29,6 +33,8 @@ export interface LaunchInput {
   readonly label?: string | undefined;
   /** Where the pane opens (default: a new workspace of its own, labelled like the pane). */
   readonly placement?: PanePlacement | undefined;
+  /** Deadline of each Herdr request that creates something (the hire's `requestMs`). */
+  readonly requestMs?: number | undefined;
 }
 
 export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
@@ -56,6 +62,7 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
         label,
         tabLabel: label,
         ...(target === undefined ? {} : { target }),
+        ...(input.requestMs === undefined ? {} : { request: { timeoutMs: input.requestMs } }),
       }),
   );
   // The TUI's socket and lock are in the runtime directory now: it stays for the owner.
