@@ -10,7 +10,8 @@
 // so `XDG_CONFIG_HOME=<configHome> HERDR_SESSION=<sessionName>` discovers it.
 //
 // Versions: the simulator is Herdr 0.8.0 unless told otherwise. `HERDR_SIM_PRESET=0.9.3 npm test`
-// runs every test that does not pick a version under that preset; `forEachHerdrPreset` runs a
+// runs every test that does not pick a version under that preset (the runner does so by itself
+// for files marked `// @herdr-presets: …`, scripts/test.mjs); `forEachHerdrPreset` runs a
 // body once per preset (HERDR_PRESETS) with its own simulator. `fillEventRing` makes a server busy
 // with real exiting panes until its 512-event ring is full.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
