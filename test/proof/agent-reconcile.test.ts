@@ -20,6 +20,8 @@ const Golden = v.object({
       name: v.string(),
       title: v.string(),
       provenance: v.string(),
+      /** The Herdr version whose line this is (the OpenCode and Pi cases); grok's say it in the name. */
+      herdr: v.optional(v.picklist(["0.8.0", "0.9.3"])),
       line: v.string(),
       /** The harness a case is judged for; grok's (G1-G7c, 0.9.3) when absent. */
       binding: v.optional(
@@ -52,14 +54,22 @@ function paneOf(lineText: string) {
   return parseReply(lineText, id, "pane.get", PaneInfoResultSchema).pane;
 }
 
-test("the fixture covers G1-G7c, the 0.9.3 omission, OpenCode and Pi, each with provenance", () => {
+const HARNESS = ["OC1", "OC2", "OC3", "OC4", "PI1", "PI2", "PI3", "PI4", "PI5"];
+
+test("the fixture covers G1-G7c, the 0.9.3 omission, OpenCode and Pi under 0.8.0 and 0.9.3, each with provenance", () => {
   assert.equal(
     golden.cases.map((c) => c.name),
     [
       ...["G1", "G2", "G3", "G4", "G5", "G6", "G7a", "G7b", "G7c", "0.9.3-omission"],
-      ...["OC1", "OC2", "OC3", "OC4", "PI1", "PI2", "PI3", "PI4", "PI5"],
+      ...HARNESS,
+      ...HARNESS.map((n) => `${n}-0.9.3`),
     ],
   );
+  for (const c of golden.cases.filter((x) => x.binding !== undefined)) {
+    assert.is(c.herdr, c.name.endsWith("-0.9.3") ? "0.9.3" : "0.8.0", c.name);
+    // Each line is what that version's headless server reports: 80x24 on 0.8.0, 120x40 on 0.9.3.
+    assert.is(paneOf(c.line).scroll?.viewport_rows, c.herdr === "0.9.3" ? 40 : 24, c.name);
+  }
   for (const c of golden.cases) assert.ok(c.provenance.length > 20, c.name);
 });
 
@@ -88,6 +98,30 @@ for (const c of golden.cases) {
     }
   });
 }
+
+test("Herdr 0.9.3 hides the contradiction of OC3 and PI3 from the record: the nested agent alone is accepted", () => {
+  // After any pane.report_agent 0.9.3 omits the top-level agent, so the contradicting label that
+  // 0.8.0 shows is gone; the verdict must then say it rests on the nested agent only, which is why
+  // verify-proof pane also checks the pane's process when an agent is expected.
+  for (const name of ["OC3", "PI3"]) {
+    const on08 = golden.cases.find((c) => c.name === name);
+    const on093 = golden.cases.find((c) => c.name === `${name}-0.9.3`);
+    if (on08?.binding === undefined || on093?.binding === undefined) throw new Error(name);
+    const pane08 = paneOf(on08.line);
+    const pane093 = paneOf(on093.line);
+    assert.ok(typeof pane08.agent === "string" && pane08.agent !== on08.binding.expectedAgent);
+    assert.not.ok(Object.hasOwn(pane093, "agent"), `${name}-0.9.3 has no top-level agent`);
+    assert.equal(pane093.agent_session, pane08.agent_session, name);
+    const b: AgentBinding = {
+      ...binding,
+      expectedAgent: on093.binding.expectedAgent,
+      expectedSessionKind: on093.binding.expectedSessionKind,
+      nativeSessionId: on093.binding.nativeSession,
+    };
+    const verdict = reconcileAgent(b, { pane: pane093, shellPid: 48211, tty: "/dev/pts/7" });
+    assert.equal(verdict.ok ? verdict.agentFrom : verdict.reason, "nested", name);
+  }
+});
 
 test("the Pi goldens hold only for a path-kind binding; grok's id binding refuses PI2", () => {
   const pi2 = golden.cases.find((c) => c.name === "PI2");

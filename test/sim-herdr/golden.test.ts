@@ -242,7 +242,16 @@ test("lifecycle event lines: struct order as in the note, sorted as Herdr writes
 test("the OpenCode and Pi goldens are what the simulator's rules produce now (regenerated, never hand-edited)", () => {
   const file = JSON.parse(
     readFileSync(join(import.meta.dirname, "..", "fixtures", "herdr", "agent-golden.json"), "utf8"),
-  ) as { cases: Array<{ name: string; line: string; binding?: unknown; expected: unknown }> };
+  ) as {
+    cases: Array<{
+      name: string;
+      herdr?: string;
+      title: string;
+      line: string;
+      binding?: unknown;
+      expected: unknown;
+    }>;
+  };
   const fresh = harnessCases();
   const stored = file.cases.filter((c) => c.binding !== undefined);
   assert.equal(
@@ -252,15 +261,20 @@ test("the OpenCode and Pi goldens are what the simulator's rules produce now (re
   for (const c of fresh) {
     const s = stored.find((x) => x.name === c.name);
     assert.is(s?.line, c.line, c.name);
+    assert.is(s?.herdr, c.herdr, c.name);
+    assert.is(s?.title, c.title, c.name);
     assert.equal(s?.binding, c.binding, c.name);
     assert.equal(s?.expected, c.expected, c.name);
   }
-  // The cases cover absent, agreeing, contradictory and parked for both harnesses, and pi's path.
-  const pi2 = JSON.parse(fresh.find((c) => c.name === "PI2")?.line ?? "{}");
-  assert.is(pi2.result.pane.agent_session.kind, "path");
+  // The cases cover absent, agreeing, contradictory and parked for both harnesses, and pi's path;
+  // the 0.9.3 ones are the same drivings encoded under the 0.9.3 preset.
+  for (const name of ["PI2", "PI2-0.9.3"]) {
+    const pi2 = JSON.parse(fresh.find((c) => c.name === name)?.line ?? "{}");
+    assert.is(pi2.result.pane.agent_session.kind, "path", name);
+  }
   for (const prefix of ["OC", "PI"]) {
     const reasons = fresh
-      .filter((c) => c.name.startsWith(prefix))
+      .filter((c) => c.name.startsWith(prefix) && c.herdr === "0.8.0")
       .map((c) => JSON.stringify(c.expected));
     for (const want of [
       "agent_absent",
