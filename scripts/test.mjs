@@ -11,6 +11,12 @@
 //   // @platform linux: <why>
 // On any other platform the runner does not start it, prints "SKIP <file> (<platform>): <why>"
 // and counts it as skipped — the reason is always printed, never silent.
+//
+// A test file that must hold under several Herdr versions says so in its leading comment lines:
+//   // @herdr-presets: 0.8.0, 0.9.3
+// The runner then runs it once per preset, with HERDR_SIM_PRESET set (the Herdr simulator's
+// version for every simulator the file starts without naming one), and names the preset in its
+// report: "test/x.test.ts [herdr 0.9.3]".
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -54,17 +60,35 @@ function platformRequirement(file) {
   return { platforms: m[1].split(",").map((x) => x.trim()), reason: m[2].trim() };
 }
 
+/** The Herdr presets a file asks to run under (`// @herdr-presets: a, b`), or null. */
+function herdrPresets(file) {
+  const lines = readFileSync(join(root, file), "utf8").split("\n", 12);
+  for (const line of lines) {
+    if (!line.startsWith("//")) break;
+    const m = /^\/\/\s*@herdr-presets\s*:\s*(.+)$/.exec(line);
+    if (m)
+      return m[1]
+        .split(",")
+        .map((x) => x.trim())
+        .filter((x) => x !== "");
+  }
+  return null;
+}
+
 function escapeRegExp(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-function runFile(file, timeoutS) {
+/** One run of a file: `preset` is a Herdr preset to run it under, or null. */
+function runFile({ file, preset }, timeoutS) {
   return new Promise((done) => {
     const started = Date.now();
+    const env = { ...process.env, NO_COLOR: "1" };
+    if (preset !== null) env.HERDR_SIM_PRESET = preset;
     const child = spawn(
       process.execPath,
       ["--import", "tsx", uvuBin, dirname(file), `^${escapeRegExp(basename(file))}$`, "--no-color"],
-      { cwd: root, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] },
+      { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
     );
     const chunks = [];
     child.stdout.on("data", (c) => chunks.push(c));
@@ -91,7 +115,7 @@ function runFile(file, timeoutS) {
       else if (code !== 0 && total === passed)
         problem = `uvu exited with code ${code} although every test passed`;
       done({
-        file,
+        file: preset === null ? file : `${file} [herdr ${preset}]`,
         output,
         total: total ?? 0,
         passed: passed ?? 0,
@@ -114,7 +138,11 @@ async function main() {
     if (req && !req.platforms.includes(process.platform)) {
       skippedFiles++;
       process.stdout.write(`SKIP ${file} (${process.platform}): ${req.reason}\n`);
-    } else files.push(file);
+    } else {
+      const presets = herdrPresets(file);
+      if (presets === null) files.push({ file, preset: null });
+      else for (const preset of presets) files.push({ file, preset });
+    }
   }
   const results = [];
   let next = 0;

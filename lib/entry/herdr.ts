@@ -36,6 +36,7 @@ export { readSessionDescriptor } from "../observe/herdr-descriptor.js";
 export {
   type BindPaneOptions,
   bindPane,
+  observeAgentProcess,
   observeBoundPane,
   type PaneBinding,
   type PaneVerification,
@@ -44,7 +45,9 @@ export {
 export {
   type ExitVerdict,
   type ExitWatchOptions,
+  FULL_REPLAY_MS,
   type HerdrExitSighting,
+  type HerdrNoExitReason,
   type KernelExitSighting,
   type PaneExitWatch,
   watchPaneExit,

@@ -13,12 +13,27 @@ export {
 } from "../check.js";
 export { agentCheck, nativeSessionCheck, onlyAgentRetryable } from "../proof/agent.js";
 export {
+  type AgentEvidenceBasis,
+  type AgentProcessFacts,
+  type AgentProcessSighting,
+  type AgentProcessVia,
+  agentOfName,
+  agentOfProcess,
+  agentProcessCheck,
+  detectAgentProcess,
+  evidenceBasis,
+  type JobMember,
+} from "../proof/agent-process.js";
+export {
   type AgentBinding,
   type AgentObservation,
   type AgentRefusal,
   type AgentVerdict,
+  type HarnessBinding,
+  harnessBinding,
   observedNativeSession,
   reconcileAgent,
+  type SessionKind,
 } from "../proof/agent-reconcile.js";
 export {
   type BoundTui,
@@ -32,6 +47,7 @@ export {
   BoundProcessSchema,
   bindPaneProof,
   checkPaneProof,
+  expectedSessionKindOf,
   isUnavailable,
   type Observed,
   PANE_PROOF_VERSION,

@@ -127,7 +127,7 @@ export class HerdrClient {
       lines.close();
       throw err;
     }
-    return new HerdrSubscription(lines);
+    return new HerdrSubscription(lines, id);
   }
 }
 

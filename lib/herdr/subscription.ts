@@ -9,10 +9,17 @@
  * line is still delivered first, however the kernel chunked the bytes: the connection queues the
  * lines a failing chunk completed before it records the failure (`line-connection.ts`,
  * `line-buffer.ts`), and `next` takes queued lines before it reports the error.
+ *
+ * A Herdr error line on the stream (`{"id","error":{code,message}}` with our request id, or the
+ * id of one of its probes) ends it with a `WireError("herdr", code, …)`, whatever the code: a
+ * known one such as `events_lost` (herdrdev/herdr PR #4225: the subscription fell behind the
+ * retained history and is closed) or one this library has never seen. It is never an event.
  */
-import { GrokSeatError } from "../errors.js";
+import * as v from "valibot";
+import { GrokSeatError, WireError } from "../errors.js";
 import { HerdrError } from "./herdr-error.js";
 import type { LineConnection } from "./line-connection.js";
+import { ErrorEnvelopeSchema } from "./wire-envelope.js";
 import { type HerdrEvent, parseEventLine } from "./wire-events.js";
 
 export type SubscriptionEnd =
@@ -22,13 +29,16 @@ export type SubscriptionEnd =
 
 export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
   readonly #lines: LineConnection;
+  readonly #requestId: string;
   #closedByUs = false;
   #end: SubscriptionEnd | null = null;
   readonly #ended: Promise<SubscriptionEnd>;
   #resolveEnded: (end: SubscriptionEnd) => void = () => {};
 
-  constructor(lines: LineConnection) {
+  /** `requestId`: the id of the `events.subscribe` request (error lines carry it). */
+  constructor(lines: LineConnection, requestId: string) {
     this.#lines = lines;
+    this.#requestId = requestId;
     this.#ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
     });
@@ -72,6 +82,22 @@ export class HerdrSubscription implements AsyncIterable<HerdrEvent> {
         new HerdrError("HERDR_REPLY_MALFORMED", "Herdr pushed a line that is not JSON", {
           details: { line: line.slice(0, 200) },
           cause: err,
+        }),
+      );
+    }
+    const error = v.safeParse(ErrorEnvelopeSchema, value);
+    if (error.success) {
+      const id = error.output.id;
+      if (id !== this.#requestId && id !== "" && !id.startsWith(`${this.#requestId}:`)) {
+        throw this.#abort(
+          new HerdrError("HERDR_REPLY_MISMATCH", "Herdr pushed another request's error", {
+            details: { sent: this.#requestId, received: id },
+          }),
+        );
+      }
+      throw this.#abort(
+        new WireError("herdr", error.output.error.code, error.output.error.message, {
+          details: { method: "events.subscribe", id },
         }),
       );
     }

@@ -13,8 +13,21 @@
  * `subscription_started` we *anchor*: `pane.get` must show our pane with our `terminal_id`.
  * Only events received after that reply count: an exit event for a pane that was alive after the
  * stream began cannot be history. Earlier events, and other panes' events, are counted and ignored.
+ *
+ * A busy 0.8 server: the replay is paced at one matching event per 100 ms poll
+ * (`ActiveEventSubscription::poll` returns the first match; `CONNECTION_POLL_INTERVAL`), so our
+ * own live `pane_exited` queues behind up to 512 retained ones (`EventHub::MAX_EVENTS`), about
+ * 51 s. Herdr offers no pane-scoped exit subscription and no way to start a lifecycle one at the
+ * current sequence (0.9 starts live, PR #3134), so the wait is sized from what the server does:
+ * after the kernel exit, the corroboration window restarts with every event the stream delivers
+ * (the server is still working through history), up to the bound a full ring can take. The seat
+ * arms the watch at the pane proof, so the replay is normally over long before the exit.
+ * docs/design/herdr-socket-api.md §6.
+ *
+ * A Herdr error on the stream (`events_lost`, PR #4225, or any code) or on the subscribe ends the
+ * Herdr side with that code by name; it is never an exit, and the kernel still decides.
  */
-import { failureOr, isErrorCode } from "../errors.js";
+import { failureOr, isErrorCode, WireError } from "../errors.js";
 import type { HerdrClient } from "../herdr/client.js";
 import type { HerdrSubscription } from "../herdr/subscription.js";
 import type { KernelPort, ProcessHandle, ProcessIdentity } from "../kernel/index.js";
@@ -43,9 +56,29 @@ export type HerdrExitSighting =
   | { readonly kind: "pane_gone" }
   | {
       readonly kind: "none";
-      readonly reason: "not_received" | "not_anchored" | "stream_error" | "subscribe_failed";
+      readonly reason: HerdrNoExitReason;
       readonly code: string | null;
     };
+
+/**
+ * Why Herdr corroborated nothing. `events_lost`: Herdr closed the subscription because its cursor
+ * fell out of the retained history (PR #4225); `herdr_error`: any other Herdr error code on the
+ * stream; `stream_error`: a local failure (malformed line, socket error); `subscribe_failed`: the
+ * subscription was refused or never started.
+ */
+export type HerdrNoExitReason =
+  | "not_received"
+  | "not_anchored"
+  | "stream_error"
+  | "subscribe_failed"
+  | "events_lost"
+  | "herdr_error";
+
+/** Herdr's ring (`src/api/event_hub.rs` MAX_EVENTS) and its poll (`src/api/server.rs`). */
+const RING_EVENTS = 512;
+const POLL_MS = 100;
+/** How long a 0.8 replay of a full ring takes at one event per poll. */
+export const FULL_REPLAY_MS = RING_EVENTS * POLL_MS;
 
 export interface ExitVerdict {
   /** True only with kernel evidence on the bound identity. */
@@ -63,8 +96,13 @@ export interface ExitWatchOptions {
   readonly handle?: ProcessHandle;
   /** Give up waiting for the kernel after this long (default: wait until closed). */
   readonly timeoutMs?: number;
-  /** After the kernel exit, how long to wait for Herdr's event (default 3000 ms). */
+  /**
+   * After the kernel exit, how long the stream may stay quiet before we stop waiting for
+   * Herdr's event (default 3000 ms); every event it delivers meanwhile restarts the window.
+   */
   readonly corroborationTimeoutMs?: number;
+  /** The whole corroboration wait at most (default FULL_REPLAY_MS + the quiet window). */
+  readonly corroborationLimitMs?: number;
 }
 
 export interface PaneExitWatch {
@@ -107,6 +145,12 @@ export async function watchPaneExit(
     herdr: { kind: "none", reason: "not_received", code: null },
     anchored: false,
   };
+  // Every event the stream delivers wakes the corroboration wait (the server is making progress).
+  let onEvent: () => void = () => {};
+  const nextEvent = (): Promise<"event"> =>
+    new Promise((resolve) => {
+      onEvent = () => resolve("event");
+    });
   let wakeHerdr: () => void = () => {};
   const herdrSettled = new Promise<void>((resolve) => {
     wakeHerdr = resolve;
@@ -114,10 +158,11 @@ export async function watchPaneExit(
   try {
     sub = await client.subscribe([{ type: "pane.exited" }, { type: "pane.closed" }]);
   } catch (err) {
+    const code = failureOr(err, "UNKNOWN").code;
     state.herdr = {
       kind: "none",
-      reason: "subscribe_failed",
-      code: failureOr(err, "UNKNOWN").code,
+      reason: isHerdrCode(err, "events_lost") ? "events_lost" : "subscribe_failed",
+      code,
     };
     wakeHerdr();
   }
@@ -126,6 +171,7 @@ export async function watchPaneExit(
     void (async () => {
       try {
         for await (const ev of stream) {
+          onEvent();
           if (
             ev.shape !== "lifecycle" ||
             (ev.event !== "pane_exited" && ev.event !== "pane_closed")
@@ -152,7 +198,12 @@ export async function watchPaneExit(
         if (state.herdr.kind === "none")
           state.herdr = {
             kind: "none",
-            reason: "stream_error",
+            reason:
+              err instanceof WireError && err.peer === "herdr"
+                ? err.code === "events_lost"
+                  ? "events_lost"
+                  : "herdr_error"
+                : "stream_error",
             code: failureOr(err, "UNKNOWN").code,
           };
       } finally {
@@ -204,13 +255,29 @@ export async function watchPaneExit(
       clearTimeout(timer);
     }
     if (kernelSighting.kind === "exited" && state.anchored) {
-      await Promise.race([herdrSettled, delay(options.corroborationTimeoutMs ?? 3000), cancelled]);
+      const quietMs = options.corroborationTimeoutMs ?? 3000;
+      const until = Date.now() + (options.corroborationLimitMs ?? FULL_REPLAY_MS + quietMs);
+      for (;;) {
+        const left = until - Date.now();
+        if (left <= 0) break;
+        const woke = await Promise.race([
+          herdrSettled.then(() => "settled" as const),
+          nextEvent(),
+          delay(Math.min(quietMs, left)).then(() => "quiet" as const),
+          cancelled,
+        ]);
+        if (woke !== "event") break;
+      }
     }
     sub?.close();
+    // No event although the stream was fine: Herdr may still show the pane gone. A named Herdr
+    // error (events_lost, herdr_error) or a refused subscription stays as it was.
     if (
       kernelSighting.kind === "exited" &&
       state.herdr.kind === "none" &&
-      state.herdr.reason !== "subscribe_failed"
+      (state.herdr.reason === "not_received" ||
+        state.herdr.reason === "not_anchored" ||
+        state.herdr.reason === "stream_error")
     ) {
       if (await paneGone(client, paneId)) state.herdr = { kind: "pane_gone" };
     }
@@ -229,6 +296,10 @@ export async function watchPaneExit(
       sub?.close();
     },
   };
+}
+
+function isHerdrCode(err: unknown, code: string): boolean {
+  return err instanceof WireError && err.peer === "herdr" && err.code === code;
 }
 
 function delay(ms: number): Promise<void> {

@@ -10,7 +10,8 @@ import type { HerdrClient, RequestOptions } from "../herdr/client.js";
 import type { PaneInfo, PaneProcessInfo } from "../herdr/wire-pane.js";
 import type { KernelPort, ProcessFacts } from "../kernel/index.js";
 import { onlyAgentRetryable } from "../proof/agent.js";
-import type { AgentVerdict } from "../proof/agent-reconcile.js";
+import { type AgentProcessSighting, detectAgentProcess } from "../proof/agent-process.js";
+import type { AgentVerdict, SessionKind } from "../proof/agent-reconcile.js";
 import {
   bindPaneProof,
   checkPaneProof,
@@ -73,6 +74,8 @@ export interface BindPaneOptions {
   readonly descriptor?: SessionDescriptor;
   readonly nativeSessionId?: string | null;
   readonly expectedAgent?: string | null;
+  /** Default: the kind Herdr reports for `expectedAgent` (`harnessBinding`). */
+  readonly expectedSessionKind?: SessionKind | null;
   /** How long to wait for the pane process to finish exec'ing (default 2000 ms). */
   readonly settleTimeoutMs?: number;
   /**
@@ -150,6 +153,9 @@ async function bindOnce(
     execSettled: settled,
     nativeSessionId: options.nativeSessionId ?? null,
     expectedAgent: options.expectedAgent ?? null,
+    ...(options.expectedSessionKind === undefined
+      ? {}
+      : { expectedSessionKind: options.expectedSessionKind }),
     now: new Date(),
   });
   return { ...result, observation };
@@ -191,6 +197,52 @@ export interface PaneVerification {
   readonly observation: HerdrPaneObservation;
   readonly checks: readonly CheckResult[];
   readonly agent: AgentVerdict | null;
+  /** Which agent the pane's process is, as Herdr would detect it (`agentProcessCheck`). */
+  readonly agentProcess: AgentProcessSighting;
+}
+
+/**
+ * The agent the pane's process is, from Herdr's foreground job of the pane (`pane.process_info`)
+ * and the kernel: only members the kernel places on the bound terminal count, and the bound
+ * pid's executable only while it is still the bound identity (lib/proof/agent-process.ts).
+ */
+export function observeAgentProcess(
+  kernel: KernelPort,
+  bound: {
+    readonly pid: number;
+    readonly identity: { readonly kind: string; readonly value: string };
+    readonly tty: string | null;
+  },
+  observation: HerdrPaneObservation,
+): AgentProcessSighting {
+  const facts = observation.facts;
+  const boundStill =
+    !isUnavailable(facts) &&
+    facts.identity.kind === bound.identity.kind &&
+    facts.identity.value === bound.identity.value &&
+    facts.tty === bound.tty;
+  const info = observation.processInfo;
+  const members = isUnavailable(info) ? [] : (info.foreground_processes ?? []);
+  const onPaneTerminal = new Set<number>();
+  for (const m of members) {
+    if (m.pid === bound.pid) {
+      if (boundStill) onPaneTerminal.add(m.pid);
+      continue;
+    }
+    try {
+      if (kernel.processFacts(m.pid).tty === bound.tty) onPaneTerminal.add(m.pid);
+    } catch {
+      // gone or unreadable: not evidence
+    }
+  }
+  return detectAgentProcess({
+    boundPid: bound.pid,
+    boundExecutable: boundStill ? facts.executable : null,
+    job: isUnavailable(info)
+      ? null
+      : { processGroupId: info.foreground_process_group_id ?? null, members },
+    onPaneTerminal,
+  });
 }
 
 /** Re-verify a record before any control: every check, passing or failing, plus the verdict. */
@@ -205,5 +257,6 @@ export async function verifyPane(
     observation,
     checks: checkPaneProof(record, observation),
     agent: paneAgentVerdict(record, observation),
+    agentProcess: observeAgentProcess(kernel, record.process, observation),
   };
 }

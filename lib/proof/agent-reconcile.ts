@@ -6,6 +6,10 @@
  * - a null, a contradiction, a missing `source` or `value` (G7c's `id` is not a `value`), a
  *   changed pid, terminal or native session refuses control, each with its own reason.
  *
+ * Generic over the harness: the binding names the agent and the session kind Herdr reports for
+ * it (`src/agent_resume.rs` session_ref_from_report: pi and omp an absolute path, every other
+ * official agent an id; `harnessBinding` is that table). grok's binding is `{grok, id}`.
+ *
  * Why the top-level field can be missing while the nested one is present, and how they can
  * disagree, is traced in herdr-socket-api.md §5.3-§5.5; the golden cases G1-G7c are the test
  * table (`test/fixtures/herdr/agent-golden.json`).
@@ -18,10 +22,36 @@ export interface AgentBinding {
   readonly terminalId: string;
   /** Terminal device bound at launch (from the kernel, never from Herdr). */
   readonly tty: string | null;
-  /** Our native session id; null when none was bound yet. */
+  /** Our native session: its id, or its absolute path for a path-kind harness; null when none was bound yet. */
   readonly nativeSessionId: string | null;
   /** The agent label control requires (e.g. "grok"); null to accept any label. */
   readonly expectedAgent: string | null;
+  /**
+   * The `agent_session.kind` the expected agent's session must have ("id" for grok, "path" for
+   * pi and omp); null accepts either well-formed kind.
+   */
+  readonly expectedSessionKind: SessionKind | null;
+}
+
+/** `AgentSessionRef` kinds (`src/agent_resume.rs`): an id, or an absolute path. */
+export type SessionKind = "id" | "path";
+
+/** What a harness's binding names: its Herdr agent label and the session kind Herdr reports. */
+export interface HarnessBinding {
+  readonly expectedAgent: string;
+  readonly expectedSessionKind: SessionKind;
+}
+
+/**
+ * The binding Herdr's rules give an agent label: pi and omp report an absolute
+ * `agent_session_path` as kind "path", every other official source kind "id"
+ * (`src/agent_resume.rs` session_ref_from_report).
+ */
+export function harnessBinding(agent: string): HarnessBinding {
+  return {
+    expectedAgent: agent,
+    expectedSessionKind: agent === "pi" || agent === "omp" ? "path" : "id",
+  };
 }
 
 export interface AgentObservation {
@@ -46,6 +76,8 @@ export type AgentRefusal =
   | "agent_session_missing_kind"
   | "agent_session_missing_value"
   | "agent_session_not_id"
+  | "agent_session_not_path"
+  | "agent_session_path_relative"
   | "agent_contradiction"
   | "agent_absent"
   | "agent_unexpected"
@@ -57,8 +89,10 @@ export type AgentVerdict =
       readonly agent: string;
       /** Where the label came from: the top-level field, the nested one (0.9.3 omission), both. */
       readonly agentFrom: "top_level" | "nested" | "both";
-      /** `agent_session.value` when `kind` is "id"; null when Herdr has no session ref yet. */
+      /** `agent_session.value` (an id, or a path for pi/omp); null when Herdr has no session ref yet. */
       readonly nativeSessionId: string | null;
+      /** `agent_session.kind`; null when Herdr has no session ref yet. */
+      readonly nativeSessionKind: SessionKind | null;
       readonly sessionSource: string | null;
     }
   | {
@@ -94,7 +128,13 @@ function refuse(reason: AgentRefusal, detail: string): AgentVerdict {
 type Session =
   | { readonly kind: "absent" }
   | { readonly kind: "refused"; readonly verdict: AgentVerdict }
-  | { readonly kind: "ok"; readonly source: string; readonly agent: string; readonly id: string };
+  | {
+      readonly kind: "ok";
+      readonly source: string;
+      readonly agent: string;
+      readonly sessionKind: SessionKind;
+      readonly value: string;
+    };
 
 /** `AgentSessionInfo {source, agent, kind, value}`, all four required (`agents.rs`). */
 function readSession(pane: AgentObservation["pane"]): Session {
@@ -139,30 +179,39 @@ function readSession(pane: AgentObservation["pane"]): Session {
     }
     got[key] = f.value;
   }
-  if (got.kind !== "id") {
-    const detail =
-      got.kind === "path" ? "session is a path, not an id" : `unknown kind "${got.kind}"`;
+  const value = got.value ?? "";
+  if (got.kind === "path" && !value.startsWith("/")) {
+    // Herdr stores a path only when it is absolute (`src/agent_resume.rs` valid_session_path).
     return {
       kind: "refused",
-      verdict: refuse(
-        got.kind === "path" ? "agent_session_not_id" : "agent_session_malformed",
-        detail,
-      ),
+      verdict: refuse("agent_session_path_relative", `session path "${value}" is not absolute`),
     };
   }
-  return { kind: "ok", source: got.source ?? "", agent: got.agent ?? "", id: got.value ?? "" };
+  if (got.kind !== "id" && got.kind !== "path") {
+    return {
+      kind: "refused",
+      verdict: refuse("agent_session_malformed", `unknown kind "${got.kind}"`),
+    };
+  }
+  return {
+    kind: "ok",
+    source: got.source ?? "",
+    agent: got.agent ?? "",
+    sessionKind: got.kind,
+    value,
+  };
 }
 
-/** The native session id Herdr reports, read exactly as `reconcileAgent` reads it. */
+/** The native session Herdr reports (an id or a path), read exactly as `reconcileAgent` reads it. */
 export function observedNativeSession(
   pane: AgentObservation["pane"],
 ):
   | { readonly kind: "absent" }
-  | { readonly kind: "id"; readonly value: string }
+  | { readonly kind: SessionKind; readonly value: string }
   | { readonly kind: "unreadable"; readonly reason: AgentRefusal } {
   const session = readSession(pane);
   if (session.kind === "absent") return { kind: "absent" };
-  if (session.kind === "ok") return { kind: "id", value: session.id };
+  if (session.kind === "ok") return { kind: session.sessionKind, value: session.value };
   return {
     kind: "unreadable",
     reason: session.verdict.ok ? "agent_session_malformed" : session.verdict.reason,
@@ -211,7 +260,16 @@ export function reconcileAgent(binding: AgentBinding, observed: AgentObservation
   if (binding.expectedAgent !== null && agent !== binding.expectedAgent) {
     return refuse("agent_unexpected", `agent "${agent}", expected "${binding.expectedAgent}"`);
   }
-  const nativeSessionId = session.kind === "ok" ? session.id : null;
+  if (
+    session.kind === "ok" &&
+    binding.expectedSessionKind !== null &&
+    session.sessionKind !== binding.expectedSessionKind
+  ) {
+    return binding.expectedSessionKind === "id"
+      ? refuse("agent_session_not_id", `session is a ${session.sessionKind}, not an id`)
+      : refuse("agent_session_not_path", `session is a ${session.sessionKind}, not a path`);
+  }
+  const nativeSessionId = session.kind === "ok" ? session.value : null;
   if (
     nativeSessionId !== null &&
     binding.nativeSessionId !== null &&
@@ -227,6 +285,7 @@ export function reconcileAgent(binding: AgentBinding, observed: AgentObservation
     agent,
     agentFrom,
     nativeSessionId,
+    nativeSessionKind: session.kind === "ok" ? session.sessionKind : null,
     sessionSource: session.kind === "ok" ? session.source : null,
   };
 }

@@ -15,7 +15,13 @@ import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import type { JsonValue } from "../json.js";
 import type { ProcessFacts } from "../kernel/index.js";
 import { agentCheck, nativeSessionCheck } from "./agent.js";
-import { type AgentVerdict, reconcileAgent } from "./agent-reconcile.js";
+import {
+  type AgentBinding,
+  type AgentVerdict,
+  harnessBinding,
+  reconcileAgent,
+  type SessionKind,
+} from "./agent-reconcile.js";
 import {
   ProcessIdentitySchema,
   type SessionDescriptor,
@@ -59,10 +65,15 @@ export const PaneProofRecordSchema = v.object({
     tty: v.string(),
   }),
   herdr: SessionDescriptorSchema,
-  /** Our native (Grok) session id, compared with `agent_session.value` whenever present. */
+  /** Our native session (an id, a path for pi/omp), compared with `agent_session.value` whenever present. */
   nativeSessionId: v.nullable(v.string()),
   /** The agent label control requires; null for a pane proof without an agent claim. */
   expectedAgent: v.nullable(v.string()),
+  /**
+   * The `agent_session.kind` the expected agent's session must have. Absent in records written
+   * before it existed: then Herdr's rule for `expectedAgent` (`harnessBinding`).
+   */
+  expectedSessionKind: v.exactOptional(v.nullable(v.picklist(["id", "path"]))),
 });
 export type PaneProofRecord = v.InferOutput<typeof PaneProofRecordSchema>;
 
@@ -122,7 +133,18 @@ export interface PaneBindInput {
   readonly execSettled: boolean;
   readonly nativeSessionId: string | null;
   readonly expectedAgent: string | null;
+  /** Default: Herdr's rule for `expectedAgent` (`harnessBinding`); null without an agent. */
+  readonly expectedSessionKind?: SessionKind | null;
   readonly now: Date;
+}
+
+/** The session kind a record (or bind input) expects: its own, else Herdr's rule for its agent. */
+export function expectedSessionKindOf(x: {
+  readonly expectedAgent: string | null;
+  readonly expectedSessionKind?: SessionKind | null | undefined;
+}): SessionKind | null {
+  if (x.expectedSessionKind !== undefined) return x.expectedSessionKind;
+  return x.expectedAgent === null ? null : harnessBinding(x.expectedAgent).expectedSessionKind;
 }
 
 export interface PaneBindResult {
@@ -198,12 +220,14 @@ export function bindPaneProof(input: PaneBindInput): PaneBindResult {
         )
       : pass("pane.process_executable", "present", facts.executable),
   );
-  const binding = {
+  const expectedSessionKind = expectedSessionKindOf(input);
+  const binding: AgentBinding = {
     pid,
     terminalId: pane.terminal_id,
     tty: facts.tty,
     nativeSessionId: input.nativeSessionId,
     expectedAgent: input.expectedAgent,
+    expectedSessionKind,
   };
   const verdict = reconcileAgent(binding, { pane, shellPid: pid, tty: facts.tty });
   checks.push(agentCheck(verdict, input.expectedAgent));
@@ -232,6 +256,7 @@ export function bindPaneProof(input: PaneBindInput): PaneBindResult {
     herdr: obs.descriptor,
     nativeSessionId: input.nativeSessionId,
     expectedAgent: input.expectedAgent,
+    ...(input.expectedSessionKind === undefined ? {} : { expectedSessionKind }),
   };
   return { record, checks };
 }
@@ -384,16 +409,7 @@ function agentChecks(record: PaneProofRecord, obs: PaneObservation): CheckResult
   }
   const shellPid = isUnavailable(obs.processInfo) ? null : (obs.processInfo.shell_pid ?? null);
   const tty = isUnavailable(obs.facts) ? null : obs.facts.tty;
-  const verdict = reconcileAgent(
-    {
-      pid: record.process.pid,
-      terminalId: record.pane.terminalId,
-      tty: record.process.tty,
-      nativeSessionId: record.nativeSessionId,
-      expectedAgent: record.expectedAgent,
-    },
-    { pane: obs.pane, shellPid, tty },
-  );
+  const verdict = reconcileAgent(recordBinding(record), { pane: obs.pane, shellPid, tty });
   return [
     agentCheck(verdict, record.expectedAgent),
     nativeSessionCheck(obs.pane, record.nativeSessionId),
@@ -406,18 +422,21 @@ export function paneAgentVerdict(
   obs: PaneObservation,
 ): AgentVerdict | null {
   if (isUnavailable(obs.pane)) return null;
-  return reconcileAgent(
-    {
-      pid: record.process.pid,
-      terminalId: record.pane.terminalId,
-      tty: record.process.tty,
-      nativeSessionId: record.nativeSessionId,
-      expectedAgent: record.expectedAgent,
-    },
-    {
-      pane: obs.pane,
-      shellPid: isUnavailable(obs.processInfo) ? null : (obs.processInfo.shell_pid ?? null),
-      tty: isUnavailable(obs.facts) ? null : obs.facts.tty,
-    },
-  );
+  return reconcileAgent(recordBinding(record), {
+    pane: obs.pane,
+    shellPid: isUnavailable(obs.processInfo) ? null : (obs.processInfo.shell_pid ?? null),
+    tty: isUnavailable(obs.facts) ? null : obs.facts.tty,
+  });
+}
+
+/** The reconciler's binding from a record. */
+function recordBinding(record: PaneProofRecord): AgentBinding {
+  return {
+    pid: record.process.pid,
+    terminalId: record.pane.terminalId,
+    tty: record.process.tty,
+    nativeSessionId: record.nativeSessionId,
+    expectedAgent: record.expectedAgent,
+    expectedSessionKind: expectedSessionKindOf(record),
+  };
 }

@@ -62,7 +62,10 @@ export interface HireTimeouts {
   readonly ownerMs?: number;
   /** For Herdr to identify the agent (default 10 s). */
   readonly agentMs?: number;
-  /** Each leader registration, control and ACP request (default 30 s). */
+  /**
+   * Each leader registration, control and ACP request, and each Herdr request that creates the
+   * pane (`workspace.create`, `layout.apply`) (default 30 s).
+   */
   readonly requestMs?: number;
 }
 
@@ -166,6 +169,7 @@ export async function hireWith(options: HireOptions, mode: LaunchMode): Promise<
       label: options.label,
       placement: options.placement,
       persona: mode.kind === "fresh" ? pre.persona : null,
+      requestMs,
     });
     const pane = await steps.run(paneProof, {
       herdr: pre.herdr,

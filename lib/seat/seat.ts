@@ -276,10 +276,16 @@ export class Seat implements RegisteredSeat {
       const wait = options.waitForTuiExitMs ?? 0;
       // A kernel-observed exit settles the watch within its corroboration bound (Herdr's event).
       if (tuiGone || wait > 0) {
-        const settled = await Promise.race([
+        let settled = await Promise.race([
           this.tuiExit,
           delay(tuiGone ? Math.max(wait, 5000) : wait),
         ]);
+        if (settled === undefined && tuiGone) {
+          // Herdr may still be replaying history to the watch (lib/observe/pane-exit.ts): stop
+          // waiting for its event; the kernel's sighting of the exit stands on its own.
+          p.exitWatch.close();
+          settled = await this.tuiExit;
+        }
         if (settled?.exited === true) exit = settled;
       }
     }

@@ -1,4 +1,5 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
+// @herdr-presets: 0.8.0, 0.9.3
 /**
  * `verify-proof record <seat-record.json>` spawned as the real CLI, against a live seat hired on
  * the simulators and against the same record after the owner quit the TUI and release stopped

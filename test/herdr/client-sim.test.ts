@@ -1,4 +1,5 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
+// @herdr-presets: 0.8.0, 0.9.3
 /**
  * The client against the Herdr simulator's connection faults and its real error bodies: every
  * failure is a typed error with a stable code, and nothing hangs.
@@ -7,7 +8,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { GrokSeatError, WireError } from "../../lib/errors.js";
 import { HerdrClient } from "../../lib/herdr/client.js";
-import { type HerdrSimHandle, startHerdrSim } from "../helpers/herdr-sim.js";
+import { type HerdrSimHandle, herdrPreset, startHerdrSim } from "../helpers/herdr-sim.js";
 
 let sim: HerdrSimHandle;
 test.before(async () => {
@@ -27,12 +28,26 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
   throw new Error("expected a rejection");
 }
 
-test("ping: version, protocol and capabilities", async () => {
+/** What each preset's `ping` answers (test/sim/herdr/README.md, Presets). */
+const PONGS: Record<string, unknown[]> = {
+  "0.8.0": ["0.8.0", 19, { live_handoff: true, detached_server_daemon: true }],
+  "0.9.3": [
+    "0.9.3",
+    22,
+    {
+      live_handoff: true,
+      detached_server_daemon: true,
+      endpoint_protocol_generation: 1,
+      surface_interest: true,
+      health_check: true,
+      ssh_agent_registration: true,
+    },
+  ],
+};
+
+test("ping: version, protocol and capabilities (a newer server's capabilities are kept)", async () => {
   const pong = await new HerdrClient({ socketPath: sim.socketPath }).request("ping", {});
-  assert.equal(
-    [pong.version, pong.protocol, pong.capabilities],
-    ["0.8.0", 19, { live_handoff: true, detached_server_daemon: true }],
-  );
+  assert.equal([pong.version, pong.protocol, pong.capabilities], PONGS[herdrPreset()]);
 });
 
 test("unknown pane: Herdr's pane_not_found as a WireError", async () => {

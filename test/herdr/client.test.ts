@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -270,6 +272,116 @@ test("subscription: refused subscribe, bad pushed line, server end", async () =>
     assert.equal(await ended.ended, { reason: "server_closed" });
   } finally {
     await fake.stop();
+  }
+});
+
+test("subscription: a Herdr error line on the stream ends it as a WireError with that code", async () => {
+  // herdrdev/herdr PR #4225 proposes `events_lost`: the error body with the request id, then
+  // close. Any code, known or not, is Herdr's error by name, never a malformed event.
+  const fake = await startFakeHerdr((conn) => {
+    const params = conn.request?.params as { subscriptions?: { pane_id?: string }[] } | undefined;
+    const code = params?.subscriptions?.[0]?.pane_id ?? "";
+    const id = code === "foreign" ? "someone-else" : conn.request?.id;
+    conn.writeRaw(
+      `${JSON.stringify({ id: conn.request?.id, result: { type: "subscription_started" } })}\n${line("pane_exited")}\n${JSON.stringify({ id, error: { code, message: "gone" } })}\n`,
+    );
+    conn.socket.destroy();
+  });
+  try {
+    const client = new HerdrClient({ socketPath: fake.socketPath });
+    for (const code of ["events_lost", "never_seen_before"]) {
+      const sub = await client.subscribe([{ type: "pane.agent_status_changed", pane_id: code }]);
+      assert.is((await sub.next())?.event, "pane_exited");
+      const { err } = await codeOf(sub.next());
+      assert.ok(err instanceof WireError, String(err));
+      assert.is(err.peer, "herdr");
+      assert.is(err.code, code);
+      const end = await sub.ended;
+      assert.ok(end.reason === "error" && end.error.code === code);
+    }
+    const foreign = await client.subscribe([
+      { type: "pane.agent_status_changed", pane_id: "foreign" },
+    ]);
+    await foreign.next();
+    assert.is((await codeOf(foreign.next())).code, "HERDR_REPLY_MISMATCH");
+  } finally {
+    await fake.stop();
+  }
+});
+
+/**
+ * A server that reads only the start of the request line (up to its id) and leaves the rest
+ * unread, answers, and closes: the unread input makes the kernel reset the client after the reply
+ * (net/unix/af_unix.c unix_release_sock), as real Herdr does when it closes with unread input.
+ */
+async function resettingServer(
+  answer: (id: string) => string,
+): Promise<{ socketPath: string; resets: () => number; stop: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), "gs-rst-"));
+  const socketPath = join(dir, "herdr.sock");
+  let unread = 0;
+  const server = createServer({ pauseOnConnect: true }, (socket) => {
+    socket.on("error", () => {});
+    const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd ?? -1;
+    let head = "";
+    const one = Buffer.alloc(1);
+    const step = (): void => {
+      for (;;) {
+        const m = /^\{"id":"([^"]*)"/.exec(head);
+        if (m !== null) {
+          // Close a moment after the reply, so the client reads it first and then the reset
+          // (libuv reports a plain EOF when the hang-up arrives with the last data).
+          socket.write(answer(m[1] ?? ""), () => {
+            unread += 1; // the rest of the line is still in the kernel
+            setTimeout(() => socket.destroy(), 20);
+          });
+          return;
+        }
+        try {
+          if (readSync(fd, one, 0, 1, null) === 0) return void socket.destroy();
+        } catch {
+          setTimeout(step, 2);
+          return;
+        }
+        head += one.toString("latin1");
+      }
+    };
+    step();
+  });
+  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  return {
+    socketPath,
+    resets: () => unread,
+    stop: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+test("a reply line followed by a reset (the server closed with unread input) is a success", async () => {
+  const pong = (id: string) => `${JSON.stringify({ ...JSON.parse(line("pong")), id })}\n`;
+  const server = await resettingServer(pong);
+  try {
+    const client = new HerdrClient({ socketPath: server.socketPath });
+    for (let i = 0; i < 20; i++) assert.is((await client.request("ping", {})).type, "pong");
+    assert.is(server.resets(), 20);
+  } finally {
+    await server.stop();
+  }
+  const stream = (id: string) =>
+    `${JSON.stringify({ id, result: { type: "subscription_started" } })}\n${line("pane_exited")}\n`;
+  const events = await resettingServer(stream);
+  try {
+    const client = new HerdrClient({ socketPath: events.socketPath });
+    for (let i = 0; i < 20; i++) {
+      const sub = await client.subscribe([{ type: "pane.exited" }]);
+      assert.is((await sub.next())?.event, "pane_exited");
+      assert.is(await sub.next(), null);
+      assert.equal(await sub.ended, { reason: "server_closed" });
+    }
+  } finally {
+    await events.stop();
   }
 });
 

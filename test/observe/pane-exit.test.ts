@@ -62,14 +62,37 @@ interface World {
   child: ChildProcess;
   streams: FakeConn[];
   paneAlive: boolean;
+  stop?: () => void;
 }
 
+interface FakeOptions {
+  liveEvent: boolean;
+  refuseSubscribe?: boolean;
+  /** Answer the subscribe with this Herdr error instead of `subscription_started`. */
+  subscribeError?: string;
+  /** After the ack and history, push this Herdr error line on the stream, then close. */
+  streamError?: string;
+  /**
+   * After the child exits: push this many other panes' exits, one per 100 ms (Herdr's pacing),
+   * before ours (a busy 0.8 server replaying its ring); `Infinity` never gets to ours.
+   */
+  replayAfterExit?: number;
+}
+
+const errorLine = (id: unknown, code: string): string =>
+  `${JSON.stringify({ id, error: { code, message: `${code} (test)` } })}\n`;
+
 /** A fake Herdr whose pane w1:p2 "runs" `world.child`, with a replayed history on subscribe. */
-async function fakeFor(world: World, opts: { liveEvent: boolean; refuseSubscribe?: boolean }) {
+async function fakeFor(world: World, opts: FakeOptions) {
   return startFakeHerdr((conn) => {
     const method = conn.request?.method;
     if (method === "events.subscribe") {
       if (opts.refuseSubscribe === true) {
+        conn.socket.destroy();
+        return;
+      }
+      if (opts.subscribeError !== undefined) {
+        conn.writeRaw(errorLine(conn.request?.id, opts.subscribeError));
         conn.socket.destroy();
         return;
       }
@@ -78,6 +101,10 @@ async function fakeFor(world: World, opts: { liveEvent: boolean; refuseSubscribe
       conn.writeRaw(
         `${JSON.stringify({ id: conn.request?.id, result: { type: "subscription_started" } })}\n${exitedLine(PANE)}${exitedLine("w1:p1")}`,
       );
+      if (opts.streamError !== undefined) {
+        conn.writeRaw(errorLine(conn.request?.id, opts.streamError));
+        conn.socket.destroy();
+      }
       return;
     }
     if (method === "pane.get") {
@@ -92,6 +119,19 @@ async function fakeFor(world: World, opts: { liveEvent: boolean; refuseSubscribe
   }).then((fake) => {
     world.child.once("exit", () => {
       world.paneAlive = false;
+      const replay = opts.replayAfterExit ?? 0;
+      if (replay > 0) {
+        let sent = 0;
+        const tick = setInterval(() => {
+          for (const s of world.streams) {
+            if (sent < replay) s.writeRaw(exitedLine(`w3:p${sent + 10}`));
+            else s.writeRaw(exitedLine(PANE));
+          }
+          if (sent++ >= replay) clearInterval(tick);
+        }, 100);
+        world.stop = () => clearInterval(tick);
+        return;
+      }
       if (opts.liveEvent)
         for (const s of world.streams) s.writeRaw(exitedLine("w1:p5") + exitedLine(PANE));
     });
@@ -211,6 +251,95 @@ test("no live event within the grace period: pane.get pane_not_found is recorded
     assert.is(verdict.exited, true);
     assert.is(verdict.corroborated, false);
     assert.equal(verdict.herdr, { kind: "pane_gone" });
+  } finally {
+    world.child.kill("SIGKILL");
+    await fake.stop();
+  }
+});
+
+test("a replay longer than the quiet window: the wait follows the stream, and the exit corroborates", async () => {
+  const world: World = { child: sleeper(), streams: [], paneAlive: true };
+  // 40 other exits at Herdr's 100 ms pacing (about 4 s) before ours; the stream is never quiet
+  // for 1.5 s, so the watch keeps waiting (a fixed 1.5 s window would give up at 1.5 s).
+  const fake = await fakeFor(world, { liveEvent: false, replayAfterExit: 40 });
+  try {
+    const client = new HerdrClient({ socketPath: fake.socketPath });
+    const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0), {
+      corroborationTimeoutMs: 1500,
+    });
+    world.child.kill("SIGTERM");
+    const verdict = await watch.verdict;
+    assert.is(verdict.exited, true);
+    assert.is(verdict.corroborated, true, JSON.stringify(verdict.herdr));
+    assert.ok(verdict.ignored.otherPanes >= 41, JSON.stringify(verdict.ignored));
+  } finally {
+    world.stop?.();
+    world.child.kill("SIGKILL");
+    await fake.stop();
+  }
+});
+
+test("a stream that never reaches our exit: the wait ends at its limit, the kernel's exit stands", async () => {
+  const world: World = { child: sleeper(), streams: [], paneAlive: true };
+  const fake = await fakeFor(world, { liveEvent: false, replayAfterExit: Infinity });
+  try {
+    const client = new HerdrClient({ socketPath: fake.socketPath });
+    const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0), {
+      corroborationTimeoutMs: 1000,
+      corroborationLimitMs: 1500,
+    });
+    world.child.kill("SIGTERM");
+    const verdict = await watch.verdict;
+    assert.is(verdict.exited, true);
+    assert.is(verdict.corroborated, false);
+    assert.equal(verdict.herdr, { kind: "pane_gone" });
+  } finally {
+    world.stop?.();
+    world.child.kill("SIGKILL");
+    await fake.stop();
+  }
+});
+
+for (const [code, reason] of [
+  ["events_lost", "events_lost"],
+  ["cursor_evicted_v2", "herdr_error"],
+] as const) {
+  test(`a Herdr ${code} on the stream is named (${reason}): never an exit, never a hang`, async () => {
+    const world: World = { child: sleeper(), streams: [], paneAlive: true };
+    const fake = await fakeFor(world, { liveEvent: true, streamError: code });
+    try {
+      const client = new HerdrClient({ socketPath: fake.socketPath });
+      const alive = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0), {
+        timeoutMs: 500,
+      });
+      const pending = await alive.verdict;
+      assert.is(pending.exited, false);
+      assert.equal(pending.kernel, { kind: "pending", reason: "timeout" });
+      assert.equal(pending.herdr, { kind: "none", reason, code });
+
+      const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0));
+      world.child.kill("SIGTERM");
+      const verdict = await watch.verdict;
+      assert.is(verdict.exited, true);
+      assert.is(verdict.corroborated, false);
+      assert.equal(verdict.herdr, { kind: "none", reason, code });
+    } finally {
+      world.child.kill("SIGKILL");
+      await fake.stop();
+    }
+  });
+}
+
+test("events_lost answering the subscribe itself is named too", async () => {
+  const world: World = { child: sleeper(), streams: [], paneAlive: true };
+  const fake = await fakeFor(world, { liveEvent: false, subscribeError: "events_lost" });
+  try {
+    const client = new HerdrClient({ socketPath: fake.socketPath });
+    const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0));
+    world.child.kill("SIGTERM");
+    const verdict = await watch.verdict;
+    assert.is(verdict.exited, true);
+    assert.equal(verdict.herdr, { kind: "none", reason: "events_lost", code: "events_lost" });
   } finally {
     world.child.kill("SIGKILL");
     await fake.stop();

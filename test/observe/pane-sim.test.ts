@@ -1,4 +1,5 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
+// @herdr-presets: 0.8.0, 0.9.3
 /**
  * The pane proof end to end against the Herdr simulator: panes are real tmux terminals, the pane
  * process is the argv command, and the kernel (`ps`, pidfs identity) is the oracle. Every
@@ -14,7 +15,7 @@ import { launchPane } from "../../lib/herdr/launch.js";
 import { systemKernel } from "../../lib/kernel/index.js";
 import { bindPane, verifyPane } from "../../lib/observe/pane.js";
 import { ensureGrokSim, grokHomeFixture, readLockPid } from "../helpers/grok-sim.js";
-import { type HerdrSimHandle, startHerdrSim } from "../helpers/herdr-sim.js";
+import { type HerdrSimHandle, herdrPreset, startHerdrSim } from "../helpers/herdr-sim.js";
 import { startRewriteProxy } from "../herdr/rewrite-proxy.js";
 import {
   agentReason,
@@ -117,11 +118,12 @@ test("our own session reported by the hook: accepted, both fields agree", async 
     agent: "grok",
     agentFrom: "both",
     nativeSessionId: ours,
+    nativeSessionKind: "id",
     sessionSource: "herdr:grok",
   });
 });
 
-test("contradictory report (custom label, then the official session): agent_contradiction", async () => {
+test("contradictory report (custom label, then the official session): agent_contradiction; 0.9.3 omits the label", async () => {
   const client = newClient(sim.socketPath);
   const { record } = await launchAndBind(client, sim.sessionName);
   launched.push(record.process.pid);
@@ -139,6 +141,13 @@ test("contradictory report (custom label, then the official session): agent_cont
     agent_session_id: "0198c2d4-0000-7000-8000-000000000003",
   });
   const v = await verifyPane(client, systemKernel, record);
+  if (herdrPreset() === "0.9.3") {
+    // 0.9.3 omits the top-level agent after pane.report_agent (ADR 0224): only the nested
+    // agent_session.agent is left, which is accepted.
+    assert.equal(failedNames(v.checks), []);
+    assert.equal(v.agent?.ok === true && [v.agent.agent, v.agent.agentFrom], ["grok", "nested"]);
+    return;
+  }
   assert.equal(failedNames(v.checks), ["pane.agent"]);
   assert.is(agentReason(v.checks), "agent_contradiction");
 });

@@ -1,4 +1,5 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
+// @herdr-presets: 0.8.0, 0.9.3
 /**
  * Agent reconciliation end to end: the simulator produces the real-world states (the window where
  * only `agent_session` exists, Herdr 0.9.3 omitting the top-level agent after `pane.report_agent`)
@@ -69,6 +70,7 @@ test("G3 window: a herdr:grok session before detection is accepted from the nest
       agent: "grok",
       agentFrom: "nested",
       nativeSessionId: SESSION,
+      nativeSessionKind: "id",
       sessionSource: "herdr:grok",
     });
   } finally {

@@ -52,10 +52,17 @@ interface Hired {
   readonly ids: string[];
 }
 
+/**
+ * Ten hires at once queue in the Herdr simulator, which runs requests one at a time and spawns
+ * every pane through tmux (far slower than Herdr's own fork and exec): on a loaded 2-core machine
+ * a read waits behind the others' launches for longer than the client's 5 s default. The launch
+ * itself waits `requestMs` (lib/seat/steps/launch.ts); the reads get the same here.
+ */
 function hireOne(stack: Stack, logPath: string): Promise<Seat> {
   return hireSeat(
     stack.options({
       env: { GROK_SIM_LOG: logPath },
+      herdr: { socketPath: stack.herdr.socketPath, timeoutMs: 60_000 },
       timeouts: { leaderMs: 60_000, activeSessionMs: 60_000, agentMs: 60_000, requestMs: 60_000 },
     }),
   );

@@ -2,7 +2,7 @@
  * `scripts/test.mjs`, the runner behind `npm test`, held to the contract CI reads: the last line is
  * exactly `N passed, N failed`, and the exit code is non-zero on a failed assertion, on a file that
  * crashes, hangs or prints no totals, and when no test ran. A file declaring another platform is
- * skipped with its reason printed, never silently.
+ * skipped with its reason printed, never silently. A file naming Herdr presets runs once per preset.
  *
  * The runner is run for real, as a copy in a throwaway root (it discovers `<root>/test`), with
  * `node_modules` linked to ours so that uvu and tsx resolve as they do in the repository.
@@ -38,6 +38,18 @@ test.run();
 `;
 const OTHER_PLATFORM = `// @platform aix, sunos: needs a kernel nobody runs here
 throw new Error("must not be started");
+`;
+
+const PRESETS = `// A file that must hold under two Herdr versions.
+// @herdr-presets: 0.8.0, 0.9.3
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+test("runs under a named preset", () => {
+  console.log(\`preset=\${process.env.HERDR_SIM_PRESET}\`);
+  assert.ok(["0.8.0", "0.9.3"].includes(process.env.HERDR_SIM_PRESET ?? ""));
+});
+test("fails under 0.9.3 only", () => assert.is.not(process.env.HERDR_SIM_PRESET, "0.9.3"));
+test.run();
 `;
 
 interface Run {
@@ -122,6 +134,17 @@ test("another platform's file is not started; its reason is printed", () => {
   assert.not.match(run.stdout, /must not be started/);
   assert.is(lastLine(run), "2 passed, 0 failed", run.stdout);
   assert.is(run.code, 0);
+});
+
+test("a file naming Herdr presets runs once per preset, each run named, with HERDR_SIM_PRESET set", () => {
+  const run = runRunner({ "a.test.ts": PASS_TWO, "h.test.ts": PRESETS });
+  assert.match(run.stdout, /── test\/h\.test\.ts \[herdr 0\.8\.0\]/);
+  assert.match(run.stdout, /── test\/h\.test\.ts \[herdr 0\.9\.3\]/);
+  assert.match(run.stdout, /preset=0\.8\.0/);
+  assert.match(run.stdout, /preset=0\.9\.3/);
+  assert.match(run.stdout, /failing files:\n\s+test\/h\.test\.ts \[herdr 0\.9\.3\]\n\n/);
+  assert.is(lastLine(run), "5 passed, 1 failed", run.stdout);
+  assert.is(run.code, 1);
 });
 
 test("filters select files by path substring", () => {

@@ -1,4 +1,5 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
+// @herdr-presets: 0.8.0, 0.9.3
 /**
  * The whole seat against the simulators, with real processes: hire (every step proven and
  * reported, in order), deliver through the fence until the receipt is `completed`, the owner
@@ -194,6 +195,7 @@ test("Herdr 0.9.3 omits the top-level agent after the Grok hook's report: the ne
       agent: "grok",
       agentFrom: "nested",
       nativeSessionId: seat.sessionId,
+      nativeSessionKind: "id",
       sessionSource: "herdr:grok",
     });
     await seat.release();

@@ -1,10 +1,11 @@
+// @herdr-presets: 0.8.0, 0.9.3
 // Request parsing failures worded and positioned as serde_json 1.0.149 words and positions them
 // for Herdr's `Request` (id in place, the rest flattened into `Method`), worked out from
 // serde_json src/de.rs + src/read.rs and serde's derive for flatten/adjacent tagging.
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { parseRequest, rustTrim } from "../sim/herdr/envelope.js";
-import { METHOD_NAMES } from "../sim/herdr/methods.js";
+import { METHOD_NAMES, METHOD_NAMES_0_9 } from "../sim/herdr/methods.js";
 import { formatF32, formatF64 } from "../sim/herdr/serde-json-read.js";
 
 function error(line: string): string {
@@ -99,6 +100,42 @@ test("unknown method: every Method variant is listed", () => {
     ),
   );
   assert.is(ok(`{"id":"a","method":"sim.configure","params":{}}`, true).method, "sim.configure");
+});
+
+test("0.9's Method enum: the 11 added methods parse, and unknown variants list all 103", () => {
+  const added = [
+    "product_announcement.dismiss",
+    "release_notes.dismiss",
+    "command.invoke",
+    "client_shell.surface.set",
+    "pane.scroll",
+    "pane.edit_scrollback",
+    "pane.selection.read",
+    "pane.copy_motion",
+    "pane.copy_search",
+    "pane.link.activate",
+    "integration.list",
+  ];
+  assert.is(METHOD_NAMES_0_9.length, METHOD_NAMES.length + added.length);
+  for (const m of added) {
+    const line = `{"id":"a","method":"${m}","params":{}}`;
+    assert.ok(error(line).startsWith(`invalid request: unknown variant \`${m}\``), `0.8: ${m}`);
+    const r = parseRequest(line, false, "0.9");
+    assert.ok(r.ok && r.request.method === m, `0.9: ${m}`);
+  }
+  // declaration order: each added method right after the 0.8 method it follows in 0.9
+  const at = (m: string) => METHOD_NAMES_0_9.indexOf(m);
+  assert.is(at("product_announcement.dismiss"), at("notification.show") + 1);
+  assert.is(at("client_shell.surface.set"), at("client.window_title.clear") + 1);
+  assert.is(at("pane.copy_search"), at("pane.list") - 1);
+  assert.is(at("pane.link.activate"), at("pane.input.set") + 1);
+  assert.is(at("integration.list"), at("integration.install") - 1);
+  const line = `{"id":"a","method":"server.info","params":{}}`;
+  const r = parseRequest(line, false, "0.9");
+  assert.is(
+    r.ok ? "" : r.message,
+    `invalid request: unknown variant \`server.info\`, expected one of ${METHOD_NAMES_0_9.map((m) => `\`${m}\``).join(", ")} at line 1 column 45`,
+  );
 });
 
 test("syntax errors: serde_json's codes and byte positions", () => {

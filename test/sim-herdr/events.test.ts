@@ -19,6 +19,7 @@ test.before(async () => {
   grok = fakeGrokDir();
   work = mkdtempSync(join(tmpdir(), "herdr-sim-ev-"));
   sim = await startHerdrSim({
+    version: "0.8.0",
     env: { PATH: `${grok.dir}:${process.env.PATH}` },
     switches: { detectMs: 150 },
   });
@@ -251,6 +252,41 @@ test("events.wait: only the agent-status match; timeout; match answers wait_matc
     }),
     `{"id":"w3","result":{"type":"wait_matched","event":{"event":"pane_agent_status_changed","data":{"type":"pane_agent_status_changed","pane_id":"w1:p1","workspace_id":"w1","agent_status":"unknown"}}}}`,
   );
+});
+
+test("focus changes publish workspace_focused, tab_focused, pane_focused once, after the request's own events", async () => {
+  const stream = subscribeStream(sim.socketPath, "focus", [
+    { type: "workspace.focused" },
+    { type: "tab.focused" },
+    { type: "pane.focused" },
+  ]);
+  // w1's creation focused it first (0.8 replays that): one of each, w1:p1.
+  await stream.waitLine((l) => l.includes('"event":"pane_focused"'));
+  assert.ok(
+    stream.lines.some(
+      (l) => l.includes('"event":"workspace_focused"') && l.includes('"workspace_id":"w1"'),
+    ),
+  );
+  const r = await call(sim.socketPath, "layout.apply", {
+    workspace_id: "w1",
+    root: { type: "pane", cwd: work, command: ["sleep", "60"] },
+  });
+  const target = String(at(r, "result.layout.root.pane_id"));
+  const ring = await sim.eventRing();
+  // layout.apply without focus changed nothing: no focus event was pushed for it.
+  await call(sim.socketPath, "pane.focus", { pane_id: target });
+  const pf = await stream.waitLine(
+    (l) => l.includes('"event":"pane_focused"') && l.includes(`"pane_id":"${target}"`),
+  );
+  const kinds = (await sim.eventRing()).kinds;
+  assert.is(kinds.pane_focused, (ring.kinds.pane_focused ?? 0) + 1);
+  assert.is(kinds.tab_focused, (ring.kinds.tab_focused ?? 0) + 1);
+  assert.ok(pf.includes('"workspace_id":"w1"'));
+  // Focusing the focused pane again publishes nothing.
+  await call(sim.socketPath, "pane.focus", { pane_id: target });
+  assert.is((await sim.eventRing()).kinds.pane_focused, kinds.pane_focused);
+  await call(sim.socketPath, "pane.close", { pane_id: target });
+  stream.close();
 });
 
 test("the ring keeps the newest 512 events: older ones no longer replay", async () => {

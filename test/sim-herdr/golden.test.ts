@@ -1,8 +1,11 @@
 // The golden wire lines of herdr-socket-api.md, byte for byte, produced by the simulator's own
 // state machine and encoder from a fixed state (the live tests check the same shapes with real
 // processes, whose pids, cwds and terminal ids cannot be fixed).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { harnessCases } from "../fixtures/herdr/harness-cases.js";
 import { TerminalAgentState } from "../sim/herdr/agent-state.js";
 import { envelope } from "../sim/herdr/event-hub.js";
 import { paneInfo, type StateView } from "../sim/herdr/info.js";
@@ -234,6 +237,56 @@ test("lifecycle event lines: struct order as in the note, sorted as Herdr writes
     toJson(released, true),
     `{"data":{"agent":"grok","final_status":"idle","pane_id":"w1:p2","released":true,"type":"pane_agent_detected","workspace_id":"w1"},"event":"pane_agent_detected"}`,
   );
+});
+
+test("the OpenCode and Pi goldens are what the simulator's rules produce now (regenerated, never hand-edited)", () => {
+  const file = JSON.parse(
+    readFileSync(join(import.meta.dirname, "..", "fixtures", "herdr", "agent-golden.json"), "utf8"),
+  ) as {
+    cases: Array<{
+      name: string;
+      herdr?: string;
+      title: string;
+      line: string;
+      binding?: unknown;
+      expected: unknown;
+    }>;
+  };
+  const fresh = harnessCases();
+  const stored = file.cases.filter((c) => c.binding !== undefined);
+  assert.equal(
+    stored.map((c) => c.name),
+    fresh.map((c) => c.name),
+  );
+  for (const c of fresh) {
+    const s = stored.find((x) => x.name === c.name);
+    assert.is(s?.line, c.line, c.name);
+    assert.is(s?.herdr, c.herdr, c.name);
+    assert.is(s?.title, c.title, c.name);
+    assert.equal(s?.binding, c.binding, c.name);
+    assert.equal(s?.expected, c.expected, c.name);
+  }
+  // The cases cover absent, agreeing, contradictory and parked for both harnesses, and pi's path;
+  // the 0.9.3 ones are the same drivings encoded under the 0.9.3 preset.
+  for (const name of ["PI2", "PI2-0.9.3"]) {
+    const pi2 = JSON.parse(fresh.find((c) => c.name === name)?.line ?? "{}");
+    assert.is(pi2.result.pane.agent_session.kind, "path", name);
+  }
+  for (const prefix of ["OC", "PI"]) {
+    const reasons = fresh
+      .filter((c) => c.name.startsWith(prefix) && c.herdr === "0.8.0")
+      .map((c) => JSON.stringify(c.expected));
+    for (const want of [
+      "agent_absent",
+      "agent_contradiction",
+      '"agentFrom":"both"',
+      '"agentFrom":"top_level"',
+    ])
+      assert.ok(
+        reasons.some((r) => r.includes(want)),
+        `${prefix}: ${want}`,
+      );
+  }
 });
 
 test.run();

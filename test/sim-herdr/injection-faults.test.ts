@@ -1,4 +1,5 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
+// @herdr-presets: 0.8.0, 0.9.3
 // The input-injection methods work and are logged (so a client test can prove it never used
 // them); connection faults (close before reply, oversized and malformed lines, slow replies) and
 // the test-only control method that is absent without --test-control.

@@ -1,4 +1,5 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
+// @herdr-presets: 0.8.0, 0.9.3
 // workspace.create, tab.create and layout.apply on real terminals: the argv is the pane's own
 // process (shell_pid is what `ps` shows for the command, its tty is the tmux pane's), the
 // environment and cwd are Herdr's, validation errors carry Herdr's codes.

@@ -29,7 +29,11 @@ async function withSim(
   options: Parameters<typeof startHerdrSim>[0],
   fn: (sim: HerdrSimHandle) => Promise<void>,
 ) {
-  const sim = await startHerdrSim({ env: { PATH: `${grok.dir}:${process.env.PATH}` }, ...options });
+  const sim = await startHerdrSim({
+    version: "0.8.0",
+    env: { PATH: `${grok.dir}:${process.env.PATH}` },
+    ...options,
+  });
   try {
     await call(sim.socketPath, "workspace.create", { cwd: work });
     await fn(sim);

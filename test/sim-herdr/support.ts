@@ -1,7 +1,15 @@
 // Raw-socket tools for the simulator tests: they talk to the socket directly, never through the
 // project's Herdr client, so the simulator is checked against the wire facts alone.
 import { execFile } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,9 +19,14 @@ export type Exchange = {
   readonly data: string;
   /** The server closed the connection (as opposed to our timeout). */
   readonly closed: boolean;
+  /** The error code that ended the connection (ECONNRESET after a close with unread input). */
+  readonly error: string | null;
 };
 
-/** Write raw bytes, optionally half-close, and read until the server closes (or timeout). */
+/**
+ * Write raw bytes, optionally half-close, and read until the server closes (or timeout). A reset
+ * or broken pipe ends the exchange with its code; any other socket error rejects.
+ */
 export function exchange(
   socketPath: string,
   payload: string | Buffer,
@@ -23,12 +36,12 @@ export function exchange(
     const socket = createConnection({ path: socketPath, allowHalfOpen: true });
     const chunks: Buffer[] = [];
     let settled = false;
-    const finish = (closed: boolean) => {
+    const finish = (closed: boolean, error: string | null = null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ data: Buffer.concat(chunks).toString("utf8"), closed });
+      resolve({ data: Buffer.concat(chunks).toString("utf8"), closed, error });
     };
     const timer = setTimeout(() => finish(false), options.timeoutMs ?? 10000);
     socket.on("connect", () => {
@@ -38,12 +51,73 @@ export function exchange(
     socket.on("data", (c) => chunks.push(c));
     socket.on("end", () => finish(true));
     socket.on("close", () => finish(true));
-    socket.on("error", (err) => {
+    socket.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "ECONNRESET" || err.code === "EPIPE") return finish(true, err.code);
       if (!settled) {
         settled = true;
         clearTimeout(timer);
         reject(err);
       }
+    });
+  });
+}
+
+export type KernelExchange = {
+  /** Everything the server wrote before the connection ended. */
+  readonly data: string;
+  /** How the kernel ended the stream for a reader: EOF, or the errno of the failing read. */
+  readonly end: "EOF" | string;
+};
+
+/**
+ * Like `exchange`, but the client's socket is read with plain read(2) once the server is done,
+ * so what the kernel reports is seen as is: libuv reports EOF instead of ECONNRESET when the hang-up
+ * arrives together with the last data (uv__stream_io's POLLHUP short-circuit), so a Node client
+ * sees a reset only sometimes.
+ */
+export function kernelExchange(
+  socketPath: string,
+  payload: string | Buffer,
+  timeoutMs = 10000,
+): Promise<KernelExchange> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ path: socketPath, allowHalfOpen: true });
+    socket.pause();
+    socket.on("error", reject);
+    socket.on("connect", () => {
+      socket.write(payload, () => {
+        const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+        if (typeof fd !== "number") return reject(new Error("no fd for the client socket"));
+        const chunks: Buffer[] = [];
+        const deadline = Date.now() + timeoutMs;
+        const poll = () => {
+          for (;;) {
+            const buf = Buffer.alloc(65536);
+            let n: number;
+            try {
+              n = readSync(fd, buf, 0, buf.length, null);
+            } catch (err) {
+              const code = (err as NodeJS.ErrnoException).code ?? "unknown";
+              if (code === "EAGAIN") {
+                if (Date.now() > deadline) {
+                  socket.destroy();
+                  return reject(new Error("the server did not end the connection"));
+                }
+                setTimeout(poll, 10);
+                return;
+              }
+              socket.destroy();
+              return resolve({ data: Buffer.concat(chunks).toString("utf8"), end: code });
+            }
+            if (n === 0) {
+              socket.destroy();
+              return resolve({ data: Buffer.concat(chunks).toString("utf8"), end: "EOF" });
+            }
+            chunks.push(buf.subarray(0, n));
+          }
+        };
+        poll();
+      });
     });
   });
 }
@@ -181,6 +255,40 @@ export function fakeGrokDir(): { dir: string; cleanup: () => void } {
   );
   chmodSync(script, 0o755);
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A directory of fake agent executables (shell scripts, so the kernel names each process after
+ * its file) that wait until `$AGENT_EXIT_FILE` appears, and a node-run Pi at the path Herdr
+ * recognizes in a `node` argv (node_modules/@earendil-works/pi-coding-agent/dist/cli.js).
+ */
+export function fakeAgentsDir(names: readonly string[]): {
+  dir: string;
+  piCli: string;
+  cleanup: () => void;
+} {
+  const dir = mkdtempSync(join(tmpdir(), "herdr-sim-agents-"));
+  const wait = [
+    'f="$AGENT_EXIT_FILE"; [ -n "$f" ] || f=/nonexistent',
+    'while [ ! -e "$f" ]; do sleep 0.05; done',
+  ];
+  for (const name of names) {
+    writeFileSync(join(dir, name), ["#!/bin/sh", ...wait, ""].join("\n"));
+    chmodSync(join(dir, name), 0o755);
+  }
+  const cliDir = join(dir, "node_modules", "@earendil-works", "pi-coding-agent", "dist");
+  mkdirSync(cliDir, { recursive: true });
+  const piCli = join(cliDir, "cli.js");
+  writeFileSync(
+    piCli,
+    [
+      'const { existsSync } = require("node:fs");',
+      "const f = process.env.AGENT_EXIT_FILE;",
+      "setInterval(() => { if (f && existsSync(f)) process.exit(0); }, 50);",
+      "",
+    ].join("\n"),
+  );
+  return { dir, piCli, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export function environOf(pid: number): Map<string, string> {

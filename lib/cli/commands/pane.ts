@@ -5,6 +5,11 @@
  * every re-verification check. With `--record <file>` (a record from an earlier `--json` run's
  * `facts.record`, or from the library) the pane is re-verified against that record instead.
  * Herdr unreachable or the pane unknown is a failed proof (exit 1), not an I/O error.
+ *
+ * With an expected agent (`--expect-agent`, or the record's), Herdr's report is not enough: the
+ * pane's process, or a member of its foreground job on its terminal, must be that agent's
+ * executable as Herdr would detect it (`pane.agent_process`, lib/proof/agent-process.ts), and
+ * `facts.agentEvidence.basis` says what the verdict rests on: Herdr's report, the process, both.
  */
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +20,18 @@ import { HerdrClient } from "../../herdr/client.js";
 import { discoverSocket } from "../../herdr/discovery.js";
 import type { JsonValue } from "../../json.js";
 import { systemKernel } from "../../kernel/index.js";
-import { bindPane, type HerdrPaneObservation, verifyPane } from "../../observe/pane.js";
+import {
+  bindPane,
+  type HerdrPaneObservation,
+  observeAgentProcess,
+  verifyPane,
+} from "../../observe/pane.js";
+import {
+  type AgentProcessSighting,
+  agentProcessCheck,
+  evidenceBasis,
+} from "../../proof/agent-process.js";
+import type { AgentVerdict } from "../../proof/agent-reconcile.js";
 import {
   isUnavailable,
   type PaneObservation,
@@ -91,6 +107,33 @@ function firstError(checks: readonly CheckResult[], obs: PaneObservation): Repor
   return checks.length === 0 ? { code: "NO_CHECKS", message: "nothing was checked" } : undefined;
 }
 
+/**
+ * Which agent the evidence names and what it rests on. With an expected agent, that label;
+ * otherwise the label Herdr's verdict accepted, else the one the process shows.
+ */
+function agentEvidence(
+  expected: string | null,
+  verdict: AgentVerdict | null,
+  seen: AgentProcessSighting,
+): JsonValue {
+  const herdrLabel = verdict?.ok === true ? verdict.agent : null;
+  const label = expected ?? herdrLabel ?? seen.agent;
+  return {
+    agent: label,
+    basis: evidenceBasis(
+      label !== null && herdrLabel === label,
+      label !== null && seen.agent === label,
+    ),
+    herdrReport: herdrLabel,
+    process: { ...seen },
+  };
+}
+
+/** With an expected agent, the process must be it too (`pane.agent_process`). */
+function processChecks(expected: string | null, seen: AgentProcessSighting): CheckResult[] {
+  return expected === null ? [] : [agentProcessCheck(expected, seen)];
+}
+
 /** The pane contract names `herdr`, `process` and `agent` at the top level of the JSON too. */
 function withTopLevel(report: Report): Report {
   const f = report.facts;
@@ -108,8 +151,14 @@ export const paneCommand: Command = {
   flags: {
     "herdr-socket": { type: "string", description: "the Herdr API socket (default: discovered)" },
     record: { type: "string", description: "re-verify against this saved pane proof record" },
-    "expect-agent": { type: "string", description: "require this agent label (e.g. grok)" },
-    "expect-session": { type: "string", description: "require this native session id" },
+    "expect-agent": {
+      type: "string",
+      description: "require this agent (e.g. grok): Herdr's report and the pane's process",
+    },
+    "expect-session": {
+      type: "string",
+      description: "require this native session (an id; an absolute path for pi and omp)",
+    },
   },
   async run(input, progress) {
     const paneId = input.positionals["pane-id"] ?? "";
@@ -149,14 +198,21 @@ export const paneCommand: Command = {
       if (record === null) {
         const failed = bound.checks.find((c) => !c.ok);
         const agent = bound.checks.find((c) => c.check === "pane.agent");
+        const obs = bound.observation;
+        const expected = flag("expect-agent") ?? null;
+        const seen =
+          isUnavailable(obs.facts) || isUnavailable(obs.processInfo)
+            ? null
+            : observeAgentProcess(systemKernel, obs.facts, obs);
         return withTopLevel({
           subject: "pane",
           facts: {
-            ...observationFacts(bound.observation),
+            ...observationFacts(obs),
             agent: agent === undefined ? null : agent.received,
+            ...(seen === null ? {} : { agentEvidence: agentEvidence(expected, null, seen) }),
             record: null,
           },
-          checks: bound.checks,
+          checks: [...bound.checks, ...(seen === null ? [] : processChecks(expected, seen))],
           error: {
             code: "PANE_NOT_BOUND",
             message: failed?.reason ?? "the pane could not be bound",
@@ -166,14 +222,20 @@ export const paneCommand: Command = {
     }
     progress(`re-verifying pane ${paneId}`);
     const verified = await verifyPane(client, systemKernel, record);
+    const expected = flag("expect-agent") ?? record.expectedAgent;
     const names = new Set(verified.checks.map((c) => c.check));
-    const checks = [...bindChecks.filter((c) => !names.has(c.check)), ...verified.checks];
+    const checks = [
+      ...bindChecks.filter((c) => !names.has(c.check)),
+      ...verified.checks,
+      ...processChecks(expected, verified.agentProcess),
+    ];
     const error = firstError(checks, verified.observation);
     return withTopLevel({
       subject: "pane",
       facts: {
         ...observationFacts(verified.observation),
         agent: verified.agent === null ? null : { ...verified.agent },
+        agentEvidence: agentEvidence(expected, verified.agent, verified.agentProcess),
         record: json(record),
       },
       checks,

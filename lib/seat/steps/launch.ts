@@ -4,6 +4,10 @@
  * cwd with GROK_HOME and the seat's own variables set (lib/grok/seat-env.ts:
  * `GROK_DISABLE_AUTOUPDATER=1`, which the leader inherits). From here on the TUI lives in the
  * runtime directory: a refused hire leaves both to the owner.
+ *
+ * `workspace.create` and `layout.apply` change Herdr: given up on too early, they may still open
+ * a TUI that no proof covers (Herdr never times a request out, herdr-socket-api.md §1.3). So they
+ * wait as long as the hire waits for any request (`requestMs`), not the client's read deadline.
  */
 import { fail, pass } from "../../check.js";
 import { SEAT_PANE_ENV, seatPaneEnv } from "../../grok/seat-env.js";
@@ -34,6 +38,8 @@ export interface LaunchInput {
   readonly placement?: PanePlacement | undefined;
   /** The persona of a fresh hire (`--rules=<text>`); its text never leaves memory. */
   readonly persona?: Persona | null | undefined;
+  /** Deadline of each Herdr request that creates something (the hire's `requestMs`). */
+  readonly requestMs?: number | undefined;
 }
 
 /** The launched pane and what the seat put into its environment (for the seat record). */
@@ -78,6 +84,7 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
         tabLabel: label,
         ...(target === undefined ? {} : { target }),
         shownArgv: redactArgv,
+        ...(input.requestMs === undefined ? {} : { request: { timeoutMs: input.requestMs } }),
       }),
   );
   // The TUI's socket and lock are in the runtime directory now: it stays for the owner.

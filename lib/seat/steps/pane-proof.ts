@@ -15,6 +15,7 @@ import type { LaunchResult } from "../../herdr/launch.js";
 import type { ProcessHandle } from "../../kernel/index.js";
 import { bindPane } from "../../observe/pane.js";
 import { type PaneExitWatch, watchPaneExit } from "../../observe/pane-exit.js";
+import type { HarnessBinding } from "../../proof/agent-reconcile.js";
 import type { BoundTui } from "../../proof/leader.js";
 import type { PaneProofRecord } from "../../proof/pane.js";
 import type { SessionDescriptor } from "../../proof/session-descriptor.js";
@@ -32,7 +33,7 @@ export interface PaneProofInput {
 }
 
 export interface ProvenPane {
-  /** The pane proof with the agent claim control requires (`expectedAgent: "grok"`). */
+  /** The pane proof with the agent claim control requires (`GROK_BINDING`). */
   readonly record: PaneProofRecord;
   readonly tui: ProcessHandle;
   /** The TUI as the leader proofs bind it. */
@@ -40,6 +41,9 @@ export interface ProvenPane {
   /** Armed now, kept for the seat's life. */
   readonly exitWatch: Promise<PaneExitWatch>;
 }
+
+/** What Herdr must name the seat's pane: grok, with its session as an id (`src/agent_resume.rs`). */
+export const GROK_BINDING: HarnessBinding = { expectedAgent: "grok", expectedSessionKind: "id" };
 
 function refusalCode(check: string): string {
   return check === "pane.agent" || check === "pane.native_session"
@@ -95,7 +99,7 @@ export const paneProof = hireStep("pane_proof", async (input: PaneProofInput, ct
     () => ctx.stack.adopt(ctx.kernel.openProcessHandle(p.pid, p.identity), (h) => h.close()),
   );
   ctx.left.tuiPid = p.pid;
-  const claimed: PaneProofRecord = { ...record, expectedAgent: "grok" };
+  const claimed: PaneProofRecord = { ...record, ...GROK_BINDING };
   const exitWatch = watchPaneExit(input.herdr, ctx.kernel, claimed, { handle: tui });
   exitWatch.catch(() => {});
   ctx.stack.defer(async () => (await exitWatch.catch(() => null))?.close());

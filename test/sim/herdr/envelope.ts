@@ -4,7 +4,7 @@
 // place, every other key is buffered, then the method/params pair is decoded from the buffer
 // (serde FlatMapDeserializer::deserialize_struct), and only then are trailing characters
 // checked. Errors without a position get the position after the closing brace.
-import { METHOD_NAMES, PARAM_DECODERS, SIM_METHOD_NAMES } from "./methods.js";
+import { type MethodSet, methodNames, PARAM_DECODERS, SIM_METHOD_NAMES } from "./methods.js";
 import { adjacentVariant, anyValue, duplicateField, missingField } from "./serde-content.js";
 import { type JsonValue, SerdeJsonError, SerdeJsonReader } from "./serde-json-read.js";
 
@@ -33,11 +33,18 @@ export function rustTrim(s: string): string {
   return chars.slice(start, end).join("");
 }
 
-/** Parse one trimmed, non-empty request line. `testControl` admits the sim.* methods. */
-export function parseRequest(line: string, testControl: boolean): ParseOutcome {
+/**
+ * Parse one trimmed, non-empty request line against the `Method` enum of `methodSet` (default
+ * 0.8's). `testControl` admits the sim.* methods.
+ */
+export function parseRequest(
+  line: string,
+  testControl: boolean,
+  methodSet: MethodSet = "0.8",
+): ParseOutcome {
   const reader = new SerdeJsonReader(new TextEncoder().encode(line));
   try {
-    const request = readRequest(reader, testControl);
+    const request = readRequest(reader, testControl, methodNames(methodSet));
     reader.end();
     return { ok: true, request };
   } catch (err) {
@@ -46,7 +53,11 @@ export function parseRequest(line: string, testControl: boolean): ParseOutcome {
   }
 }
 
-function readRequest(reader: SerdeJsonReader, testControl: boolean): ParsedRequest {
+function readRequest(
+  reader: SerdeJsonReader,
+  testControl: boolean,
+  names: readonly string[],
+): ParsedRequest {
   const peek = reader.parseWhitespace();
   if (peek === undefined) throw reader.peekError("EOF while parsing a value");
   if (peek !== 0x7b) throw reader.fixPosition(reader.peekInvalidType("struct Request"));
@@ -68,7 +79,7 @@ function readRequest(reader: SerdeJsonReader, testControl: boolean): ParsedReque
       }
     }
     if (id === undefined) throw missingField("id");
-    const { method, params } = decodeMethod(others, testControl);
+    const { method, params } = decodeMethod(others, testControl, names);
     reader.leaveNesting();
     reader.endMap();
     return { id, method, params };
@@ -86,6 +97,7 @@ type Relevant = { key: "method" | "params"; value: JsonValue };
 function decodeMethod(
   others: ReadonlyArray<readonly [string, JsonValue]>,
   testControl: boolean,
+  names: readonly string[],
 ): { method: string; params: unknown } {
   const relevant: Relevant[] = [];
   for (const [key, value] of others) {
@@ -94,7 +106,7 @@ function decodeMethod(
   const variant = (v: JsonValue) => {
     // The sim.* names are matched by name only and never appear in Herdr's "expected" list.
     if (testControl && v.k === "str" && SIM_METHOD_NAMES.includes(v.v)) return v.v;
-    return adjacentVariant(v, METHOD_NAMES);
+    return adjacentVariant(v, names);
   };
   const [first, second, third] = relevant;
   if (first === undefined) throw missingField("method");

@@ -29,6 +29,32 @@ export class EventHub {
   currentSequence(): number {
     return this.nextSequence;
   }
+
+  /** The oldest retained sequence, or null when nothing was ever pushed. */
+  oldestSequence(): number | null {
+    return this.events[0]?.sequence ?? null;
+  }
+
+  /** Retained events (at most MAX_EVENTS). */
+  retained(): number {
+    return this.events.length;
+  }
+
+  /** How many retained events of each kind (test control only). */
+  retainedKinds(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const { event } of this.events) out[event.kind] = (out[event.kind] ?? 0) + 1;
+    return out;
+  }
+
+  /**
+   * EventHistoryError::Lost of the proposed fix (herdrdev/herdr PR #4225,
+   * events_after_checked): the event right after `sequence` is no longer retained.
+   */
+  lostAfter(sequence: number): boolean {
+    const first = this.oldestSequence();
+    return first !== null && sequence < first - 1;
+  }
 }
 
 /** EventEnvelope `{event, data:{type, ...}}`, internally tagged data with `type` first. */

@@ -270,12 +270,7 @@ export async function layoutApply(
       leafCwd,
       leaf.command ?? null,
       leafEnv.ok,
-      {
-        kind: "split",
-        target: at.terminal,
-        direction: node.direction,
-        secondPercent: Math.min(99, Math.max(1, Math.round((1 - node.ratio) * 100))),
-      },
+      { kind: "split" },
     );
     if ("error" in spawned) return spawned.error;
     created.push(spawned);

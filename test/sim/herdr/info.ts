@@ -18,7 +18,6 @@ import {
 import { foregroundJob, foregroundProcessGroupId, readCwd } from "./procfs.js";
 import type { Switches } from "./switches.js";
 import type { TmuxPaneFacts } from "./tmux.js";
-import { WINDOW_COLS, WINDOW_ROWS } from "./tmux.js";
 import { F32, type Wire, type WireObject } from "./wire.js";
 
 /** Where cwd facts come from: /proc for the simulator, fixed values for golden tests. */
@@ -236,8 +235,12 @@ export function layoutDescription(ws: Workspace, tab: Tab): WireObject {
   };
 }
 
+/**
+ * pane_layout_snapshot (src/app/api/panes.rs): rects are computed in `view.terminal_area`, which
+ * stays Rect::default() on a headless server no client ever attached to, so every rect is zero.
+ */
 export function paneLayoutSnapshot(ws: Workspace, tab: Tab): WireObject {
-  const area = { x: 0, y: 0, width: WINDOW_COLS, height: WINDOW_ROWS };
+  const area = { x: 0, y: 0, width: 0, height: 0 };
   const rects = layoutRects(tab.layout, area);
   return {
     workspace_id: ws.id,

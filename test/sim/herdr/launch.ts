@@ -151,9 +151,13 @@ export function writeLauncher(
   env: ReadonlyMap<string, string>,
   execTarget: string,
   args: readonly string[],
+  size: { readonly cols: number; readonly rows: number } | null,
 ): void {
   const assignments = [...env].map(([k, v]) => shellQuote(`${k}=${v}`)).join(" ");
   const command = [execTarget, ...args].map(shellQuote).join(" ");
-  const text = `rm -f -- "$0"\nexec /usr/bin/env -i -- ${assignments} ${command}\n`;
+  // When the window is not created at Herdr's headless size (tmux.ts, geometry), the pty gets it
+  // before the program starts.
+  const stty = size === null ? "" : `stty cols ${size.cols} rows ${size.rows} 2>/dev/null\n`;
+  const text = `rm -f -- "$0"\n${stty}exec /usr/bin/env -i -- ${assignments} ${command}\n`;
   writeFileSync(file, text, { mode: 0o600 });
 }

@@ -10,16 +10,20 @@
 // SIGINT or when stdin closes. Watch the panes with `tmux -L <tmux-socket> attach -t w1`.
 //
 // Layout in tmux: one tmux session per Herdr workspace (named like it, `w1`), one window per
-// tab, one tmux pane per Herdr pane (splits are tmux splits), plus a keep-alive session
-// `herdr-<session>`. Each pane process is the argv itself (`pane_pid` = `shell_pid`).
+// Herdr pane (a tab's root pane in a window named like the tab, split panes in windows named
+// `pane-w1-p3`), each of the headless size, plus a keep-alive session `herdr-<session>`.
+// Each pane process is the argv itself (`pane_pid` = `shell_pid`).
 //
+// Presets (--version): 0.8.0 (default), head (protocol 20), 0.9.3 (protocol 22, 0.9 methods,
+// live-start subscriptions, 120x40 headless panes). README.md there lists each behaviour.
 // Switches (see switches.ts; also HERDR_SIM_* environment variables): detectMs
 // (HERDR_SIM_DETECT_MS, default 300), omitTopLevelAgentAfterReport (HERDR_SIM_OMIT_TOP_LEVEL_AGENT,
 // the 0.9.3 behaviour), agentOverride (G5), agentNull (G6), sessionFault (G7a/b/c), faultPane,
 // closeBeforeReply, oversizedReplyBytes, malformedReply, replyDelayMs, faultMethods,
 // eventKeyOrder, requestTimeoutMs, version, protocol, capabilities, detectedStatus.
-// `sim.configure {…partial switches}` changes them at runtime, and `sim.injection_log {}` lists
-// the logged input-injection calls; both exist only with --test-control (Herdr has neither).
+// `sim.configure {…partial switches}` changes them at runtime, `sim.injection_log {}` lists the
+// logged input-injection calls and `sim.event_ring {}` tells how full the event ring is; they
+// exist only with --test-control (Herdr has none of them).
 import { fstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,6 +1,7 @@
-// The request `Method` enum of Herdr HEAD (src/api/schema.rs, in declaration order, without the
-// `#[serde(skip)]` variants) and typed params for the methods the simulator models
-// (src/api/schema/{panes,tabs,workspaces,events,agents,server}.rs).
+// The request `Method` enum of Herdr 0.8.0/HEAD and 0.8.2 (src/api/schema.rs, in declaration
+// order, without the `#[serde(skip)]` variants), the enum of 0.9.x (the same plus the 11 methods
+// 0.9.0 added, at their declaration positions), and typed params for the methods the simulator
+// models (src/api/schema/{panes,tabs,workspaces,events,agents,server}.rs).
 
 import {
   anyValue,
@@ -22,7 +23,7 @@ import {
 } from "./serde-content.js";
 import type { JsonValue } from "./serde-json-read.js";
 
-/** Every deserializable `Method` variant name; unknown-variant messages list exactly these. */
+/** Every deserializable `Method` variant name of 0.8; unknown-variant messages list these. */
 export const METHOD_NAMES: readonly string[] = [
   "ping",
   "server.stop",
@@ -118,8 +119,52 @@ export const METHOD_NAMES: readonly string[] = [
   "plugin.pane.close",
 ];
 
+/**
+ * The 11 methods Herdr 0.9.0 added (protocol 22), each after the 0.8 variant it follows in the
+ * 0.9 declaration order. The names are the published 0.8.2 -> 0.9.0 schema diff (no removals);
+ * the positions come from `Method` in src/api/schema.rs and `api_method_name` in
+ * src/api/server.rs of later herdrdev/herdr master commits, minus the methods added after 0.9.0.
+ */
+export const METHODS_ADDED_IN_0_9: ReadonlyArray<
+  readonly [after: string, added: readonly string[]]
+> = [
+  [
+    "notification.show",
+    ["product_announcement.dismiss", "release_notes.dismiss", "command.invoke"],
+  ],
+  ["client.window_title.clear", ["client_shell.surface.set"]],
+  [
+    "pane.resize",
+    [
+      "pane.scroll",
+      "pane.edit_scrollback",
+      "pane.selection.read",
+      "pane.copy_motion",
+      "pane.copy_search",
+    ],
+  ],
+  ["pane.input.set", ["pane.link.activate"]],
+  ["pane.wait_for_output", ["integration.list"]],
+];
+
+/** The 0.9.x `Method` enum. */
+export const METHOD_NAMES_0_9: readonly string[] = METHOD_NAMES.flatMap((name) => [
+  name,
+  ...(METHODS_ADDED_IN_0_9.find(([after]) => after === name)?.[1] ?? []),
+]);
+
+export type MethodSet = "0.8" | "0.9";
+
+export function methodNames(set: MethodSet): readonly string[] {
+  return set === "0.9" ? METHOD_NAMES_0_9 : METHOD_NAMES;
+}
+
 /** Not part of Herdr: accepted only when the simulator runs with --test-control. */
-export const SIM_METHOD_NAMES: readonly string[] = ["sim.configure", "sim.injection_log"];
+export const SIM_METHOD_NAMES: readonly string[] = [
+  "sim.configure",
+  "sim.injection_log",
+  "sim.event_ring",
+];
 
 export const AGENT_STATUSES = ["idle", "working", "blocked", "done", "unknown"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];

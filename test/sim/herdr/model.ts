@@ -139,12 +139,15 @@ export function layoutRects(
       return;
     }
     splits.push({ path, direction: node.direction, ratio: node.ratio, rect });
+    // split_rect (src/layout.rs): `((size as f32) * ratio).round()`.
+    const part = (size: number) =>
+      Math.round(Math.fround(Math.fround(size) * Math.fround(node.ratio)));
     if (node.direction === "right") {
-      const w = Math.floor(rect.width * node.ratio);
+      const w = Math.min(rect.width, part(rect.width));
       walk(node.first, { ...rect, width: w }, [...path, false]);
       walk(node.second, { ...rect, x: rect.x + w, width: rect.width - w }, [...path, true]);
     } else {
-      const h = Math.floor(rect.height * node.ratio);
+      const h = Math.min(rect.height, part(rect.height));
       walk(node.first, { ...rect, height: h }, [...path, false]);
       walk(node.second, { ...rect, y: rect.y + h, height: rect.height - h }, [...path, true]);
     }

@@ -2,7 +2,8 @@
 // connection. The first line is read up to '\n' within 1 MiB and the read deadline (5 s); EOF
 // before a newline, an over-long line, a timeout or invalid UTF-8 drop the connection without a
 // word; a line that trims to nothing closes it silently. Otherwise exactly one compact line is
-// written and the connection closes, except for the streaming methods (streams.ts).
+// written and the connection closes, except for the streaming methods (streams.ts). Bytes after
+// the request line are never read, so such a close resets the client (request-reader.ts).
 // `ping` is answered on the socket thread; everything else goes through the app queue.
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
@@ -32,7 +33,8 @@ import {
   workspaceList,
 } from "./handlers-panes.js";
 import type * as M from "./methods.js";
-import { METHOD_NAMES } from "./methods.js";
+import { methodNames } from "./methods.js";
+import { peerDone, RequestLineReader, socketFd } from "./request-reader.js";
 import { type JsonValue, toPlain } from "./serde-json-read.js";
 import type { HerdrSim } from "./sim.js";
 import { type StreamPeer, subscribe, waitForEvent } from "./streams.js";
@@ -88,6 +90,14 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
 };
 
 function simMethod(sim: HerdrSim, id: string, method: string, params: unknown): string {
+  if (method === "sim.event_ring")
+    return successLine(id, {
+      type: "event_ring",
+      current_sequence: sim.hub.currentSequence(),
+      retained: sim.hub.retained(),
+      oldest_sequence: sim.hub.oldestSequence() ?? undefined,
+      kinds: sim.hub.retainedKinds(),
+    });
   if (method === "sim.injection_log")
     return successLine(id, {
       type: "injection_log",
@@ -105,6 +115,19 @@ function isJsonValue(x: unknown): x is JsonValue {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const READ_POLL_MS = 2;
+
+/**
+ * Herdr writes its line(s) and drops the stream: a plain close, never a shutdown. Input the
+ * client sent after the request line is still unread then, so the client's next read gets
+ * ECONNRESET (request-reader.ts).
+ */
+function closeAfterFlush(socket: Socket): void {
+  if (socket.destroyed) return;
+  if (socket.writableLength === 0) socket.destroy();
+  else socket.once("drain", () => socket.destroy());
+}
 
 export class HerdrSocketServer {
   private readonly sim: HerdrSim;
@@ -131,7 +154,9 @@ export class HerdrSocketServer {
       if (live) throw new Error(`herdr is already running (socket busy at ${this.path})`);
       unlinkSync(this.path);
     }
-    const server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
+    const server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) =>
+      this.accept(socket),
+    );
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -156,40 +181,32 @@ export class HerdrSocketServer {
     this.sockets.add(socket);
     socket.on("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const timer = setTimeout(() => drop(), this.sim.switches.requestTimeoutMs);
-    const drop = () => {
-      done = true;
-      clearTimeout(timer);
+    const fd = socketFd(socket);
+    if (fd === null) {
       socket.destroy();
+      return;
+    }
+    const reader = new RequestLineReader(fd, MAX_INITIAL_REQUEST_BYTES);
+    const deadline = Date.now() + this.sim.switches.requestTimeoutMs;
+    const step = (): void => {
+      if (socket.destroyed) return;
+      const r = reader.step();
+      if (r.kind === "drop") {
+        socket.destroy();
+        return;
+      }
+      if (r.kind === "line") {
+        void this.handleLine(socket, fd, r.bytes);
+        return;
+      }
+      // Herdr sleeps 100 ms between empty reads; polling faster only makes requests quicker.
+      if (Date.now() >= deadline) socket.destroy();
+      else setTimeout(step, READ_POLL_MS);
     };
-    const onData = (chunk: Buffer) => {
-      if (done) return;
-      const newline = chunk.indexOf(0x0a);
-      const take = newline < 0 ? chunk : chunk.subarray(0, newline + 1);
-      // Herdr reads byte by byte and fails once it holds more than 1 MiB without a newline.
-      if (size + (newline < 0 ? take.length : take.length - 1) > MAX_INITIAL_REQUEST_BYTES)
-        return drop();
-      chunks.push(take);
-      size += take.length;
-      if (newline < 0) return;
-      done = true;
-      clearTimeout(timer);
-      socket.off("data", onData);
-      socket.off("end", onEnd);
-      const rest = chunk.subarray(newline + 1);
-      void this.handleLine(socket, Buffer.concat(chunks), rest.length > 0);
-    };
-    const onEnd = () => {
-      if (!done) drop();
-    };
-    socket.on("data", onData);
-    socket.on("end", onEnd);
+    step();
   }
 
-  private async handleLine(socket: Socket, bytes: Buffer, extraBytes: boolean): Promise<void> {
+  private async handleLine(socket: Socket, fd: number, bytes: Buffer): Promise<void> {
     let text: string;
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -202,27 +219,21 @@ export class HerdrSocketServer {
       socket.destroy();
       return;
     }
-    const parsed = parseRequest(line, this.sim.options.testControl);
+    const parsed = parseRequest(line, this.sim.options.testControl, this.sim.switches.methodSet);
     if (!parsed.ok) {
-      socket.end(`${errorLine("", "invalid_request", parsed.message)}\n`);
+      socket.write(`${errorLine("", "invalid_request", parsed.message)}\n`);
+      closeAfterFlush(socket);
       return;
     }
     const { id, method, params } = parsed.request;
     if (INJECTION_METHODS.includes(method)) this.sim.logInjection(method, id, params);
 
-    let peerClosed = extraBytes;
-    const markClosed = () => {
-      peerClosed = true;
-    };
-    socket.on("data", markClosed);
-    socket.on("end", markClosed);
-    socket.on("close", markClosed);
     const peer: StreamPeer = {
-      closed: () => peerClosed || socket.destroyed,
+      closed: () => socket.destroyed || peerDone(fd),
       write: (l) => {
         if (!socket.destroyed) socket.write(`${l}\n`);
       },
-      end: () => socket.end(),
+      end: () => closeAfterFlush(socket),
     };
     const firstLine = (l: string) => this.writeFirst(socket, method, id, l);
 
@@ -252,6 +263,13 @@ export class HerdrSocketServer {
         protocol: s.protocol,
         capabilities: s.capabilities,
       });
+    } else if (method === "client_shell.surface.set") {
+      // 0.9: answered on the socket thread, only a client-shell endpoint may set a surface.
+      response = errorLine(
+        id,
+        "connection_local_only",
+        "client_shell.surface.set is only available through a client shell endpoint",
+      );
     } else if (method.startsWith("sim.")) response = simMethod(this.sim, id, method, params);
     else {
       const handler = HANDLERS[method];
@@ -265,7 +283,7 @@ export class HerdrSocketServer {
             ),
       );
     }
-    if (await this.writeFirst(socket, method, id, response)) socket.end();
+    if (await this.writeFirst(socket, method, id, response)) closeAfterFlush(socket);
   }
 
   /** Write the first (often only) line, applying the connection fault switches. */
@@ -277,7 +295,8 @@ export class HerdrSocketServer {
   ): Promise<boolean> {
     const s = this.sim.switches;
     const faulty =
-      METHOD_NAMES.includes(method) && (s.faultMethods === null || s.faultMethods.includes(method));
+      methodNames(s.methodSet).includes(method) &&
+      (s.faultMethods === null || s.faultMethods.includes(method));
     if (faulty && s.replyDelayMs > 0) await sleep(s.replyDelayMs);
     if (socket.destroyed) return false;
     if (faulty && s.closeBeforeReply) {

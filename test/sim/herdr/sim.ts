@@ -18,8 +18,10 @@ import {
   type StateView,
   strippedTitle,
   systemProcs,
+  tabId,
 } from "./info.js";
 import { composeEnv, effectiveDir, resolveExecutable, writeLauncher } from "./launch.js";
+import type { PaneAgentState } from "./methods.js";
 import {
   allocTerminalId,
   decodePublicNumber,
@@ -31,7 +33,13 @@ import {
   type Terminal,
   type Workspace,
 } from "./model.js";
-import { isAlive, readEnvVar, readStat, sessionMembers } from "./procfs.js";
+import {
+  foregroundProcessGroupId,
+  isAlive,
+  readEnvVar,
+  readStat,
+  sessionMembers,
+} from "./procfs.js";
 import type { Switches } from "./switches.js";
 import { Tmux, type TmuxPaneFacts } from "./tmux.js";
 import type { WireObject } from "./wire.js";
@@ -56,15 +64,11 @@ export type PaneLocation = {
   readonly pane: Pane;
 };
 
+/** Where a terminal goes: a new workspace session, a tab's window, or a split-off pane. */
 export type SpawnHow =
   | { readonly kind: "session" }
   | { readonly kind: "window"; readonly name: string }
-  | {
-      readonly kind: "split";
-      readonly target: Terminal;
-      readonly direction: "right" | "down";
-      readonly secondPercent: number;
-    };
+  | { readonly kind: "split" };
 
 export type InjectionEntry = {
   readonly method: string;
@@ -74,6 +78,20 @@ export type InjectionEntry = {
 };
 
 const TICK_MS = 50;
+
+type Probe = {
+  next: number;
+  /** The agent the detection task currently holds (AgentDetectionPresence). */
+  last: string | null;
+  probed: boolean;
+  pendingShellClear: boolean;
+  exitReported: boolean;
+};
+type Observation = {
+  readonly agent: string | null;
+  readonly state: PaneAgentState;
+  readonly processExited: boolean;
+};
 const TITLE_EVERY_TICKS = 6;
 
 export class HerdrSim implements StateView {
@@ -93,10 +111,13 @@ export class HerdrSim implements StateView {
   private timer: NodeJS.Timeout | undefined;
   private ticks = 0;
   private ticking = false;
-  private readonly probes = new Map<string, { next: number; last: string | null }>();
+  private readonly probes = new Map<string, Probe>();
   /** Every pane session leader ever spawned, for the final sweep. */
   private readonly sessions = new Set<number>();
   private launchCounter = 0;
+  private lastFocus: string | null = null;
+  /** Panes of exited terminals, removed from tmux in one go at the end of the turn. */
+  private readonly deadTmuxPanes: string[] = [];
   private stopped = false;
 
   constructor(options: SimOptions) {
@@ -112,7 +133,7 @@ export class HerdrSim implements StateView {
 
   async start(): Promise<void> {
     mkdirSync(join(this.options.dir, "launch"), { recursive: true, mode: 0o700 });
-    await this.tmux.start(this.keepAliveSession);
+    await this.tmux.start(this.keepAliveSession, this.switches.headlessSize);
     this.defaultTitle = await this.tmux.defaultTitle(this.keepAliveSession);
     this.timer = setInterval(() => void this.tick(), TICK_MS);
   }
@@ -139,11 +160,40 @@ export class HerdrSim implements StateView {
     return this.stopped;
   }
 
-  /** Run app work one piece at a time, like Herdr's app loop. */
+  /**
+   * Run app work one piece at a time, like Herdr's app loop; after each piece, as after each
+   * loop iteration, focus changes are published (sync_focus_events).
+   */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
+    const work = async () => {
+      try {
+        return await fn();
+      } finally {
+        this.syncFocusEvents();
+        await this.flushTmux();
+      }
+    };
+    const run = this.queue.then(work, work);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * sync_focus_events (src/app/api.rs): when the (active workspace index, focused pane) pair
+   * differs from the last one published, emit workspace_focused, tab_focused, pane_focused.
+   */
+  private syncFocusEvents(): void {
+    const loc = this.focusedPane();
+    const key = loc === null ? null : `${loc.wsIndex}|${loc.ws.id}:${loc.pane.number}`;
+    if (key === this.lastFocus) return;
+    this.lastFocus = key;
+    if (loc === null) return;
+    this.emit("workspace_focused", { workspace_id: loc.ws.id });
+    this.emit("tab_focused", { tab_id: tabId(loc.ws, loc.tab), workspace_id: loc.ws.id });
+    this.emit("pane_focused", {
+      pane_id: paneId(loc.ws, loc.pane.number),
+      workspace_id: loc.ws.id,
+    });
   }
 
   emit(kind: string, data: WireObject): void {
@@ -271,18 +321,24 @@ export class HerdrSim implements StateView {
       !exe.includes("/") || exe.startsWith("/") || exe.startsWith("./") || exe.startsWith("../");
     const execTarget = plainName && !exe.includes("=") ? exe : resolved.path;
     const script = join(this.options.dir, "launch", `pane-${++this.launchCounter}.sh`);
-    writeLauncher(script, env, execTarget, command.slice(1));
+    const size = this.switches.headlessSize;
+    writeLauncher(
+      script,
+      env,
+      execTarget,
+      command.slice(1),
+      this.tmux.createsAt(size) ? null : size,
+    );
     let spawned: Awaited<ReturnType<Tmux["newWindow"]>>;
     try {
       if (how.kind === "session")
-        spawned = await this.tmux.newSession(identity.tmuxSession, dir, script);
+        spawned = await this.tmux.newSession(identity.tmuxSession, dir, script, size);
       else if (how.kind === "window")
         spawned = await this.tmux.newWindow(identity.tmuxSession, how.name, dir, script);
       else
-        spawned = await this.tmux.splitPane(
-          how.target.tmuxPaneId,
-          how.direction,
-          how.secondPercent,
+        spawned = await this.tmux.newWindow(
+          identity.tmuxSession,
+          `pane-${identity.paneId.replace(":", "-")}`,
           dir,
           script,
         );
@@ -290,6 +346,7 @@ export class HerdrSim implements StateView {
       return { error: err instanceof Error ? err.message : String(err) };
     }
     this.sessions.add(spawned.pid);
+    await this.tmux.ensureSize(spawned.windowId, size);
     const stat = readStat(spawned.pid);
     await this.waitForExec(spawned.pid, spawned.paneId);
     const terminal: Terminal = {
@@ -312,6 +369,9 @@ export class HerdrSim implements StateView {
     this.probes.set(terminal.id, {
       next: detectMs < 0 ? Number.POSITIVE_INFINITY : Date.now() + detectMs,
       last: null,
+      probed: false,
+      pendingShellClear: false,
+      exitReported: false,
     });
     return terminal;
   }
@@ -424,33 +484,76 @@ export class HerdrSim implements StateView {
     try {
       this.ticks++;
       const now = Date.now();
-      for (const t of this.liveTerminals()) {
-        if (!isAlive(t.shellPid, t.shellStartTime)) {
-          await this.exclusive(() => this.handleExit(t));
-          continue;
-        }
+      const live = this.liveTerminals();
+      // Every exit seen in this tick is handled in one go (one app-loop turn).
+      const dead = live.filter((t) => !isAlive(t.shellPid, t.shellStartTime));
+      if (dead.length > 0)
+        await this.exclusive(async () => {
+          for (const t of dead) await this.handleExit(t);
+        });
+      for (const t of live) {
+        if (t.gone) continue;
         const probe = this.probes.get(t.id);
         if (probe !== undefined && now >= probe.next) {
           const period = this.switches.detectMs;
           probe.next = period < 0 ? Number.POSITIVE_INFINITY : now + Math.max(period, TICK_MS);
-          const agent = probeForegroundAgent(t.shellPid);
-          if (agent !== probe.last) {
-            probe.last = agent;
+          const observation = this.probeOnce(t, probe);
+          if (observation !== null)
             await this.exclusive(async () => {
               const loc = this.locateTerminal(t);
               if (loc !== null && !t.gone)
                 this.emitAgentChange(
                   loc,
-                  t.agent.observeDetection(agent, this.switches.detectedStatus),
+                  t.agent.observeDetection(
+                    observation.agent,
+                    observation.state,
+                    observation.processExited,
+                  ),
                 );
             });
-          }
         }
       }
       if (this.ticks % TITLE_EVERY_TICKS === 0) await this.exclusive(() => this.refreshLiveFacts());
     } finally {
       this.ticking = false;
     }
+  }
+
+  /**
+   * One run of the pane's detection task (src/pane.rs): the process probe is skipped while a
+   * full-lifecycle authority is live (should_skip_process_probe_for_lifecycle_authority); an
+   * agent that leaves the foreground to the pane's own shell is first reported as a process
+   * exit (idle, released) and only cleared on the next probe (foreground_shell_agent_action);
+   * the same agent coming back after that report is a replacement process.
+   */
+  private probeOnce(t: Terminal, probe: Probe): Observation | null {
+    const foreground = foregroundProcessGroupId(t.shellPid);
+    if (
+      t.agent.liveFullLifecycleAuthority() &&
+      foreground !== null &&
+      probe.probed &&
+      !probe.pendingShellClear
+    )
+      return null;
+    probe.probed = true;
+    const agent = probeForegroundAgent(t.shellPid);
+    const previous = probe.last;
+    const status = this.switches.detectedStatus;
+    if (previous !== null && probe.exitReported) {
+      probe.exitReported = false;
+      probe.pendingShellClear = false;
+      probe.last = agent;
+      return { agent, state: agent === null ? "unknown" : status, processExited: false };
+    }
+    if (previous !== null && agent === null && foreground === t.shellPid) {
+      probe.pendingShellClear = true;
+      probe.exitReported = true;
+      return { agent: previous, state: "idle", processExited: true };
+    }
+    probe.pendingShellClear = false;
+    if (agent === previous) return null;
+    probe.last = agent;
+    return { agent, state: agent === null ? "unknown" : status, processExited: false };
   }
 
   /** Re-read tmux pane facts; a changed (stripped) title bumps revision and emits pane_updated. */
@@ -497,6 +600,10 @@ export class HerdrSim implements StateView {
     this.emit("pane_exited", { pane_id: paneId(loc.ws, loc.pane.number), workspace_id: loc.ws.id });
     const { tabSurvives } = this.removePane(loc);
     if (tabSurvives) this.emit("layout_updated", { layout: paneLayoutSnapshot(loc.ws, loc.tab) });
-    await this.tmux.killPane(t.tmuxPaneId);
+    this.deadTmuxPanes.push(t.tmuxPaneId);
+  }
+
+  private async flushTmux(): Promise<void> {
+    if (this.deadTmuxPanes.length > 0) await this.tmux.killPanes(this.deadTmuxPanes.splice(0));
   }
 }

@@ -1,9 +1,15 @@
 // events.subscribe and events.wait (src/api/server.rs stream_subscriptions, src/api/wait.rs
-// wait_for_event, src/api/subscriptions.rs). The connection stays open; every 100 ms the server
-// checks whether the peer wrote anything or closed (either ends the stream), then lets each
-// subscription push at most one event. Lifecycle subscriptions start at sequence 0 and replay the
-// ring; pane-scoped ones start now. A pane-scoped probe failure answers one error line whose id
-// is `<request id>:sub:<index>:probe`, as Herdr's probe request id leaks through.
+// wait_for_event, src/api/subscriptions.rs). The connection stays open; right after
+// `subscription_started` and then every 100 ms the server checks whether the peer wrote anything
+// or closed (either ends the stream), then lets each subscription push at most one event. In 0.8
+// lifecycle subscriptions start at sequence 0 and replay the ring first (one matching event per
+// tick, ahead of live ones); in 0.9 (PR #3134) they start at the sequence current when the
+// request began, so events pushed while the subscriptions are set up still arrive.
+// Pane-scoped ones start now. A pane-scoped probe failure answers one error line whose id is
+// `<request id>:sub:<index>:probe` (the probe's request id leaks through; a later master rewrites
+// it to the request id, not confirmed for 0.9.3, not modelled). Behind switches, the proposal of
+// PR #4225: drain every retained event per tick, and answer `events_lost` and close when the
+// cursor fell out of the ring.
 import { envelope, type HubEvent } from "./event-hub.js";
 import type {
   eventsSubscribeParams,
@@ -25,25 +31,37 @@ export type StreamPeer = {
 
 type Presentation = { title: Wire; display_agent: Wire; state_labels: Wire };
 
+/** The subscription's cursor was evicted (proposal switch `eventsLost`). */
+const LOST = Symbol("events_lost");
+
 type Active = {
-  /** An event line to push, or null; `Error` carries a pane_not_found for events.wait. */
-  poll(): Promise<string | null>;
+  /** The event lines to push this tick (at most one unless draining), or LOST. */
+  poll(): Promise<string[] | typeof LOST>;
 };
+
+export const EVENTS_LOST_MESSAGE =
+  "event subscription fell behind retained history; resubscribe and resync with session.snapshot";
 
 function eventLine(sim: HerdrSim, value: WireObject): string {
   return toJson(value, sim.switches.eventKeyOrder === "sorted");
 }
 
-function lifecycle(sim: HerdrSim, name: string): Active {
+/** ActiveEventSubscription: skip other kinds, push the next matching event (or all of them). */
+function lifecycle(sim: HerdrSim, name: string, start: number): Active {
   const kind = name.replaceAll(".", "_");
-  let last = 0;
+  let last = sim.switches.lifecycleReplay ? 0 : start;
   return {
     poll: async () => {
+      const s = sim.switches;
+      if (s.eventsLost && sim.hub.lostAfter(last)) return LOST;
+      const out: string[] = [];
       for (const { sequence, event } of sim.hub.eventsAfter(last)) {
         last = sequence;
-        if (event.kind === kind) return eventLine(sim, envelope(event));
+        if (event.kind !== kind) continue;
+        out.push(eventLine(sim, envelope(event)));
+        if (s.subscriptionDrain === "one") break;
       }
-      return null;
+      return out;
     },
   };
 }
@@ -97,55 +115,74 @@ function agentStatus(
   filter: string | undefined,
 ): {
   poll: () => StatusSnapshot | null | PaneGone;
+  pollBatch: () => StatusSnapshot[] | typeof LOST;
 } {
   let last = sim.hub.currentSequence();
   let lastStatus = probe.agent_status;
   let lastPresentation: Presentation = probe;
   let initial: StatusSnapshot | null =
     filter !== undefined && filter === probe.agent_status ? probe : null;
+  const fromHistory = (d: WireObject): StatusSnapshot | null => {
+    const snap: StatusSnapshot = {
+      pane_id: d.pane_id as string,
+      workspace_id: d.workspace_id as string,
+      agent_status: d.agent_status as string,
+      agent: d.agent,
+      title: d.title,
+      display_agent: d.display_agent,
+      state_labels: d.state_labels,
+    };
+    lastStatus = snap.agent_status;
+    lastPresentation = snap;
+    initial = null;
+    return filter !== undefined && filter !== snap.agent_status ? null : snap;
+  };
+  const snapshot = (): StatusSnapshot | null | PaneGone => {
+    if (sim.hub.currentSequence() !== last) return null;
+    if (initial !== null) {
+      const out = initial;
+      initial = null;
+      return out;
+    }
+    const before = last;
+    const pane = statusSnapshot(sim, probe.pane_id);
+    if (sim.hub.currentSequence() !== before) return null;
+    if (pane === null) return new PaneGone(`pane ${probe.pane_id} not found`);
+    const statusChanged = pane.agent_status !== lastStatus;
+    const presentationChanged = !samePresentation(pane, lastPresentation);
+    lastStatus = pane.agent_status;
+    lastPresentation = pane;
+    if (!(statusChanged || presentationChanged)) return null;
+    if (filter !== undefined && filter !== pane.agent_status) return null;
+    last = sim.hub.currentSequence();
+    return pane;
+  };
+  const mine = (kind: string, d: WireObject) =>
+    kind === "pane_agent_status_changed" && d.pane_id === probe.pane_id;
   return {
     poll: () => {
-      let sawStatus = false;
       for (const { sequence, event } of sim.hub.eventsAfter(last)) {
         last = sequence;
-        if (event.kind !== "pane_agent_status_changed" || event.data.pane_id !== probe.pane_id)
-          continue;
-        sawStatus = true;
-        const d = event.data;
-        const snap: StatusSnapshot = {
-          pane_id: d.pane_id as string,
-          workspace_id: d.workspace_id as string,
-          agent_status: d.agent_status as string,
-          agent: d.agent,
-          title: d.title,
-          display_agent: d.display_agent,
-          state_labels: d.state_labels,
-        };
-        lastStatus = snap.agent_status;
-        lastPresentation = snap;
-        if (filter !== undefined && filter !== snap.agent_status) continue;
-        initial = null;
-        return snap;
+        if (!mine(event.kind, event.data)) continue;
+        const snap = fromHistory(event.data);
+        if (snap !== null) return snap;
       }
-      if (sawStatus) initial = null;
-      else if (sim.hub.currentSequence() !== last) return null;
-      else if (initial !== null) {
-        const out = initial;
-        initial = null;
-        return out;
+      return snapshot();
+    },
+    pollBatch: () => {
+      if (sim.switches.eventsLost && sim.hub.lostAfter(last)) return LOST;
+      const out: StatusSnapshot[] = [];
+      for (const { sequence, event } of sim.hub.eventsAfter(last)) {
+        last = sequence;
+        if (!mine(event.kind, event.data)) continue;
+        const snap = fromHistory(event.data);
+        if (snap !== null) out.push(snap);
       }
-      const before = last;
-      const pane = statusSnapshot(sim, probe.pane_id);
-      if (sim.hub.currentSequence() !== before) return null;
-      if (pane === null) return new PaneGone(`pane ${probe.pane_id} not found`);
-      const statusChanged = pane.agent_status !== lastStatus;
-      const presentationChanged = !samePresentation(pane, lastPresentation);
-      lastStatus = pane.agent_status;
-      lastPresentation = pane;
-      if (!(statusChanged || presentationChanged)) return null;
-      if (filter !== undefined && filter !== pane.agent_status) return null;
-      last = sim.hub.currentSequence();
-      return pane;
+      if (out.length === 0) {
+        const snap = snapshot();
+        if (snap !== null && !(snap instanceof PaneGone)) out.push(snap);
+      }
+      return out;
     },
   };
 }
@@ -189,9 +226,10 @@ async function build(
   id: string,
   index: number,
   sub: SubscriptionSpec,
+  start: number,
 ): Promise<Built> {
   const probeId = `${id}:sub:${index}:probe`;
-  if (sub.type === "lifecycle") return { active: lifecycle(sim, sub.name) };
+  if (sub.type === "lifecycle") return { active: lifecycle(sim, sub.name, start) };
   if (sub.type === "pane.agent_status_changed") {
     const probe = statusSnapshot(sim, sub.pane_id);
     if (probe === null)
@@ -200,8 +238,14 @@ async function build(
     return {
       active: {
         poll: async () => {
+          if (sim.switches.subscriptionDrain === "batch" || sim.switches.eventsLost) {
+            const batch = s.pollBatch();
+            if (batch === LOST) return LOST;
+            const lines = batch.map((r) => eventLine(sim, statusEvent(r)));
+            return sim.switches.subscriptionDrain === "batch" ? lines : lines.slice(0, 1);
+          }
           const r = s.poll();
-          return r === null || r instanceof PaneGone ? null : eventLine(sim, statusEvent(r));
+          return r === null || r instanceof PaneGone ? [] : [eventLine(sim, statusEvent(r))];
         },
       },
     };
@@ -216,14 +260,16 @@ async function build(
       active: {
         poll: async () => {
           const now = await scrollOf(sim, publicId);
-          if (now === undefined || toJson(now) === toJson(last ?? null)) return null;
+          if (now === undefined || toJson(now) === toJson(last ?? null)) return [];
           last = now;
-          if (now === null) return null;
+          if (now === null) return [];
           const ws = publicId.split(":")[0] as string;
-          return eventLine(sim, {
-            event: "pane.scroll_changed",
-            data: { pane_id: publicId, workspace_id: ws, scroll: now },
-          });
+          return [
+            eventLine(sim, {
+              event: "pane.scroll_changed",
+              data: { pane_id: publicId, workspace_id: ws, scroll: now },
+            }),
+          ];
         },
       },
     };
@@ -237,18 +283,18 @@ async function build(
     active: {
       poll: async () => {
         const text = await readPane(sim, sub.pane_id, sub.lines);
-        if (text === null) return null;
+        if (text === null) return [];
         const line = text.split("\n").find(match);
         if (line === undefined) {
           matching = false;
-          return null;
+          return [];
         }
-        if (matching) return null;
+        if (matching) return [];
         matching = true;
         const loc = sim.parsePaneId(sub.pane_id);
-        if (loc === null) return null;
+        if (loc === null) return [];
         const info = sim.paneInfoAt(loc);
-        return eventLine(sim, {
+        const out = eventLine(sim, {
           event: "pane.output_matched",
           data: {
             pane_id: info.pane_id,
@@ -265,6 +311,7 @@ async function build(
             },
           },
         });
+        return [out];
       },
     },
   };
@@ -279,9 +326,11 @@ export async function subscribe(
   peer: StreamPeer,
   firstLine: (line: string) => Promise<boolean>,
 ): Promise<void> {
+  // 0.9: lifecycle subscriptions start at the request boundary (event_start_sequence).
+  const start = sim.hub.currentSequence();
   const actives: Active[] = [];
   for (const [index, sub] of p.subscriptions.entries()) {
-    const built = await build(sim, id, index, sub);
+    const built = await build(sim, id, index, sub, start);
     if ("error" in built) {
       await firstLine(built.error);
       peer.end();
@@ -293,8 +342,12 @@ export async function subscribe(
   for (;;) {
     if (peer.closed() || sim.stoppedFlag()) return peer.end();
     for (const a of actives) {
-      const line = await a.poll();
-      if (line !== null) peer.write(line);
+      const lines = await a.poll();
+      if (lines === LOST) {
+        peer.write(errorLine(id, "events_lost", EVENTS_LOST_MESSAGE));
+        return peer.end();
+      }
+      for (const line of lines) peer.write(line);
     }
     await sleep(POLL_INTERVAL_MS);
   }

@@ -5,16 +5,44 @@
 import * as v from "valibot";
 import { PANE_AGENT_STATES } from "./methods.js";
 
-const capabilities = v.nullable(
-  v.object({ live_handoff: v.boolean(), detached_server_daemon: v.boolean() }),
-);
+// ServerCapabilities in field order: 0.8 has {live_handoff, detached_server_daemon}; 0.9 adds
+// endpoint_protocol_generation, surface_interest, health_check (and ssh_agent_registration by
+// 0.9.3). Key order is the wire order.
+const capabilities = v.nullable(v.record(v.string(), v.union([v.boolean(), v.number()])));
 
 export const SwitchesSchema = v.strictObject({
   /** `ping`/`session.snapshot` version string (`build_info::version()`). */
   version: v.string(),
-  /** `protocol::PROTOCOL_VERSION`: 19 for 0.8.0, 20 at HEAD. */
+  /** `protocol::PROTOCOL_VERSION` (src/protocol/wire.rs): 19 for 0.8.0, 20 at HEAD/0.8.2, 22 for 0.9. */
   protocol: v.pipe(v.number(), v.integer(), v.minValue(0)),
   capabilities,
+  /** Which `Method` enum the server deserializes: 0.8's, or 0.9's with the 11 added methods. */
+  methodSet: v.picklist(["0.8", "0.9"]),
+  /**
+   * 0.8: a new lifecycle subscription starts at sequence 0 and first replays the matching
+   * retained events, one per poll tick. 0.9 (PR #3134): it starts at the request boundary.
+   */
+  lifecycleReplay: v.boolean(),
+  /**
+   * PROPOSAL, not in any release seen (herdrdev/herdr PR #4225 for issue #4178): a lifecycle or
+   * agent-status subscription whose next event was evicted from the ring answers one
+   * `events_lost` error line with the request id and closes. Off in every preset.
+   */
+  eventsLost: v.boolean(),
+  /**
+   * "one": each subscription pushes at most one event per 100 ms tick (every release seen).
+   * "batch": PROPOSAL (PR #4225) - a lifecycle or agent-status subscription drains every
+   * retained matching event per tick.
+   */
+  subscriptionDrain: v.picklist(["one", "batch"]),
+  /**
+   * Size of every pane's terminal while no client has ever attached (estimate_pane_size):
+   * 80x24 in 0.8.0/HEAD, `headless_size` 120x40 from 0.8.2 (#2828).
+   */
+  headlessSize: v.strictObject({
+    cols: v.pipe(v.number(), v.integer(), v.minValue(2)),
+    rows: v.pipe(v.number(), v.integer(), v.minValue(2)),
+  }),
   /** Delay before (and period of) the foreground-process probe; negative disables detection. */
   detectMs: v.number(),
   /** agent_status a detected agent reports (Herdr reads it off the screen; the sim cannot). */
@@ -53,6 +81,11 @@ export const DEFAULT_SWITCHES: Switches = {
   version: "0.8.0",
   protocol: 19,
   capabilities: { live_handoff: true, detached_server_daemon: true },
+  methodSet: "0.8",
+  lifecycleReplay: true,
+  eventsLost: false,
+  subscriptionDrain: "one",
+  headlessSize: { cols: 80, rows: 24 },
   detectMs: 300,
   detectedStatus: "idle",
   omitTopLevelAgentAfterReport: false,
@@ -69,11 +102,35 @@ export const DEFAULT_SWITCHES: Switches = {
   requestTimeoutMs: 5000,
 };
 
-/** Version presets: what `--version` / the helper's `version` option mean. */
+/** The presets a test can run the Herdr-facing suite under ("0.8.0" is the default). */
+export const VERSION_PRESETS = ["0.8.0", "head", "0.9.3"] as const;
+export type VersionPreset = (typeof VERSION_PRESETS)[number];
+
+/**
+ * Version presets: what `--version` / the helper's `version` option mean. "0.9.3": protocol 22,
+ * the 0.9 method enum, live-start lifecycle subscriptions, 120x40 headless panes, and the pong
+ * capabilities a local 0.9.3 server answered (publicly quoted); the top-level `agent` omission
+ * after `pane.report_agent` is the ADR's observation, not a path found in public source.
+ */
 export function versionPreset(version: string): PartialSwitches {
   if (version === "head") return { version: "0.8.0", protocol: 20 };
   if (version === "0.9.3")
-    return { version: "0.9.3", protocol: 20, omitTopLevelAgentAfterReport: true };
+    return {
+      version: "0.9.3",
+      protocol: 22,
+      capabilities: {
+        live_handoff: true,
+        detached_server_daemon: true,
+        endpoint_protocol_generation: 1,
+        surface_interest: true,
+        health_check: true,
+        ssh_agent_registration: true,
+      },
+      methodSet: "0.9",
+      lifecycleReplay: false,
+      headlessSize: { cols: 120, rows: 40 },
+      omitTopLevelAgentAfterReport: true,
+    };
   if (version === "0.8.0") return { version: "0.8.0", protocol: 19 };
   return { version };
 }
@@ -84,6 +141,11 @@ const ENV_KEYS: ReadonlyArray<
   ["HERDR_SIM_VERSION", "version", "string"],
   ["HERDR_SIM_PROTOCOL", "protocol", "number"],
   ["HERDR_SIM_CAPABILITIES", "capabilities", "json"],
+  ["HERDR_SIM_METHOD_SET", "methodSet", "string"],
+  ["HERDR_SIM_LIFECYCLE_REPLAY", "lifecycleReplay", "bool"],
+  ["HERDR_SIM_EVENTS_LOST", "eventsLost", "bool"],
+  ["HERDR_SIM_SUBSCRIPTION_DRAIN", "subscriptionDrain", "string"],
+  ["HERDR_SIM_HEADLESS_SIZE", "headlessSize", "json"],
   ["HERDR_SIM_DETECT_MS", "detectMs", "number"],
   ["HERDR_SIM_DETECTED_STATUS", "detectedStatus", "string"],
   ["HERDR_SIM_OMIT_TOP_LEVEL_AGENT", "omitTopLevelAgentAfterReport", "bool"],

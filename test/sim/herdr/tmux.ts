@@ -1,13 +1,18 @@
 // The private tmux server that hosts the simulator's terminals: `tmux -L <name> -f /dev/null`.
-// One tmux session per Herdr workspace (named like the workspace, `w1`), one tmux window per
-// Herdr tab, one tmux pane per Herdr pane (layout splits are tmux splits). A keep-alive
-// session named after the Herdr session holds the server up when no workspace exists.
+// One tmux session per Herdr workspace (named like the workspace, `w1`), and one tmux window per
+// Herdr pane: a tab's root pane in a window named after the tab, each pane split off it in a
+// window of its own (`pane-w1-p3`). A keep-alive session named after the Herdr session holds the
+// server up when no workspace exists.
 // Every pane's process is started through a launcher script (see launch.ts) that execs the argv,
 // so the tmux pane pid is the argv command's own pid.
+//
+// Geometry: a headless Herdr server to which no client ever attached gives EVERY pane the same
+// terminal size, split or not, and never resizes it (AppState::estimate_pane_size: no pane rects
+// were computed, so the headless size, src/app/state.rs). A window per pane, of that size,
+// does the same; tmux splits would halve panes and resize their neighbours.
 import { execFile } from "node:child_process";
 
-export const WINDOW_COLS = 200;
-export const WINDOW_ROWS = 50;
+export type TerminalSize = { readonly cols: number; readonly rows: number };
 
 export type SpawnedTmuxPane = {
   readonly paneId: string;
@@ -31,6 +36,8 @@ export class TmuxError extends Error {}
 
 export class Tmux {
   readonly socketName: string;
+  /** The size new windows get (default-size), set at start. */
+  private defaultSize: TerminalSize | null = null;
   private readonly clientEnv: NodeJS.ProcessEnv;
 
   constructor(socketName: string) {
@@ -56,7 +63,7 @@ export class Tmux {
   }
 
   /** Start the server with a keep-alive session that explains itself to a person attaching. */
-  async start(keepAliveSession: string): Promise<void> {
+  async start(keepAliveSession: string, size: TerminalSize): Promise<void> {
     const banner =
       "herdr simulator: each Herdr workspace is a tmux session (w1, w2, ...), each tab a window";
     await this.run([
@@ -65,9 +72,9 @@ export class Tmux {
       "-s",
       keepAliveSession,
       "-x",
-      `${WINDOW_COLS}`,
+      `${size.cols}`,
       "-y",
-      `${WINDOW_ROWS}`,
+      `${size.rows}`,
       "-n",
       "herdr-sim",
       "--",
@@ -75,8 +82,12 @@ export class Tmux {
       "-c",
       `printf '%s\\n' '${banner}'; exec tail -f /dev/null`,
     ]);
-    await this.run(["set-option", "-g", "default-size", `${WINDOW_COLS}x${WINDOW_ROWS}`]);
-    await this.run(["set-option", "-g", "remain-on-exit", "off"]);
+    await this.run(["set-option", "-g", "default-size", `${size.cols}x${size.rows}`]);
+    this.defaultSize = size;
+    // A pane whose command exits stays until the simulator has published its exit and removed
+    // it (handleExit), so a layout can still split next to a pane that already died, as Herdr's
+    // own layout tree can.
+    await this.run(["set-option", "-g", "remain-on-exit", "on"]);
   }
 
   /** tmux's default pane title (the host name), which Herdr would report as no title at all. */
@@ -92,16 +103,21 @@ export class Tmux {
     return { paneId, pid: Number(pid), windowId, tty };
   }
 
-  async newSession(name: string, cwd: string, script: string): Promise<SpawnedTmuxPane> {
+  async newSession(
+    name: string,
+    cwd: string,
+    script: string,
+    size: TerminalSize,
+  ): Promise<SpawnedTmuxPane> {
     const out = await this.run([
       "new-session",
       "-d",
       "-s",
       name,
       "-x",
-      `${WINDOW_COLS}`,
+      `${size.cols}`,
       "-y",
-      `${WINDOW_ROWS}`,
+      `${size.rows}`,
       "-c",
       cwd,
       "-P",
@@ -139,33 +155,6 @@ export class Tmux {
     return this.parseSpawn(out);
   }
 
-  async splitPane(
-    target: string,
-    direction: "right" | "down",
-    secondPercent: number,
-    cwd: string,
-    script: string,
-  ): Promise<SpawnedTmuxPane> {
-    const out = await this.run([
-      "split-window",
-      "-d",
-      "-t",
-      target,
-      direction === "right" ? "-h" : "-v",
-      "-l",
-      `${secondPercent}%`,
-      "-c",
-      cwd,
-      "-P",
-      "-F",
-      SPAWN_FORMAT,
-      "--",
-      "/bin/sh",
-      script,
-    ]);
-    return this.parseSpawn(out);
-  }
-
   async renameWindow(windowId: string, name: string): Promise<void> {
     await this.run(["rename-window", "-t", windowId, name]).catch(() => undefined);
   }
@@ -176,6 +165,40 @@ export class Tmux {
 
   async killPane(paneId: string): Promise<void> {
     await this.run(["kill-pane", "-t", paneId]).catch(() => undefined);
+  }
+
+  /** True when new windows are created at `size` (tmux's default-size). */
+  createsAt(size: TerminalSize): boolean {
+    const d = this.defaultSize;
+    return d !== null && d.cols === size.cols && d.rows === size.rows;
+  }
+
+  /**
+   * Give a new window `size` when that is not the default-size it was created with (the headless
+   * size changed at runtime). Otherwise nothing: one tmux call less per pane. A person attaching
+   * a tmux client may resize windows, as attaching a client to Herdr resizes its panes.
+   */
+  async ensureSize(windowId: string, size: TerminalSize): Promise<void> {
+    if (this.createsAt(size)) return;
+    await this.run([
+      "resize-window",
+      "-t",
+      windowId,
+      "-x",
+      `${size.cols}`,
+      "-y",
+      `${size.rows}`,
+    ]).catch(() => undefined);
+  }
+
+  /** Remove several panes with one tmux client. */
+  async killPanes(paneIds: readonly string[]): Promise<void> {
+    if (paneIds.length === 0) return;
+    const args = paneIds.flatMap((id, i) => [...(i === 0 ? [] : [";"]), "kill-pane", "-t", id]);
+    await this.run(args).catch(async () => {
+      // One of them was already gone, which stops the command list: one at a time then.
+      for (const id of paneIds) await this.killPane(id);
+    });
   }
 
   async killServer(): Promise<void> {
