@@ -16,6 +16,12 @@ export {
   systemKernel,
 } from "./port.js";
 export { processFacts } from "./process.js";
+export {
+  FileReadError,
+  type FileReadErrorCode,
+  type RegularFile,
+  readRegularFile,
+} from "./regular-file.js";
 export { type SocketFactsOptions, socketFacts } from "./socket.js";
 export type {
   FileType,
