@@ -46,6 +46,8 @@ const OWNER_STEPS = {
   SOCKET_UNPROVEN:
     "The private leader socket is not what it should be; quit the Grok pane (/quit) and hire again.",
   LEADER_BUSY: "Another controller holds this seat; release it first.",
+  EPOCH_EXHAUSTED:
+    "This seat's journal has admitted its last controller; hire a fresh seat (a new runtime directory).",
   LEADER_CONNECT_FAILED: "Quit the Grok pane (/quit) and hire again.",
   LEADER_UNPROVEN:
     "The process answering on the leader socket is not the leader the TUI started: quit the Grok pane (/quit), then hire again.",
