@@ -16,7 +16,7 @@ import { AcpError, type AcpErrorCode } from "./acp-error.js";
 import { type DeliveryEvent, DeliveryTracker } from "./deliveries.js";
 import type { GrokEvent } from "./grok-extensions.js";
 import type { AttachFacts } from "./handshake.js";
-import { type OwnerAction, trackOwnerActions } from "./owner-actions.js";
+import { type OwnerAction, OwnerActions } from "./owner-actions.js";
 import {
   evidenceFromEvent,
   evidenceFromPromptError,
@@ -77,7 +77,7 @@ export class SessionCore {
   readonly listeners = new Set<(event: AcpSessionEvent) => void>();
   readonly clientIdentifier: string;
   readonly timeoutMs: number;
-  owner: ReadonlyMap<string, OwnerAction> = new Map();
+  readonly owner = new OwnerActions();
   models: AttachFacts["models"] = null;
   sessionConfig: AttachFacts["sessionConfig"] = null;
   #closed = false;
@@ -250,13 +250,12 @@ export class SessionCore {
 
   #onEvent(event: GrokEvent): void {
     const sid = this.opts.sessionId;
-    const owner = trackOwnerActions(this.owner, event, sid);
-    this.owner = owner.pending;
-    if (owner.change !== null) {
+    const change = this.owner.apply(event, sid);
+    if (change !== null) {
       this.emit(
-        owner.change.type === "pending"
-          ? { type: "owner-action-pending", action: owner.change.action }
-          : { type: "owner-action-resolved", action: owner.change.action },
+        change.type === "pending"
+          ? { type: "owner-action-pending", action: change.action }
+          : { type: "owner-action-resolved", action: change.action },
       );
     }
     if (event.type === "model_changed" && event.sessionId === sid) {
