@@ -5,6 +5,7 @@ export { openProcessHandle, signalNumber } from "./handle.js";
 export { type KernelInfoDetails, kernelInfo } from "./info.js";
 export { KernelError } from "./kernel-error.js";
 export { addonLoaded } from "./loader.js";
+export { type PathEntry, pathAncestry } from "./path-ancestry.js";
 export { peerCredentials, peerCredentialsOfFd } from "./peer.js";
 export { type PeerSocketFile, peerBoundTo, peerSocketFile } from "./peer-socket.js";
 export {

@@ -27,13 +27,13 @@ const OWNER_STEPS = {
   VERSION_MISMATCH:
     "Make the grok CLI, its leader and its agent one version (update or reinstall Grok Build), then hire again.",
   PROFILE_INVALID:
-    "Pass an existing GROK_HOME directory you own, or an existing login file to copy into a temporary profile.",
+    "Pass an existing GROK_HOME directory you own that no one else can write to or rename (every directory above it yours or root's, not group/other-writable unless sticky), or an existing login file to copy into a temporary profile.",
   CWD_INVALID: "Pass an existing working directory you can enter.",
   SKILL_UNREADABLE: "Make every selected skill path readable, or leave it out of the selection.",
   HERDR_UNREACHABLE:
     "Start Herdr (or point HERDR_SOCKET_PATH / --herdr-socket at its API socket), then hire again.",
   RUNTIME_DIR_UNSAFE:
-    "Use a runtime directory you own, that is not a symlink, grants no group/other access and keeps the socket path short.",
+    "Use a runtime base whose every directory up to / is yours or root's and not writable by group or others unless sticky (like /tmp), that is not a symlink and keeps the socket path short; do not let anyone rename the seat's directory.",
   PANE_LAUNCH_FAILED: "Check that Herdr can open a new tab, then hire again.",
   PANE_UNPROVEN:
     "Do not move, replace or close the Grok pane while a seat is hired; quit it (/quit) and hire again.",

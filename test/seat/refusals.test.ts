@@ -6,7 +6,8 @@
  * switches: a version below the floor, a leader that reports a wrong pid, Herdr naming a
  * contradictory agent (G5), an enabled direct Linear MCP server, an unknown model.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { admitController } from "../../lib/delivery/index.js";
@@ -176,6 +177,42 @@ test("active_sessions.json never names the session: ACTIVE_SESSION_UNPROVEN befo
     assert.is(r.code, "ACTIVE_SESSION_UNPROVEN");
     assert.is(r.check, "active_sessions.entry");
     assert.equal(ourAcpMethods(stack), []);
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("the runtime dir renamed away and replaced before launch: refused at launch, nothing opened", async () => {
+  const stack = await startStack();
+  try {
+    const client = new HerdrClient({ socketPath: stack.herdr.socketPath });
+    const panesBefore = (await client.request("pane.list", {})).panes.length;
+    let replaced: string | null = null;
+    const options = stack.options();
+    const r = await refusalOf(
+      hire({
+        ...options,
+        onProgress: (e) => {
+          options.onProgress?.(e);
+          if (e.type !== "proven" || e.step !== "runtime_dir") return;
+          const facts = e.facts;
+          const dir =
+            typeof facts === "object" && facts !== null && "dir" in facts ? facts.dir : null;
+          if (typeof dir !== "string") return;
+          renameSync(dir, `${dir}.moved`);
+          mkdirSync(dir, { mode: 0o700 });
+          writeFileSync(join(dir, "theirs"), "not the seat's");
+          replaced = dir;
+        },
+      }),
+    );
+    assert.is(r.step, "launch");
+    assert.is(r.code, "RUNTIME_DIR_UNSAFE");
+    assert.is(r.check, "runtime_dir.identity");
+    assert.ok(replaced !== null);
+    assert.equal(readdirSync(replaced), ["theirs"], "the directory put in its place is untouched");
+    assert.is((await client.request("pane.list", {})).panes.length, panesBefore, "no pane opened");
     await nothingDelivered(stack);
   } finally {
     await stack.cleanup();

@@ -8,7 +8,8 @@ import { expectEqual } from "../../check.js";
 import type { HerdrClient } from "../../herdr/client.js";
 import { type LaunchPaneOptions, launchPane } from "../../herdr/launch.js";
 import { type LaunchMode, tuiArgv } from "../policy.js";
-import { refuseOnThrow } from "../refusal.js";
+import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
+import { checkHeldDir, letGoDir } from "../runtime-dir.js";
 import { hireStep, outcome } from "../step-runner.js";
 import type { Runtime } from "./runtime-dir.js";
 
@@ -41,6 +42,14 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
         ? { newWorkspace: { label: p.label, cwd: input.cwd } }
         : undefined;
   const argv = tuiArgv(input.grokExecutable, input.runtime.socketPath, input.mode);
+  // The directory the TUI will use for its socket and GROK_HOME is still the one we made.
+  const held = input.runtime.held;
+  const same = checkHeldDir(held);
+  if (!same.ok) {
+    ctx.stack.release(held);
+    letGoDir(held, false); // not ours to remove any more
+    throw refuseOnCheck("launch", "RUNTIME_DIR_UNSAFE", same);
+  }
   const launched = await refuseOnThrow(
     {
       step: "launch",
@@ -59,13 +68,17 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
       }),
   );
   // The TUI's socket and lock are in the runtime directory now: it stays for the owner.
-  ctx.stack.release(input.runtime.dir);
+  ctx.stack.release(held);
+  letGoDir(held, false);
   ctx.left.runtimeDir = input.runtime.dir;
   ctx.left.paneId = launched.paneId;
   return outcome(
     launched,
     `Herdr opened pane ${launched.paneId} (workspace ${launched.workspaceId}) running ${argv.join(" ")}`,
-    [expectEqual("launch.argv_echo", [...argv], [...launched.argv], "Herdr echoed another argv")],
+    [
+      same,
+      expectEqual("launch.argv_echo", [...argv], [...launched.argv], "Herdr echoed another argv"),
+    ],
     {
       paneId: launched.paneId,
       workspaceId: launched.workspaceId,
