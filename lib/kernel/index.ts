@@ -17,6 +17,7 @@ export {
   systemKernel,
 } from "./port.js";
 export { processFacts } from "./process.js";
+export { processArgv, ptyMasters } from "./procfs-read.js";
 export {
   FileReadError,
   type FileReadErrorCode,

@@ -5,6 +5,7 @@
  */
 import { type BigIntStats, lstatSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
+import { requirePath } from "./arguments.js";
 import type { FileType } from "./types.js";
 
 export type PathEntry =
@@ -31,6 +32,7 @@ function typeOf(st: BigIntStats): FileType {
 
 /** One entry per component of the absolute `path`, the path itself first, `/` last. */
 export function pathAncestry(path: string): PathEntry[] {
+  requirePath(path, "pathAncestry");
   const out: PathEntry[] = [];
   let p = isAbsolute(path) ? resolve(path) : resolve(process.cwd(), path);
   for (;;) {

@@ -7,6 +7,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { GrokSeatError } from "../errors.js";
+import { requireCount, requirePath } from "./arguments.js";
 
 export type FileReadErrorCode =
   /** open/fstat/read failed (errno in details), including a symlink (ELOOP under O_NOFOLLOW). */
@@ -36,6 +37,8 @@ function unreadable(path: string, op: string, cause: unknown): FileReadError {
 }
 
 export function readRegularFile(path: string, maxBytes: number): RegularFile {
+  requirePath(path, "readRegularFile");
+  requireCount(maxBytes, "readRegularFile", "maxBytes");
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

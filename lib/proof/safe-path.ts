@@ -52,11 +52,7 @@ export function checkSafePath(
  * The directory itself, private enough to hold what we trust: a real directory, ours, writable by
  * no one else (the sticky bit does not help here: others could still create files in it).
  */
-export function checkOwnDir(
-  check: string,
-  entry: PathEntry | undefined,
-  uid: number,
-): CheckResult {
+export function checkOwnDir(check: string, entry: PathEntry | undefined, uid: number): CheckResult {
   const expected = "a directory of ours, not writable by group or others";
   if (entry === undefined) return fail(check, expected, null, "no directory");
   if ("error" in entry)

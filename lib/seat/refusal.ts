@@ -32,6 +32,8 @@ const OWNER_STEPS = {
   SKILL_UNREADABLE: "Make every selected skill path readable, or leave it out of the selection.",
   HERDR_UNREACHABLE:
     "Start Herdr (or point HERDR_SOCKET_PATH / --herdr-socket at its API socket), then hire again.",
+  HERDR_UNTRUSTED:
+    "The Herdr socket, its directory or the server behind it is not yours: start your own Herdr, or point HERDR_SOCKET_PATH / the herdr option at your own server's socket in a directory only you can write (check HOME / XDG_CONFIG_HOME: without them Herdr uses <tmp>/herdr, which another user may have made first).",
   RUNTIME_DIR_UNSAFE:
     "Use a runtime base whose every directory up to / is yours or root's and not writable by group or others unless sticky (like /tmp), that is not a symlink and keeps the socket path short; do not let anyone rename the seat's directory.",
   PANE_LAUNCH_FAILED: "Check that Herdr can open a new tab, then hire again.",

@@ -212,10 +212,7 @@ export function letGoDir(held: HeldDir, remove: boolean): void {
 function stillNames(held: HeldDir): boolean {
   const st = lstatSync(held.path, { bigint: true, throwIfNoEntry: false });
   return (
-    st !== undefined &&
-    st.isDirectory() &&
-    String(st.dev) === held.device &&
-    String(st.ino) === held.inode
+    st?.isDirectory() === true && String(st.dev) === held.device && String(st.ino) === held.inode
   );
 }
 

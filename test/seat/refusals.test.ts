@@ -13,6 +13,7 @@ import * as assert from "uvu/assert";
 import { admitController } from "../../lib/delivery/index.js";
 import { LINEAR_OWNER_STEP } from "../../lib/grok/catalog.js";
 import { HerdrClient } from "../../lib/herdr/client.js";
+import { type KernelPort, systemKernel } from "../../lib/kernel/index.js";
 import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { pidAlive } from "../helpers/grok-sim.js";
@@ -214,6 +215,48 @@ test("the runtime dir renamed away and replaced before launch: refused at launch
     assert.equal(readdirSync(replaced), ["theirs"], "the directory put in its place is untouched");
     assert.is((await client.request("pane.list", {})).panes.length, panesBefore, "no pane opened");
     await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("the TUI's argv in the kernel is not the one we launched: PANE_UNPROVEN at pane.argv", async () => {
+  // What a Herdr that echoes our argv but runs another would leave: the kernel's argv of the pane
+  // process differs (here in its --session-id). The kernel port reads /proc/<pid>/cmdline; this
+  // double changes what it returns for the TUI only.
+  const stack = await startStack();
+  try {
+    const other = "00000000-0000-4000-8000-000000000000";
+    const kernel: KernelPort = {
+      ...systemKernel,
+      processArgv: (pid) => {
+        const argv = systemKernel.processArgv(pid);
+        const at = argv.indexOf("--session-id");
+        return at < 0 ? argv : argv.map((a, i) => (i === at + 1 ? other : a));
+      },
+    };
+    const r = await refusalOf(hire(stack.options({ kernel })));
+    assert.is(r.step, "pane_proof");
+    assert.is(r.code, "PANE_UNPROVEN");
+    assert.is(r.check, "pane.argv");
+    assert.equal(stack.framesFromUs(), [], "no connection to the leader");
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("the kernel's argv of a hired TUI is exactly what we launched", async () => {
+  const stack = await startStack();
+  try {
+    const seat = await hire(stack.options());
+    const argv = systemKernel.processArgv(seat.record.pane.process.pid);
+    assert.equal(argv, seat.record.pane.launch?.argv);
+    const proven = stack.events.find((e) => e.type === "proven" && e.step === "pane_proof");
+    assert.ok(
+      proven?.type === "proven" && proven.checks.some((c) => c.check === "pane.argv" && c.ok),
+    );
+    await seat.release();
   } finally {
     await stack.cleanup();
   }

@@ -10,10 +10,10 @@ import { tmpdir } from "node:os";
 import * as v from "valibot";
 import type { CheckResult } from "../../check.js";
 import { UsageError } from "../../errors.js";
-import { HerdrClient } from "../../herdr/client.js";
 import { discoverSocket } from "../../herdr/discovery.js";
 import type { JsonValue } from "../../json.js";
 import { FileReadError, readRegularFile, systemKernel } from "../../kernel/index.js";
+import { trustedHerdrClient } from "../../observe/herdr-trust.js";
 import { bindPane, type HerdrPaneObservation, verifyPane } from "../../observe/pane.js";
 import {
   isUnavailable,
@@ -131,7 +131,7 @@ export const paneCommand: Command = {
       tmpdir: tmpdir(),
       cwd: process.cwd(),
     });
-    const client = new HerdrClient({ socketPath: found.socketPath });
+    const client = trustedHerdrClient({ socketPath: found.socketPath }, systemKernel);
     const recordPath = flag("record");
     let record: PaneProofRecord | null = null;
     let bindChecks: readonly CheckResult[] = [];

@@ -6,7 +6,7 @@
  */
 import { expectEqual } from "../../check.js";
 import type { HerdrClient } from "../../herdr/client.js";
-import { type LaunchPaneOptions, launchPane } from "../../herdr/launch.js";
+import { type LaunchPaneOptions, type LaunchResult, launchPane } from "../../herdr/launch.js";
 import { type LaunchMode, tuiArgv } from "../policy.js";
 import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
 import { checkHeldDir, letGoDir } from "../runtime-dir.js";
@@ -30,6 +30,11 @@ export interface LaunchInput {
   readonly label?: string | undefined;
   /** Where the pane opens (default: a new workspace of its own, labelled like the pane). */
   readonly placement?: PanePlacement | undefined;
+}
+
+/** The pane Herdr opened, and the argv we asked it to run (the kernel's is compared with it). */
+export interface Launched extends LaunchResult {
+  readonly sentArgv: readonly string[];
 }
 
 export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
@@ -72,8 +77,9 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
   letGoDir(held, false);
   ctx.left.runtimeDir = input.runtime.dir;
   ctx.left.paneId = launched.paneId;
+  const value: Launched = { ...launched, sentArgv: argv };
   return outcome(
-    launched,
+    value,
     `Herdr opened pane ${launched.paneId} (workspace ${launched.workspaceId}) running ${argv.join(" ")}`,
     [
       same,

@@ -3,16 +3,19 @@
  * is created. Platform (darwin | linux), the grok executable (resolved to a canonical path, as the
  * kernel will report it), `grok --version` against the floor (lib/grok/version.ts: the one place
  * the floor is judged), the work cwd, the profile spec, the skill manifest, and which Herdr
- * server we are about to ask for a pane (discovery, then its session descriptor).
+ * server we are about to ask for a pane (discovery, then its session descriptor, then that the
+ * server, its socket and the socket's directory are ours: `herdr.socket_owner`, `herdr.socket_dir`,
+ * `herdr.server_uid`, lib/proof/herdr-trust.ts).
  */
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { type CheckResult, fail, firstFailure, pass } from "../../check.js";
 import { resolveGrokExecutable } from "../../grok/paths.js";
 import { checkVersionFloor, type GrokVersion, probeGrokVersion } from "../../grok/version.js";
-import { HerdrClient } from "../../herdr/client.js";
+import type { HerdrClient } from "../../herdr/client.js";
 import { discoverSocket } from "../../herdr/discovery.js";
 import { readSessionDescriptor } from "../../observe/herdr-descriptor.js";
+import { herdrTrustChecks, trustedHerdrClient } from "../../observe/herdr-trust.js";
 import type { SessionDescriptor } from "../../proof/session-descriptor.js";
 import { checkProfileSpec, type ProfileSpec } from "../profile.js";
 import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
@@ -83,10 +86,15 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
         cwd: process.cwd(),
       }),
   );
-  const herdr = new HerdrClient({
-    socketPath: found.socketPath,
-    ...(where?.timeoutMs === undefined ? {} : { timeoutMs: where.timeoutMs }),
-  });
+  // Gated: every request but `ping` first proves the server is ours (lib/observe/herdr-trust.ts).
+  const herdr = trustedHerdrClient(
+    {
+      socketPath: found.socketPath,
+      ...(where?.timeoutMs === undefined ? {} : { timeoutMs: where.timeoutMs }),
+    },
+    ctx.kernel,
+    ctx.uid,
+  );
   const checks: CheckResult[] = [];
   const platform = process.platform;
   checks.push(
@@ -167,6 +175,10 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
       serverPid: descriptor.server.pid,
     }),
   );
+  // Before any request but `ping`: the socket, its directory and the server are ours. A request
+  // carries the TUI's env, cwd and socket path; another user's server must get none of it.
+  checks.push(...herdrTrustChecks(descriptor, ctx.uid));
+  refuseFirst(checks, "HERDR_UNTRUSTED");
   const value: Preflight = {
     platform: os,
     grokExecutable,
