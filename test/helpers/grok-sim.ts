@@ -533,7 +533,10 @@ export async function startGrokTui(opts: {
   env?: Record<string, string>;
   /** An initial prompt the TUI submits once its session exists. */
   prompt?: string;
-  /** More TUI arguments, after `--session-id <id>` (e.g. `--sandbox workspace`). */
+  /**
+   * More TUI arguments, after `--session-id <id>` and before the prompt (e.g. `--sandbox
+   * workspace`, `["--rules", text]`).
+   */
   extraArgs?: string[];
   /** Replace `--session-id <id>` (e.g. `--resume <id>` of an existing session). */
   sessionArgs?: string[];

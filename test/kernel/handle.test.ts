@@ -231,6 +231,7 @@ linuxTest(
         join(repoRoot, "test", "kernel", "fixtures", "pid-reuse.ts"),
         logs,
         "40",
+        "400",
       ],
       { cwd: repoRoot, encoding: "utf8", timeout: 120_000 },
     );

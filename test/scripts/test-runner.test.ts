@@ -94,10 +94,12 @@ test("a file that crashes or prints no totals counts as a failure", () => {
 });
 
 test("a file that hangs is killed at the timeout and counts as a failure", () => {
-  const run = runRunner({ "a.test.ts": PASS_TWO, "h.test.ts": HANG }, ["--timeout", "3"]);
+  // The timeout must outlast a passing file's start (tsx + uvu) on a loaded machine: at 3 s the
+  // passing file itself timed out under a load average of 14 on 2 cores.
+  const run = runRunner({ "a.test.ts": PASS_TWO, "h.test.ts": HANG }, ["--timeout", "20"]);
   assert.is(lastLine(run), "2 passed, 1 failed", run.stdout);
   assert.is(run.code, 1);
-  assert.match(run.stdout, /!! test\/h\.test\.ts: timed out after 3s/);
+  assert.match(run.stdout, /!! test\/h\.test\.ts: timed out after 20s/);
 });
 
 test("no test at all: 0 passed, 0 failed is a failure", () => {

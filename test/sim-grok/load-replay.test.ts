@@ -109,7 +109,9 @@ test("persistence: summary.json and updates.jsonl under sessions/<encoded cwd>/<
       sessionUpdate: "turn_completed",
       prompt_id: "P1",
       stop_reason: "end_turn",
+      usage: last.params.update.usage,
     });
+    assert.is(last.params.update.usage.modelCalls, 1);
     assert.is(lines[0].params.update.sessionUpdate, "user_message_chunk");
     c.destroy();
   });

@@ -86,16 +86,27 @@ test("prompt lifecycle: the caller's promptId in queue, updates, turn_completed,
         promptId: P,
         totalTokens: get(res, "result", "_meta", "totalTokens"),
         modelId: "grok-build",
+        inputTokens: get(res, "result", "_meta", "inputTokens"),
+        outputTokens: get(res, "result", "_meta", "outputTokens"),
+        cachedReadTokens: 0,
+        reasoningTokens: 0,
+        usage: get(res, "result", "_meta", "usage"),
       },
     });
+    assert.is(get(res, "result", "_meta", "usage", "modelCalls"), 1);
     const msgs = c.acp();
     const running = msgs.find((m) => isQueue(m) && get(m, "params", "runningPromptId") === P);
     assert.ok(running !== undefined, "queue/changed names the running prompt");
     const updates = msgs.filter((m) => m.method === "session/update");
     assert.ok(updates.length >= 2);
     let lastSeq = -1;
+    // The user echo's `_meta` is build_notification_meta (turn.rs): no promptId.
+    assert.equal(Object.keys(get(updates[0], "params", "_meta") as object), [
+      "eventId",
+      "agentTimestampMs",
+    ]);
     for (const u of updates) {
-      assert.is(get(u, "params", "_meta", "promptId"), P);
+      if (u !== updates[0]) assert.is(get(u, "params", "_meta", "promptId"), P);
       const eventId = String(get(u, "params", "_meta", "eventId"));
       assert.ok(eventId.startsWith(`${sid}-`), eventId);
       const seq = Number(eventId.slice(sid.length + 1));
@@ -115,6 +126,7 @@ test("prompt lifecycle: the caller's promptId in queue, updates, turn_completed,
       sessionUpdate: "turn_completed",
       prompt_id: P,
       stop_reason: "end_turn",
+      usage: get(res, "result", "_meta", "usage"),
     });
     const pc = msgs.find((m) => m.method === "_x.ai/session/prompt_complete");
     assert.equal(pc?.params, {
@@ -261,6 +273,7 @@ test("an erroring turn: prompt_complete error + agentResult, turn_completed erro
       prompt_id: "P-err",
       stop_reason: "error",
       agent_result: "model exploded",
+      usage: get(tc, "params", "update", "usage"),
     });
   });
 });

@@ -142,4 +142,41 @@ test("/minimal then /fullscreen: same pid, new argv, session/load replay, entry 
   }
 });
 
+test("a relaunch keeps --rules and its value (a value-taking flag), so the new image starts", async () => {
+  if (!linux) {
+    console.log("skipped: /proc/<pid>/cmdline is Linux-only");
+    return;
+  }
+  const home = grokHomeFixture();
+  const log = join(home.dir, "..", "trace.log");
+  const tui = await startGrokTui({
+    grokHome: home.dir,
+    cwd: home.cwd,
+    env: { GROK_SIM_LOG: log },
+    extraArgs: ["--rules", "Answer in haiku."],
+  });
+  try {
+    await tui.sessionReady();
+    await tui.typeIntoTui("/minimal");
+    const after = await waitFor("the exec'd argv", () => {
+      const argv = cmdline(tui.tuiPid);
+      return argv.includes("--minimal") ? argv : undefined;
+    });
+    // build_screen_mode_relaunch_args keeps a flag clap says takes a value, with that value.
+    assert.equal(after.slice(-5), [
+      "--rules",
+      "Answer in haiku.",
+      "--resume",
+      tui.sessionId,
+      "--minimal",
+    ]);
+    await waitFor("the relaunched session/load", () => loads(log, tui.sessionId)[0]);
+    await tui.waitForScreen("· minimal");
+    assert.ok(pidAlive(tui.tuiPid), "the new image runs");
+  } finally {
+    await tui.stop();
+    home.remove();
+  }
+});
+
 test.run();

@@ -10,7 +10,13 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { ensureGrokSim, grokHomeFixture, startGrokTui, waitFor } from "../helpers/grok-sim.js";
+import {
+  ensureGrokSim,
+  grokHomeFixture,
+  pidAlive,
+  startGrokTui,
+  waitFor,
+} from "../helpers/grok-sim.js";
 import { stat } from "./kernel-oracles.js";
 
 function traceEvents(path: string): Array<Record<string, unknown>> {
@@ -19,6 +25,16 @@ function traceEvents(path: string): Array<Record<string, unknown>> {
     .split("\n")
     .filter((l) => l !== "")
     .map((l) => JSON.parse(l));
+}
+
+/** urlencoding::encode (xai-grok-config paths.rs encode_cwd_dirname for short cwds). */
+function encodeCwd(cwd: string): string {
+  let out = "";
+  for (const b of Buffer.from(cwd, "utf8")) {
+    const ch = String.fromCharCode(b);
+    out += /[A-Za-z0-9\-_.~]/.test(ch) ? ch : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
 }
 
 function childrenOf(pid: number): number[] {
@@ -98,6 +114,35 @@ test('"off" and "none" confine nothing: the leader runs', async () => {
       await tui.stop();
       home.remove();
     }
+  }
+});
+
+test("quitting the leaderless TUI mid-turn flushes the session: the streamed chunk reaches updates.jsonl", async () => {
+  const home = grokHomeFixture();
+  const tui = await startGrokTui({
+    grokHome: home.dir,
+    cwd: home.cwd,
+    // The second chunk never comes before the quit: the first one waits in the merge buffer.
+    env: { GROK_SIM_CHUNK_DELAY_MS: "60000" },
+    extraArgs: ["--sandbox", "workspace"],
+  });
+  try {
+    await tui.sessionReady();
+    await tui.waitForScreen("no leader (sandbox)");
+    await tui.typeIntoTui("[[sim:chunks=3]] stream slowly");
+    await tui.waitForScreen("Simulated reply");
+    await tui.typeIntoTui("/quit");
+    await waitFor("the TUI to exit", () => !pidAlive(tui.tuiPid));
+    const updates = join(home.dir, "sessions", encodeCwd(home.cwd), tui.sessionId, "updates.jsonl");
+    const kinds = readFileSync(updates, "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l)?.params?.update?.sessionUpdate);
+    // agent_ops.rs flush_all_sessions: a non-leader quit drains every session's persistence.
+    assert.ok(kinds.includes("agent_message_chunk"), `updates.jsonl holds ${kinds.join(", ")}`);
+  } finally {
+    await tui.stop();
+    home.remove();
   }
 });
 

@@ -39,6 +39,8 @@ export interface TuiArgs {
   fullscreen: boolean;
   /** `--trust`: persist trust for the cwd's workspace before startup. */
   trust: boolean;
+  /** `--rules <TEXT>` (alias `--append-system-prompt`): initialize `_meta.rules`. */
+  rules: string | undefined;
 }
 
 const RESUME_ARG = "--resume [<SESSION_ID_OR_TITLE>]";
@@ -116,6 +118,7 @@ export function parseCli(argv: readonly string[]): ParsedCli {
     minimal: false,
     fullscreen: false,
     trust: false,
+    rules: undefined,
   };
   let version = false;
   // Order of appearance of the mutually exclusive resume selectors, for clap's conflict error.
@@ -180,6 +183,19 @@ export function parseCli(argv: readonly string[]): ParsedCli {
         return { intent: usageError("a value is required for '--cwd <CWD>'"), leaderSocket };
       tui.cwd = v;
     } else if (a.startsWith("--cwd=")) tui.cwd = a.slice(6);
+    else if (a === "--rules" || a === "--append-system-prompt") {
+      // No `allow_hyphen_values` on this arg (pager app/cli.rs): clap takes a next token that
+      // starts with `-` for a flag, so such a value must be passed as `--rules=<value>`.
+      const v = next();
+      if (v === undefined || (v.startsWith("-") && v !== "-"))
+        return {
+          intent: usageError("a value is required for '--rules <RULES>' but none was supplied"),
+          leaderSocket,
+        };
+      tui.rules = v;
+    } else if (a.startsWith("--rules=")) tui.rules = a.slice("--rules=".length);
+    else if (a.startsWith("--append-system-prompt="))
+      tui.rules = a.slice("--append-system-prompt=".length);
     else if (
       !a.startsWith("-") &&
       (a === "version" || a === "agent" || a === "leader" || a === "update")

@@ -2,8 +2,11 @@
  * The operator bank as a process (a real child for the stdio and HTTP regression tests).
  *
  *   node --import tsx test/sim/mcp-bank/main.ts [--log FILE] [--http PORT] [--page-size N]
+ *                                               [--bearer-env VAR]
  *
- * stdio by default; `--http PORT` serves streamable HTTP on 127.0.0.1 (0 = any port). `--log`
+ * stdio by default; `--http PORT` serves streamable HTTP on 127.0.0.1 (0 = any port);
+ * `--bearer-env VAR` (HTTP only) requires `Authorization: Bearer <$VAR>` on every request (http.ts).
+ * `--log`
  * appends one JSON object per line: `{"event":"ready","pid":…,"url"?:…}`, then
  * `{"event":"received"|"answered", …BankCall}` for every tools/call, and
  * `{"event":"tools_changed","count":…}`. SIGUSR2 switches to bankVariant() and back, sending
@@ -16,12 +19,14 @@ import * as v from "valibot";
 import { serveLoopbackHttp } from "../../../lib/mcp/loopback-http.js";
 import { bankVariant, OperatorBank } from "./bank.js";
 import { loadBankTools } from "./fixture.js";
+import { serveBankHttp } from "./http.js";
 
 const { values } = parseArgs({
   options: {
     log: { type: "string" },
     http: { type: "string" },
     "page-size": { type: "string" },
+    "bearer-env": { type: "string" },
   },
   strict: true,
 });
@@ -52,6 +57,13 @@ if (values.http === undefined) {
   // The SDK stdio transport does not notice end of input; a closed stdin ends the bank.
   process.stdin.once("end", () => process.exit(0));
   log("ready", { pid: process.pid });
+} else if (values["bearer-env"] !== undefined) {
+  const token = process.env[values["bearer-env"]];
+  if (token === undefined || token === "") throw new Error(`${values["bearer-env"]} is not set`);
+  const http = await serveBankHttp({ bank, token, port: v.parse(Int, values.http) });
+  process.once("SIGTERM", () => void http.close().then(() => process.exit(0)));
+  log("ready", { pid: process.pid, url: http.url.href });
+  process.stderr.write(`operator-bank: listening ${http.url.href} (bearer)\n`);
 } else {
   const http = await serveLoopbackHttp({
     port: v.parse(Int, values.http),

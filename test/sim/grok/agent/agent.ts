@@ -35,8 +35,15 @@ import {
   launchModeDefaults,
   requestedModes,
 } from "./permissions.js";
-import { activePluginServers, mcpServerOwners, sessionPluginDirs } from "./plugins.js";
-import { prepareReplay } from "./replay.js";
+import {
+  agentSystemPrompt,
+  harnessesCompatible,
+  promptOverride,
+  spawnSystemPrompt,
+} from "./persona.js";
+import { activePluginServers, mcpServerOwners } from "./plugins.js";
+import { versionPreset } from "./preset.js";
+import { lineParams, prepareReplay } from "./replay.js";
 import {
   errorResponse,
   internalError,
@@ -52,8 +59,9 @@ import {
   unknownExtMethod,
 } from "./rpc.js";
 import { SerdeStruct } from "./serde.js";
-import { type ReverseCall, Session, type SessionHost } from "./session.js";
+import { promptUsageJson, type ReverseCall, Session, type SessionHost } from "./session.js";
 import { sessionInfo, sessionInfoRequestId } from "./session-info.js";
+import { addSkillPath, listSkills } from "./skills.js";
 import { SessionStore } from "./store.js";
 import type { UpdateSink } from "./updates.js";
 
@@ -83,6 +91,10 @@ export class SimAgent implements SessionHost, UpdateSink {
   private nextRequestId = 0;
   private eventCounter = 0;
   private initialized = false;
+  /** The first `initialize` request's `_meta` (acp_agent.rs OnceLock: later ones are ignored). */
+  private initMeta: unknown;
+  private initMetaSet = false;
+  private readonly preset = versionPreset();
   private currentModelId = DEFAULT_MODEL_ID;
   private readonly instanceId = randomUUID();
   private config: SimConfig = loadConfig();
@@ -185,6 +197,9 @@ export class SimAgent implements SessionHost, UpdateSink {
   }
 
   private async handle(method: string, p: Params, id: unknown): Promise<unknown> {
+    if (method.startsWith("_") && this.preset.lacks.has(method.slice(1))) {
+      throw new RpcFailure(unknownExtMethod(method.slice(1)));
+    }
     switch (method) {
       case "initialize":
         return this.initialize(p);
@@ -216,6 +231,12 @@ export class SimAgent implements SessionHost, UpdateSink {
         return this.sessionInfo(p);
       case "_x.ai/session/updates":
         return this.sessionUpdates(p);
+      case "_x.ai/session/update_mcp_servers":
+        return this.updateMcpServers(p);
+      case "_x.ai/skills/list":
+        return this.skillsList(p);
+      case "_x.ai/skills/add":
+        return this.skillsAdd(p);
       case "_x.ai/sessions/list":
         return {
           result: {
@@ -266,6 +287,8 @@ export class SimAgent implements SessionHost, UpdateSink {
           const session = typeof sid === "string" ? this.sessions.get(sid) : undefined;
           if (session === undefined || session.busy) continue;
           this.sessions.delete(session.id);
+          session.store.flush();
+          session.mcp.closeAll();
           this.opts.emit(
             notification("_x.ai/sessions/changed", {
               upserted: [this.rosterEntry(session, "dormant", false)],
@@ -287,6 +310,10 @@ export class SimAgent implements SessionHost, UpdateSink {
       throw new RpcFailure(invalidParams("missing field `protocolVersion`"));
     }
     this.initialized = true;
+    if (!this.initMetaSet) {
+      this.initMetaSet = true;
+      this.initMeta = p._meta;
+    }
     this.config = loadConfig();
     const auth = authMethods();
     return {
@@ -320,7 +347,7 @@ export class SimAgent implements SessionHost, UpdateSink {
         "x.ai/mcp/sdk": true,
         "x.ai/pluginDirs": true,
         currentWorkingDirectory: this.opts.launchCwd,
-        agentVersion: this.env.agentVersion,
+        agentVersion: this.preset.agentVersion ?? this.env.agentVersion,
         agentId: "grok-sim",
         agentInstanceId: this.instanceId,
         hostname: hostname(),
@@ -362,11 +389,40 @@ export class SimAgent implements SessionHost, UpdateSink {
     return cwd;
   }
 
-  /** resolve_mcp_servers against the config and plugins as they are on disk now (mcp.ts). */
-  private resolveMcpServers(list: unknown, meta: unknown): SessionMcpServer[] {
+  /**
+   * resolve_mcp_servers against the config and the shared plugin registry as they are on disk
+   * now (mcp.ts, plugins.ts: a session's `_meta.pluginDirs` bring no server).
+   */
+  private resolveMcpServers(list: unknown): SessionMcpServer[] {
     this.config = loadConfig();
-    const plugin = activePluginServers(sessionPluginDirs(meta));
-    return mergeSessionMcpServers(this.config, clientMcpServers(list), plugin);
+    const plugin = activePluginServers();
+    return mergeSessionMcpServers(this.config, clientMcpServers(this.config, list), plugin);
+  }
+
+  /**
+   * SessionCommand::Initialize for a session spawned with an empty history
+   * (agent_ops.rs): the spawn system prompt goes to system_prompt.txt and the conversation head.
+   * The actor runs it after the spawn request has been answered, hence on the next tick.
+   */
+  private initializeSystemPrompt(session: Session, sessionMeta: unknown): void {
+    const prompt = spawnSystemPrompt(sessionMeta, this.initMeta, session.agentType);
+    session.systemHead = prompt;
+    setImmediate(() => {
+      session.store.saveSystemPrompt(prompt);
+      session.store.saveChatHead(prompt);
+    });
+  }
+
+  /** handle_replace_system_prompt: head and system_prompt.txt (even when the head matched). */
+  private replaceSystemPrompt(session: Session, prompt: string): void {
+    session.systemHead = prompt;
+    session.store.saveChatHead(prompt);
+    session.store.saveSystemPrompt(prompt);
+  }
+
+  /** Drain every session's persistence merge buffer (graceful stop). */
+  flushPersistence(): void {
+    for (const session of this.sessions.values()) session.store.flush();
   }
 
   private newSession(p: Params): unknown {
@@ -394,12 +450,14 @@ export class SimAgent implements SessionHost, UpdateSink {
     if (model === undefined) throw new RpcFailure(invalidParams("unknown model id"));
     const store = new SessionStore(cwd, id);
     store.create(id, cwd, model.id);
+    const mcpServers = this.resolveMcpServers(p.mcpServers);
     const session = new Session({
       id,
       cwd,
       modelId: model.id,
       effort: effectiveEffort(model, parseEffort(field(meta, "reasoningEffort"))),
-      mcpServers: this.resolveMcpServers(p.mcpServers, meta),
+      mcpServers,
+      agentType: model.agentType,
       store,
       host: this,
     });
@@ -407,6 +465,8 @@ export class SimAgent implements SessionHost, UpdateSink {
     session.yoloMode = modes.yolo;
     session.autoMode = modes.auto;
     session.originClient = str(field(meta, "clientIdentifier"));
+    void session.setMcpServers(mcpServers);
+    this.initializeSystemPrompt(session, meta);
     this.sessions.set(id, session);
     this.rosterChanged(session, "idle");
     const gitRoot = findGitRoot(cwd);
@@ -458,6 +518,8 @@ export class SimAgent implements SessionHost, UpdateSink {
     let session = this.sessions.get(sid);
     const resident = session !== undefined;
     if (session !== undefined && !noReplay) session.emitter.gatewayEnabled = false;
+    // Reconnect: flush_session drains the persistence buffer before anything is read.
+    session?.store.flush();
     let replayEnd = 0;
     let markReplay = true;
     if (!noReplay) {
@@ -470,7 +532,7 @@ export class SimAgent implements SessionHost, UpdateSink {
       }
       for (const line of prepared.lines) this.forwardReplayLine(line, target, markReplay);
     }
-    const mcpServers = this.resolveMcpServers(p.mcpServers, meta);
+    const mcpServers = this.resolveMcpServers(p.mcpServers);
     const modes = requestedModes(meta, this.modeDefaults);
     if (session === undefined) {
       const model = findModel(summary.modelId ?? "") ?? findModel(this.currentModelId);
@@ -484,6 +546,7 @@ export class SimAgent implements SessionHost, UpdateSink {
             ? undefined
             : effectiveEffort(model, parseEffort(field(meta, "reasoningEffort"))),
         mcpServers,
+        agentType: model?.agentType ?? "grok-build",
         store,
         host: this,
         promptIndex: recordedPromptCount(store.readUpdates()),
@@ -491,15 +554,30 @@ export class SimAgent implements SessionHost, UpdateSink {
       session.yoloMode = modes.yolo;
       session.autoMode = modes.auto;
       session.originClient = str(field(meta, "clientIdentifier"));
+      void session.setMcpServers(mcpServers);
+      // spawn.rs: a loaded history keeps its system head (and re-saves it to
+      // system_prompt.txt); an empty one is initialized like a new session, so rules from the
+      // loading request or the first initialize apply to it.
+      const head = store.readChatHead();
+      if (head === undefined) this.initializeSystemPrompt(session, meta);
+      else {
+        const override = promptOverride(meta, this.initMeta);
+        this.replaceSystemPrompt(session, override ?? head);
+      }
       this.sessions.set(sid, session);
       this.rosterChanged(session, "idle");
     } else {
       // UpdateMcpServers with the merged list: config.toml servers stay whatever the client sent.
-      session.mcpServers = mcpServers;
+      void session.setMcpServers(mcpServers);
       if (applyAttachModes(session, modes)) this.rosterChanged(session, session.activity);
+      // Only a full systemPromptOverride is synced on attach; `rules` never are.
+      const override = promptOverride(meta, this.initMeta);
+      if (override !== undefined) this.replaceSystemPrompt(session, override);
     }
     if (this.env.loadDelayMs > 0) await new Promise((r) => setTimeout(r, this.env.loadDelayMs));
     if (resident && !noReplay) {
+      // session_setup.rs delta replay: flush_session again, then read past the first replay.
+      session.store.flush();
       const contents = session.store.readUpdates();
       const delta = Buffer.from(contents).subarray(replayEnd).toString("utf8");
       for (const line of delta.split("\n")) {
@@ -519,7 +597,7 @@ export class SimAgent implements SessionHost, UpdateSink {
   private forwardReplayLine(line: string, target: unknown, markReplay: boolean): void {
     const env = parseJson(line);
     const method = str(field(env, "method")) ?? "session/update";
-    const params = field(env, "params");
+    const params = lineParams(env);
     if (!isRecord(params)) return;
     const meta = isRecord(params._meta) ? params._meta : {};
     params._meta = meta;
@@ -550,14 +628,22 @@ export class SimAgent implements SessionHost, UpdateSink {
     const owner = str(field(meta, "clientIdentifier"));
     const turnId = u64(field(meta, "turnId"));
     trace("prompt", { sessionId: session.id, promptId, requestId, text });
-    const outcome = await session.prompt(promptId, text, owner);
-    const responseMeta = {
+    const outcome = await session.prompt(promptId, text, owner, textBlocks(p.prompt));
+    const responseMeta: Record<string, unknown> = {
       sessionId: session.id,
       requestId: promptId,
       promptId,
       totalTokens: outcome.kind === "removed" ? 0 : session.emitter.totalTokens,
       modelId: session.modelId,
     };
+    if (outcome.kind !== "removed") {
+      // build_prompt_response_meta: the last model call's tokens, then the whole prompt's usage.
+      responseMeta.inputTokens = outcome.usage.inputTokens;
+      responseMeta.outputTokens = outcome.usage.outputTokens;
+      responseMeta.cachedReadTokens = 0;
+      responseMeta.reasoningTokens = outcome.usage.reasoningTokens;
+      responseMeta.usage = promptUsageJson(outcome.usage, session.modelId);
+    }
     if (outcome.kind === "removed") return { stopReason: "cancelled", _meta: responseMeta };
     const complete: Record<string, unknown> = {
       sessionId: session.id,
@@ -576,7 +662,16 @@ export class SimAgent implements SessionHost, UpdateSink {
     return { stopReason: outcome.stopReason, _meta: resultMeta };
   }
 
-  /** handlers/model_switch.rs: unknown model is an error; an unusable effort is ignored. */
+  /**
+   * handlers/model_switch.rs `apply`: unknown model is an error; an unusable effort is ignored.
+   * A model whose harness (`agentType`) is incompatible with the session's active one is refused
+   * once a turn has ended (MODEL_SWITCH_INCOMPATIBLE_AGENT, -32600) and rebuilds the harness
+   * before the first turn (`handle_rebuild_agent_for_definition`: the new template replaces the
+   * system head and system_prompt.txt, so `<human_rules>` are gone). A compatible switch to a
+   * different model rewrites the conversation's system head to the agent template
+   * (`handle_set_session_model` with apply_prompt_override) without touching
+   * system_prompt.txt — the rules leave what the model sees while the file still shows them.
+   */
   private setModel(p: Params): unknown {
     const modelId = str(p.modelId);
     const model = modelId === undefined ? undefined : findModel(modelId);
@@ -586,6 +681,30 @@ export class SimAgent implements SessionHost, UpdateSink {
       model,
       parseEffort(field(p._meta, "reasoningEffort")),
     );
+    const mismatch = !harnessesCompatible(session.agentType, model.agentType);
+    if (mismatch && session.turns > 0) {
+      throw new RpcFailure({
+        code: -32600,
+        message:
+          `Cannot switch to model '${model.id}': it requires agent '${model.agentType}' but the ` +
+          `active agent is '${session.agentType}'. Start a new session to use this model.`,
+        data: {
+          code: "MODEL_SWITCH_INCOMPATIBLE_AGENT",
+          activeAgentType: session.agentType,
+          requiredAgentType: model.agentType,
+          modelId: model.id,
+          suggestion: "start_new_session",
+        },
+      });
+    }
+    const gateOpen = session.emitter.gatewayEnabled;
+    if (mismatch && gateOpen) {
+      session.agentType = model.agentType;
+      this.replaceSystemPrompt(session, agentSystemPrompt(model.agentType));
+    } else if (gateOpen && session.modelId !== model.id) {
+      session.systemHead = agentSystemPrompt(session.agentType);
+      session.store.saveChatHead(session.systemHead);
+    }
     session.modelId = model.id;
     session.effort = effort;
     this.broadcastModelChanged(session);
@@ -623,23 +742,71 @@ export class SimAgent implements SessionHost, UpdateSink {
   private setMode(p: Params): unknown {
     const session = this.session(p);
     const modeId = str(p.modeId) ?? "default";
-    session.emitter.update({ sessionUpdate: "current_mode_update", currentModeId: modeId });
+    session.emitter.direct({ sessionUpdate: "current_mode_update", currentModeId: modeId });
     return {};
   }
 
   private close(p: Params): unknown {
     const sid = str(p.sessionId) ?? "";
     const session = this.sessions.get(sid);
-    if (session !== undefined && !session.busy) this.sessions.delete(sid);
+    if (session !== undefined && !session.busy) {
+      this.sessions.delete(sid);
+      session.store.flush();
+      session.mcp.closeAll();
+    }
     return { _meta: { "x.ai/closeOutcome": session === undefined ? "not_resident" : "closed" } };
   }
 
   private mcpList(p: Params): unknown {
     this.config = loadConfig();
     const session = this.sessions.get(str(p.sessionId) ?? "");
-    return {
-      result: { servers: mcpListServers(this.config, session?.mcpServers, mcpServerOwners()) },
-    };
+    const live =
+      session === undefined ? undefined : { servers: session.mcpServers, live: session.mcp };
+    return { result: { servers: mcpListServers(this.config, live, mcpServerOwners()) } };
+  }
+
+  /**
+   * `x.ai/session/update_mcp_servers {sessionId, mcpServers}` (extensions/session_admin.rs):
+   * the list is merged with the config like any attach (`merge_managed_mcp_servers`) and
+   * *replaces* the resident session's servers in memory; the answer waits until the new
+   * handshakes finished. Nothing is written: the next load/resume of the session (the TUI's
+   * reconnect) replaces the set again with the config plus that client's list.
+   */
+  private async updateMcpServers(p: Params): Promise<unknown> {
+    this.requireFields(p, ["sessionId", "mcpServers"]);
+    if (!Array.isArray(p.mcpServers)) {
+      throw new RpcFailure(
+        invalidParams(new SerdeStruct(p).invalidType("mcpServers", "a sequence").message),
+      );
+    }
+    const session = this.sessions.get(str(p.sessionId) ?? "");
+    if (session === undefined) throw new RpcFailure(invalidParams("unknown session id"));
+    await session.setMcpServers(this.resolveMcpServers(p.mcpServers));
+    return { result: { ok: true } };
+  }
+
+  /** `x.ai/skills/list {cwd}` (extensions/skills.rs): `{"result":{"skills":[SkillInfo…]}}`. */
+  private skillsList(p: Params): unknown {
+    this.requireFields(p, ["cwd"]);
+    const cwd = str(p.cwd);
+    if (cwd === undefined) {
+      throw new RpcFailure(
+        invalidParams(new SerdeStruct(p).invalidType("cwd", "a string").message),
+      );
+    }
+    return { result: { skills: listSkills(cwd) } };
+  }
+
+  /** `x.ai/skills/add {path, cwd?}`: adds the path to `[skills] paths` of config.toml. */
+  private skillsAdd(p: Params): unknown {
+    this.requireFields(p, ["path"]);
+    const path = str(p.path);
+    if (path === undefined) {
+      throw new RpcFailure(
+        invalidParams(new SerdeStruct(p).invalidType("path", "a string").message),
+      );
+    }
+    return { result: addSkillPath(path, str(p.cwd)) };
   }
 
   /** handle_session_info: the named resident session, else the first resident one, else {}. */
@@ -691,6 +858,17 @@ function unwrap(method: string, params: unknown): Params {
     return params.params;
   }
   return isRecord(params) ? params : {};
+}
+
+/** The text blocks of a prompt as sent (the user echo repeats each one). */
+function textBlocks(blocks: unknown): string[] {
+  if (!Array.isArray(blocks)) return [];
+  const out: string[] = [];
+  for (const b of blocks) {
+    const text = field(b, "type") === "text" ? str(field(b, "text")) : undefined;
+    if (text !== undefined) out.push(text);
+  }
+  return out;
 }
 
 /** queue_text_from_blocks: trimmed text blocks joined by a blank line. */

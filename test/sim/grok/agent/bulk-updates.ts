@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { grokHome } from "../env.js";
 import { field, isRecord, type JsonRecord, parseJson, str } from "../json.js";
 import { sessionDir } from "../paths.js";
+import { lineParams } from "./replay.js";
 import { computePromptStarts, filterRewindLines, hasRewindMarker } from "./rewind.js";
 import { internalError, invalidParams, notification, RpcFailure } from "./rpc.js";
 import { readBool, readI64, readString, readUsize, SerdeError, SerdeStruct } from "./serde.js";
@@ -147,7 +148,7 @@ function lastEventId(lines: readonly string[]): string | undefined {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i] ?? "";
     if (!line.includes("eventId")) continue;
-    const id = str(field(field(field(parseJson(line), "params"), "_meta"), "eventId"));
+    const id = str(field(field(lineParams(parseJson(line)), "_meta"), "eventId"));
     if (id !== undefined) return id;
   }
   return undefined;

@@ -58,6 +58,16 @@ export const MODELS: readonly SimModel[] = [
     agentType: "grok-build",
     efforts: [],
   },
+  // A model on a strict harness (agent type `codex`), so a model switch can be incompatible with
+  // a grok-build session (model_switch.rs); a simulator invention standing for the real catalog's
+  // such models.
+  {
+    id: "grok-codex-sim",
+    name: "Grok Codex (simulated harness)",
+    contextTokens: 256_000,
+    agentType: "codex",
+    efforts: [],
+  },
 ];
 
 export const DEFAULT_MODEL_ID = "grok-build";

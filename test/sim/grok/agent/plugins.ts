@@ -1,12 +1,18 @@
 /**
  * Plugins and the MCP servers they bring into a session (xai-grok-agent plugins/discovery.rs
  * `discover_plugins`, manifest.rs, registry.rs; xai-grok-shell session/managed_mcp.rs
- * `non_toml_mcp_servers_with_source`, `load_plugin_mcp_servers`; agent/mvp_agent/mod.rs
- * `parse_session_plugin_dirs`).
+ * `non_toml_mcp_servers_with_source`, `load_plugin_mcp_servers`).
  *
- * Simulated scopes, in priority order:
- * - the session's `_meta.pluginDirs` (session/new, session/load): absolute plugin roots at
- *   CliOverride scope, always trusted and enabled, in that session's registry only;
+ * Every MCP merge a session gets (session/new, session/load, session/resume,
+ * `x.ai/session/update_mcp_servers`) and the `x.ai/mcp/list` owner map read the agent's SHARED
+ * plugin registry (agent_ops.rs `resolve_mcp_servers` → `plugin_registry_handle.snapshot()`,
+ * populated by `ensure_plugin_registry` for the launch directory; session_admin.rs
+ * `handle_update_mcp_servers`; extensions/mcp.rs `handle_list`). A session's `_meta.pluginDirs`
+ * only go into that session's own registry (mvp_agent/mod.rs `parse_session_plugin_dirs`,
+ * registry.rs `build_for_cwd`), whose MCP servers a session adopts only on a plugin reload
+ * (hooks_plugins.rs `apply_plugin_registry_snapshot`; not simulated): so they bring no server.
+ *
+ * Simulated scopes of the shared registry, in priority order:
  * - `$GROK_HOME/plugins/<dir>` (User scope, trusted): enabled only when `[plugins] enabled`
  *   names it (populate_plugin_lists puts unlisted user plugins on the disabled list);
  * - `[plugins] paths` (ConfigPath scope): enabled unless `[plugins] disabled` names it, trusted
@@ -16,29 +22,36 @@
  * (`skills/`, `commands/`, `agents/`, `.mcp.json`, `.lsp.json`, `hooks/hooks.json`; the name then
  * comes from the directory). Its MCP servers come from the manifest's `mcpServers` (a path, or an
  * inline object, with or without an `mcpServers` wrapper) and from `.mcp.json` at its root
- * (`{mcpServers: {<name>: {command,args,env} | {url,type,headers}}}`), with
- * `${GROK_PLUGIN_ROOT}` / `${CLAUDE_PLUGIN_ROOT}` / `${GROK_PLUGIN_DATA}` /
- * `${CLAUDE_PLUGIN_DATA}` and `${VAR}` substituted. Project plugins, marketplace installs and the
+ * (`{mcpServers: {<name>: McpServerConfig}}`, the config.toml server type: `command`/`args`/`env`
+ * or `url`/`type`/`headers`/`bearer_token_env_var`, `enabled`, and the simulator-only `sim_tools`),
+ * materialised like managed_mcp.rs `load_plugin_mcp_servers_from_config`: the
+ * `${GROK_PLUGIN_ROOT}` / `${CLAUDE_PLUGIN_ROOT}` / `${GROK_PLUGIN_DATA}` / `${CLAUDE_PLUGIN_DATA}`
+ * tokens (xai-grok-tools util/env.rs `substitute_plugin_tokens`), then `$VAR` expansion
+ * (expand.ts), then `to_acp_mcp_server`. Project plugins, marketplace installs and the
  * trusted-plugins store are not simulated.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { grokHome } from "../env.js";
 import { isRecord, type JsonRecord, parseJson, str } from "../json.js";
 import { pluginsSettings } from "../settings.js";
+import { type AcpMcpServer, type McpServerConfig, materialize, parseServer } from "./config.js";
+import { expandEnv } from "./expand.js";
 
 export interface PluginMcpServer {
-  name: string;
-  /** mcp_server_key: normalized URL for http/sse, the name for stdio. */
-  key: string;
+  /** The owning plugin's name. */
   plugin: string;
+  /** The server as the plugin defines it (its `sim_tools` make it a stand-in, mcp.ts). */
+  config: McpServerConfig;
+  /** The materialised ACP entry (tokens and `$VAR` expanded). */
+  entry: AcpMcpServer;
 }
 
 interface Plugin {
   name: string;
   root: string;
-  scope: "cli" | "user" | "config";
+  scope: "user" | "config";
   enabled: boolean;
   trusted: boolean;
   manifest: JsonRecord | undefined;
@@ -106,7 +119,7 @@ function canonical(p: string): string | undefined {
 }
 
 /** discover_plugins + PluginRegistry::from_discovered for the simulated scopes. */
-function discover(sessionPluginDirs: readonly string[]): Plugin[] {
+function discover(): Plugin[] {
   const settings = pluginsSettings();
   const seen = new Set<string>();
   const names = new Set<string>();
@@ -127,7 +140,6 @@ function discover(sessionPluginDirs: readonly string[]): Plugin[] {
       scope !== "config" || (home !== undefined && (real === home || real.startsWith(`${home}/`)));
     out.push({ name: found.name, root, scope, enabled, trusted, manifest: found.manifest });
   };
-  for (const dir of sessionPluginDirs) if (isAbsolute(dir) && isDir(dir)) add(dir, "cli");
   const userDir = join(grokHome(), "plugins");
   if (isDir(userDir)) {
     const subdirs = readdirSync(userDir)
@@ -140,18 +152,17 @@ function discover(sessionPluginDirs: readonly string[]): Plugin[] {
   return out;
 }
 
-/** substitute_plugin_tokens, then `${VAR}` expansion (expand_env_vars_in_string). */
+/** substitute_plugin_tokens (the literal `${…}` tokens only), then expand_env_vars_in_string. */
 function substitute(s: string, root: string, data: string): string {
-  const tokens: Record<string, string> = {
-    GROK_PLUGIN_ROOT: root,
-    CLAUDE_PLUGIN_ROOT: root,
-    GROK_PLUGIN_DATA: data,
-    CLAUDE_PLUGIN_DATA: data,
-  };
-  return s.replace(
-    /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g,
-    (_m, v: string) => tokens[v] ?? process.env[v] ?? "",
-  );
+  const tokens: [string, string][] = [
+    ["CLAUDE_PLUGIN_ROOT", root],
+    ["GROK_PLUGIN_ROOT", root],
+    ["CLAUDE_PLUGIN_DATA", data],
+    ["GROK_PLUGIN_DATA", data],
+  ];
+  let out = s;
+  for (const [token, value] of tokens) out = out.replaceAll(`\${${token}}`, value);
+  return expandEnv(out);
 }
 
 function serverEntries(doc: unknown): [string, JsonRecord][] {
@@ -168,9 +179,8 @@ function readJson(path: string): unknown {
   }
 }
 
-/** The plugin's servers: manifest path or inline object, then `.mcp.json` (first name wins). */
-function pluginServers(p: Plugin): PluginMcpServer[] {
-  const data = join(grokHome(), "plugin-data", p.name);
+/** The plugin's server sources: manifest path or inline object, and `.mcp.json` first. */
+function serverSources(p: Plugin): unknown[] {
   const sources: unknown[] = [];
   const m = p.manifest?.mcpServers;
   if (typeof m === "string") sources.push(readJson(resolve(p.root, m)));
@@ -179,47 +189,50 @@ function pluginServers(p: Plugin): PluginMcpServer[] {
     const dflt = join(p.root, ".mcp.json");
     if (existsSync(dflt)) sources.unshift(readJson(dflt));
   }
+  return sources;
+}
+
+/**
+ * The plugin's servers (non_toml_mcp_servers_with_source): each source parsed and materialised
+ * on its own (a disabled entry or one without command or url yields nothing), then the first
+ * server of each name kept.
+ */
+function pluginServers(p: Plugin): PluginMcpServer[] {
+  const data = join(grokHome(), "plugin-data", p.name);
   const out: PluginMcpServer[] = [];
   const names = new Set<string>();
-  for (const src of sources) {
-    for (const [name, cfg] of serverEntries(src)) {
-      if (names.has(name)) continue;
-      const command = str(cfg.command);
-      const url = str(cfg.url);
-      const type = str(cfg.type);
-      let key: string;
-      if (command !== undefined && command.trim() !== "") key = name;
-      else if (url !== undefined && url.trim() !== "") {
-        const u = substitute(url, p.root, data).replace(/\/+$/, "");
-        key = type === "stdio" ? name : u;
-      } else continue;
+  for (const src of serverSources(p)) {
+    for (const [name, raw] of serverEntries(src)) {
+      const config = parseServer(name, raw);
+      if (config === undefined || !config.enabled || names.has(name)) continue;
+      const entry = materialize(config, (v) => substitute(v, p.root, data));
+      if (entry === undefined) continue;
       names.add(name);
-      out.push({ name, key, plugin: p.name });
+      out.push({ plugin: p.name, config, entry });
     }
   }
   return out;
 }
 
+function activePlugins(): Plugin[] {
+  return discover().filter((p) => p.enabled && p.trusted);
+}
+
 /** Servers of every enabled and trusted plugin (active_plugins), in scope order. */
-export function activePluginServers(sessionPluginDirs: readonly string[]): PluginMcpServer[] {
-  return discover(sessionPluginDirs)
-    .filter((p) => p.enabled && p.trusted)
-    .flatMap(pluginServers);
+export function activePluginServers(): PluginMcpServer[] {
+  return activePlugins().flatMap(pluginServers);
 }
 
 /**
- * PluginRegistry::mcp_server_owner for the agent-level registry (no session pluginDirs): which
- * enabled, trusted plugin owns each server name (first one wins).
+ * PluginRegistry::mcp_server_owner of the shared registry: which enabled, trusted plugin owns each server name its files define (registry.rs
+ * `plugin_mcp_server_names`, whatever the entry holds; the first plugin wins).
  */
 export function mcpServerOwners(): Map<string, string> {
   const owners = new Map<string, string>();
-  for (const s of activePluginServers([])) if (!owners.has(s.name)) owners.set(s.name, s.plugin);
+  for (const p of activePlugins()) {
+    for (const src of serverSources(p)) {
+      for (const [name] of serverEntries(src)) if (!owners.has(name)) owners.set(name, p.name);
+    }
+  }
   return owners;
-}
-
-/** parse_session_plugin_dirs: the absolute strings of `_meta.pluginDirs`. */
-export function sessionPluginDirs(meta: unknown): string[] {
-  const dirs = isRecord(meta) ? meta.pluginDirs : undefined;
-  if (!Array.isArray(dirs)) return [];
-  return dirs.filter((d): d is string => typeof d === "string" && isAbsolute(d));
 }

@@ -13,8 +13,13 @@ export interface PreparedReplay {
   maxEventSeq: number | undefined;
 }
 
+/** The line's params: the envelope's, or the line itself in the legacy (envelope-less) format. */
+export function lineParams(line: unknown): unknown {
+  return field(line, "method") !== undefined ? field(line, "params") : line;
+}
+
 function lineEventId(line: string): string | undefined {
-  return str(field(field(field(parseJson(line), "params"), "_meta"), "eventId"));
+  return str(field(field(lineParams(parseJson(line)), "_meta"), "eventId"));
 }
 
 function seqOf(eventId: string): number | undefined {

@@ -39,7 +39,7 @@ function prefixThrough(obj: JsonRecord, path: readonly string[]): string {
   return JSON.stringify(obj);
 }
 
-export type Expect = "a string" | "a boolean" | "i64" | "usize" | `struct ${string}`;
+export type Expect = "a string" | "a boolean" | "a sequence" | "i64" | "usize" | `struct ${string}`;
 
 /** One struct's params, read field by field the way a serde derive would. */
 export class SerdeStruct {

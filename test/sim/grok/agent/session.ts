@@ -10,16 +10,49 @@ import { randomUUID } from "node:crypto";
 import type { SimEnv } from "../env.js";
 import { field, isRecord, str } from "../json.js";
 import type { Effort } from "./catalog.js";
+import { loadConfig } from "./config.js";
 import type { SessionMcpServer } from "./mcp.js";
+import { McpConnections } from "./mcp-connect.js";
+import { mcpDecision, permissionRules, type RuleAction } from "./permission.js";
 import { notification } from "./rpc.js";
-import { isSyntheticPromptId, planTurn, splitChunks, type TurnPlan } from "./script.js";
+import {
+  isSyntheticPromptId,
+  planTurn,
+  splitChunks,
+  type ToolCallLine,
+  type TurnPlan,
+  thoughtFor,
+} from "./script.js";
 import type { SessionStore } from "./store.js";
 import { SessionEmitter, type UpdateSink } from "./updates.js";
 
+/** The turn's usage (notification.rs PromptUsage, camelCase, no cost: the simulator has none). */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  modelCalls: number;
+}
+
 export type PromptOutcome =
-  | { kind: "done"; stopReason: string; cancelTrigger: string | undefined }
+  | { kind: "done"; stopReason: string; cancelTrigger: string | undefined; usage: TurnUsage }
   | { kind: "removed" }
-  | { kind: "error"; message: string };
+  | { kind: "error"; message: string; usage: TurnUsage };
+
+/** PromptUsage on the wire: flattened totals, `modelUsage` per model, `numTurns`. */
+export function promptUsageJson(usage: TurnUsage, modelId: string): Record<string, unknown> {
+  const totals = {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    totalTokens: usage.inputTokens + usage.outputTokens,
+    cachedReadTokens: 0,
+    cacheCreationTokens: 0,
+    reasoningTokens: usage.reasoningTokens,
+    modelCalls: usage.modelCalls,
+    apiDurationMs: 0,
+  };
+  return { ...totals, modelUsage: { [modelId]: { ...totals } }, numTurns: usage.modelCalls };
+}
 
 export interface ReverseCall {
   promise: Promise<{ result?: unknown; error?: unknown } | "cancelled">;
@@ -40,6 +73,8 @@ export interface SessionHost {
 interface QueueItem {
   promptId: string;
   text: string;
+  /** The prompt's text blocks as sent: the user echo repeats each one (turn.rs). */
+  blocks: string[];
   owner: string | undefined;
   version: number;
   visible: boolean;
@@ -61,6 +96,12 @@ export class Session {
   effort: Effort | undefined;
   /** The merged MCP server configs (mcp.ts), replaced by every load/resume (UpdateMcpServers). */
   mcpServers: SessionMcpServer[];
+  /** The live MCP clients of those servers (mcp-connect.ts). */
+  readonly mcp: McpConnections;
+  /** The active harness (`active_agent_type`), changed by a zero-turn model switch rebuild. */
+  agentType: string;
+  /** The conversation's system head (chat_history.jsonl). */
+  systemHead = "";
   readonly store: SessionStore;
   readonly emitter: SessionEmitter;
   /** Turns that ended (the signals' turn_count). */
@@ -78,6 +119,8 @@ export class Session {
   private running: RunningTurn | undefined;
   private readonly pendingInteractions = new Map<string, string>();
   private readonly host: SessionHost;
+  /** `[permission]` rules, read when the session starts (permission.ts). */
+  private readonly rules = permissionRules(loadConfig());
 
   constructor(init: {
     id: string;
@@ -85,6 +128,7 @@ export class Session {
     modelId: string;
     effort: Effort | undefined;
     mcpServers: SessionMcpServer[];
+    agentType: string;
     store: SessionStore;
     host: SessionHost;
     /** Prompts already in the session's record (a session loaded from disk). */
@@ -95,6 +139,8 @@ export class Session {
     this.modelId = init.modelId;
     this.effort = init.effort;
     this.mcpServers = init.mcpServers;
+    this.agentType = init.agentType;
+    this.mcp = new McpConnections(init.host.env.agentVersion);
     this.promptIndex = init.promptIndex ?? 0;
     this.store = init.store;
     this.host = init.host;
@@ -114,12 +160,24 @@ export class Session {
     return this.running !== undefined ? "working" : "idle";
   }
 
+  /** UpdateMcpServers: replace the configs; resolves when the new handshakes are done. */
+  setMcpServers(servers: SessionMcpServer[]): Promise<void> {
+    this.mcpServers = servers;
+    return this.mcp.update(servers);
+  }
+
   /** Enqueue a prompt; resolves with the prompt's terminal outcome. */
-  prompt(promptId: string, text: string, owner: string | undefined): Promise<PromptOutcome> {
+  prompt(
+    promptId: string,
+    text: string,
+    owner: string | undefined,
+    blocks: string[] = [text],
+  ): Promise<PromptOutcome> {
     return new Promise((resolve) => {
       this.queue.push({
         promptId,
         text,
+        blocks,
         owner,
         version: 0,
         visible: !isSyntheticPromptId(promptId),
@@ -219,6 +277,7 @@ export class Session {
     if (front === undefined) return;
     front.combinedTexts = run.map((i) => i.text);
     front.text = front.combinedTexts.join("\n\n");
+    front.blocks = [front.text];
     for (const item of merged) {
       this.queue.splice(this.queue.indexOf(item), 1);
       item.resolve({ kind: "removed" });
@@ -235,7 +294,8 @@ export class Session {
     try {
       outcome = await this.executeTurn(turn);
     } catch (err) {
-      outcome = { kind: "error", message: err instanceof Error ? err.message : String(err) };
+      const message = err instanceof Error ? err.message : String(err);
+      outcome = { kind: "error", message, usage: this.usageOf(turn, "") };
     }
     this.finishTurn(turn, outcome);
   }
@@ -250,6 +310,8 @@ export class Session {
     clock.streamStartMs = undefined;
     this.turns++;
     this.broadcastQueue();
+    // turn.rs flushes the persistence merge buffer (`flush_to_disk`) before the terminal record.
+    this.store.flush();
     if (outcome.kind !== "removed") {
       const update: Record<string, unknown> = {
         sessionUpdate: "turn_completed",
@@ -257,6 +319,7 @@ export class Session {
         stop_reason: outcome.kind === "error" ? "error" : outcome.stopReason,
       };
       if (outcome.kind === "error") update.agent_result = outcome.message;
+      update.usage = promptUsageJson(outcome.usage, this.modelId);
       const extra: Record<string, unknown> = {};
       if (outcome.kind === "done" && outcome.cancelTrigger !== undefined) {
         extra.cancelTrigger = outcome.cancelTrigger;
@@ -279,12 +342,25 @@ export class Session {
     if (!turn.item.visible) chunkMeta.hideFromScrollback = true;
     this.promptIndex++;
     this.emitter.totalTokens += estimateTokens(turn.item.text);
-    this.emitter.update({
-      sessionUpdate: "user_message_chunk",
-      content: { type: "text", text: turn.item.text },
-      _meta: chunkMeta,
-    });
+    for (const block of turn.item.blocks) {
+      this.emitter.direct({
+        sessionUpdate: "user_message_chunk",
+        content: { type: "text", text: block },
+        _meta: chunkMeta,
+      });
+    }
     const notes: string[] = [];
+    if (plan.thought && !turn.cancelled)
+      await this.streamText(turn, thoughtFor(plan.text), 3, true);
+    if (plan.todo && !turn.cancelled) {
+      this.emitter.update({
+        sessionUpdate: "plan",
+        entries: [
+          { content: "Read the prompt", priority: "medium", status: "completed" },
+          { content: "Answer it", priority: "medium", status: "in_progress" },
+        ],
+      });
+    }
     for (const kind of plan.tools) {
       if (turn.cancelled) break;
       const id = toolCallId();
@@ -308,32 +384,179 @@ export class Session {
     if (plan.permission && !turn.cancelled) notes.push(await this.askPermission(turn));
     if (plan.ask && !turn.cancelled) notes.push(await this.askQuestion(turn));
     if (plan.plan && !turn.cancelled) notes.push(await this.askPlanApproval(turn));
-    if (!turn.cancelled) await this.stream(turn, plan, notes);
+    for (const call of plan.calls) {
+      if (turn.cancelled) break;
+      notes.push(await this.mcpToolCall(turn, call));
+    }
+    const reply = [plan.reply, ...notes].join(" ");
+    if (!turn.cancelled) await this.stream(turn, plan, reply);
+    if (plan.title !== undefined && !turn.cancelled) this.announceTitle(plan.title);
+    const usage = this.usageOf(turn, reply, plan);
     if (turn.cancelled)
-      return { kind: "done", stopReason: "cancelled", cancelTrigger: turn.cancelTrigger };
-    if (plan.error !== undefined) return { kind: "error", message: plan.error };
-    return { kind: "done", stopReason: plan.stopReason, cancelTrigger: undefined };
+      return { kind: "done", stopReason: "cancelled", cancelTrigger: turn.cancelTrigger, usage };
+    if (plan.error !== undefined) return { kind: "error", message: plan.error, usage };
+    return { kind: "done", stopReason: plan.stopReason, cancelTrigger: undefined, usage };
   }
 
-  private async stream(turn: RunningTurn, plan: TurnPlan, notes: string[]): Promise<void> {
-    const text = [plan.reply, ...notes].join(" ");
-    const chunks = splitChunks(text, plan.chunks);
-    this.emitter.clock.streamStartMs = Date.now();
+  private usageOf(turn: RunningTurn, reply: string, plan?: TurnPlan): TurnUsage {
+    return {
+      inputTokens: estimateTokens(this.systemHead) + estimateTokens(turn.item.text),
+      outputTokens: estimateTokens(reply),
+      reasoningTokens: plan?.thought === true ? estimateTokens(thoughtFor(plan.text)) : 0,
+      modelCalls: 1 + (plan?.calls.length ?? 0),
+    };
+  }
+
+  /** summary.rs notify_client: the title notice and `session_info_update`, broadcast only. */
+  private announceTitle(title: string): void {
+    this.emitter.xaiBroadcast({
+      sessionUpdate: "session_summary_generated",
+      session_summary: title,
+    });
+    this.emitter.acpTransient({ sessionUpdate: "session_info_update", title });
+  }
+
+  private stream(turn: RunningTurn, plan: TurnPlan, text: string): Promise<void> {
+    return this.streamText(turn, text, plan.chunks, false, plan.sleepMs);
+  }
+
+  /** Stream message (or thought) chunks, each a send_update with its chunk index. */
+  private async streamText(
+    turn: RunningTurn,
+    text: string,
+    pieces: number,
+    thought: boolean,
+    firstPauseMs = 0,
+  ): Promise<void> {
+    const chunks = splitChunks(text, pieces);
+    this.emitter.clock.streamStartMs ??= Date.now();
     let sent = 0;
     for (const [i, chunk] of chunks.entries()) {
       if (turn.cancelled) return;
       this.emitter.totalTokens += estimateTokens(chunk);
       this.emitter.update(
-        { sessionUpdate: "agent_message_chunk", content: { type: "text", text: chunk } },
+        {
+          sessionUpdate: thought ? "agent_thought_chunk" : "agent_message_chunk",
+          content: { type: "text", text: chunk },
+        },
         i,
       );
       sent++;
       if (this.host.env.crashAfterChunks !== undefined && sent >= this.host.env.crashAfterChunks) {
         this.host.crash();
       }
-      const pause = i === 0 && plan.sleepMs > 0 ? plan.sleepMs : this.host.env.chunkDelayMs;
+      const pause = i === 0 && firstPauseMs > 0 ? firstPauseMs : this.host.env.chunkDelayMs;
       if (i < chunks.length - 1 && !(await this.sleep(turn, pause))) return;
     }
+  }
+
+  /**
+   * One MCP tool call as prepare_tool_call / send_tool_call_start / the permission gate / the
+   * tool run do it (session/acp_session_impl/tool_calls.rs, xai-grok-mcp servers.rs `run`,
+   * session/acp_conversion.rs `acp_tool_update`): `tool_call` (title = the wire name, kind
+   * other, pending, rawInput = the parsed arguments), `tool_call_update` with the serialized
+   * ToolInput `{variant:"MCPTool", tool_name, tool_input}`, then — unless a `[permission]` allow
+   * rule matches or the session is in yolo or auto mode — the owner's permission
+   * (pending_interaction, `session/request_permission` to every subscriber,
+   * interaction_resolved), then the call. A deny rule wins over yolo (permission/manager/mod.rs:
+   * the policy deny is enforced before the YOLO fast path). Returns the sentence the reply
+   * carries.
+   */
+  private async mcpToolCall(turn: RunningTurn, call: ToolCallLine): Promise<string> {
+    const id = toolCallId();
+    this.toolCalls++;
+    let args: unknown;
+    let parseError: string | undefined;
+    try {
+      args = call.arguments === "" ? {} : JSON.parse(call.arguments);
+    } catch (err) {
+      parseError = err instanceof Error ? err.message : String(err);
+    }
+    const first: Record<string, unknown> = {
+      sessionUpdate: "tool_call",
+      toolCallId: id,
+      title: call.name,
+      kind: "other",
+      status: "pending",
+    };
+    if (parseError === undefined) first.rawInput = args;
+    this.emitter.update(first);
+    if (parseError !== undefined) {
+      return this.toolFailed(id, call.name, `invalid tool arguments: ${parseError}`);
+    }
+    if (!this.mcp.has(call.name)) {
+      return this.toolFailed(id, call.name, `Tool not found: ${call.name}`);
+    }
+    const rawInput = { variant: "MCPTool", tool_name: call.name, tool_input: args };
+    const display = { toolCallId: id, title: call.name, kind: "other", rawInput };
+    this.emitter.update({ sessionUpdate: "tool_call_update", ...display });
+    const decision: RuleAction | undefined = mcpDecision(this.rules, call.name);
+    if (decision === "deny") {
+      return this.notExecuted(
+        id,
+        `Tool \`${call.name}\` was not executed: denied by a permission rule`,
+      );
+    }
+    // Yolo approves unasked; auto's classifier is simulated as allowing (permissions.ts).
+    if (decision !== "allow" && !this.yoloMode && !this.autoMode) {
+      const res = await this.interaction(turn, id, "permission", "session/request_permission", {
+        sessionId: this.id,
+        toolCall: display,
+        options: PERMISSION_OPTIONS,
+      });
+      const outcome = field(res === "cancelled" ? undefined : res.result, "outcome");
+      const allowed =
+        field(outcome, "outcome") === "selected" &&
+        str(field(outcome, "optionId"))?.startsWith("allow") === true;
+      if (!allowed) {
+        return this.notExecuted(id, `The user rejected the permission for tool \`${call.name}\``);
+      }
+    }
+    const args2 = isRecord(args) ? args : undefined;
+    const result = await this.mcp.call(call.name, args2);
+    const [server, tool] = [call.name.split("__")[0] ?? "", call.name.split("__")[1] ?? ""];
+    if (result.kind === "error") return this.toolFailed(id, call.name, result.message);
+    const output = result.isError ? { Error: result.text } : { OkayOutput: result.text };
+    const rawOutput: Record<string, unknown> = {
+      type: "MCP",
+      tool_name: tool,
+      server_name: server,
+      output,
+    };
+    if (result.isError) rawOutput.is_error = true;
+    this.emitter.update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: id,
+      status: result.isError ? "failed" : "completed",
+      rawOutput,
+    });
+    return result.isError
+      ? `The tool ${call.name} returned an error: ${result.text}`
+      : `The tool ${call.name} returned: ${result.text}`;
+  }
+
+  /** handle_tool_error: failed, the message as text content, rawOutput tool_execution_failed. */
+  private toolFailed(id: string, name: string, error: string): string {
+    const message = `Tool \`${name}\` failed: ${error}`;
+    this.emitter.update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: id,
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: message } }],
+      rawOutput: { error: "tool_execution_failed", message: error },
+    });
+    return message;
+  }
+
+  /** handle_tool_not_executed: failed with the reason as text content. */
+  private notExecuted(id: string, reason: string): string {
+    this.emitter.update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: id,
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: reason } }],
+    });
+    return reason;
   }
 
   /** A driver-only reverse request (fs/read_text_file goes to the session's driver client). */
@@ -373,14 +596,7 @@ export class Session {
     const res = await this.interaction(turn, id, "permission", "session/request_permission", {
       sessionId: this.id,
       toolCall,
-      options: [
-        { optionId: "allow-once", name: "Yes, proceed", kind: "allow_once" },
-        {
-          optionId: "reject-once",
-          name: "No, and tell Grok what to do differently",
-          kind: "reject_once",
-        },
-      ],
+      options: PERMISSION_OPTIONS,
     });
     const outcome = field(res === "cancelled" ? undefined : res.result, "outcome");
     const optionId = str(field(outcome, "optionId"));
@@ -474,6 +690,15 @@ export class Session {
     });
   }
 }
+
+const PERMISSION_OPTIONS = [
+  { optionId: "allow-once", name: "Yes, proceed", kind: "allow_once" },
+  {
+    optionId: "reject-once",
+    name: "No, and tell Grok what to do differently",
+    kind: "reject_once",
+  },
+];
 
 function toolCallId(): string {
   return `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;

@@ -5,7 +5,10 @@
  * persisted xAI notifications (`_x.ai/session_notification` with eventId/agentTimestampMs, also
  * written to updates.jsonl as `_x.ai/session/update`) and transient ones (agentTimestampMs only,
  * never persisted). While `gatewayEnabled` is false (a replaying load of a resident session)
- * updates are persisted but not forwarded.
+ * updates are persisted but not forwarded. The user echo is not a send_update: turn.rs builds its
+ * notification `_meta` with `build_notification_meta` (eventId and agentTimestampMs only, so no
+ * promptId) and persists/forwards it directly. Every eventId is `{sessionId}-{n}` from one
+ * process-wide counter (xai-grok-shell-base util/event_id.rs).
  */
 import { notification } from "./rpc.js";
 import type { SessionStore } from "./store.js";
@@ -80,11 +83,36 @@ export class SessionEmitter {
         toolCallId: update.toolCallId,
         status: update.status === undefined ? null : debugName(String(update.status)),
       };
+    } else if (kind === "plan") {
+      meta.updateParams = { planSteps: Array.isArray(update.entries) ? update.entries.length : 0 };
+    } else if (kind === "current_mode_update") {
+      meta.updateParams = { currentModeId: update.currentModeId };
     }
     if (chunkIndex !== undefined) meta.chunkId = chunkIndex;
     const params = { sessionId: this.sessionId, update, _meta: meta };
     this.store.append("session/update", params);
     if (this.gatewayEnabled) this.sink.emit(notification("session/update", params));
+  }
+
+  /**
+   * An update stamped with `build_notification_meta` only (eventId, agentTimestampMs), persisted
+   * and forwarded: the user echo (turn.rs) and `current_mode_update`
+   * (`enqueue_current_mode_update`, updates.rs).
+   */
+  direct(update: Record<string, unknown>): void {
+    const params = {
+      sessionId: this.sessionId,
+      update,
+      _meta: { eventId: this.sink.nextEventId(this.sessionId), agentTimestampMs: Date.now() },
+    };
+    this.store.append("session/update", params);
+    if (this.gatewayEnabled) this.sink.emit(notification("session/update", params));
+  }
+
+  /** A broadcast-only ACP notification without `_meta` (summary.rs session_info_update). */
+  acpTransient(update: Record<string, unknown>): void {
+    if (this.gatewayEnabled)
+      this.sink.emit(notification("session/update", { sessionId: this.sessionId, update }));
   }
 
   /** send_xai_notification_with_extra_meta: persisted and forwarded. */
@@ -100,6 +128,14 @@ export class SessionEmitter {
     };
     this.store.append("_x.ai/session/update", params);
     if (this.gatewayEnabled) this.sink.emit(notification("_x.ai/session_notification", params));
+  }
+
+  /** A broadcast-only xAI notification with no `_meta` (summary.rs notify_client). */
+  xaiBroadcast(update: Record<string, unknown>): void {
+    if (this.gatewayEnabled)
+      this.sink.emit(
+        notification("_x.ai/session_notification", { sessionId: this.sessionId, update }),
+      );
   }
 
   /** send_xai_notification_transient: forwarded, never persisted. */

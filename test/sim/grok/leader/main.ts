@@ -143,7 +143,9 @@ export async function runLeader(args: LeaderArgs, env: SimEnv): Promise<void> {
     agentBusy: () => agent.busy,
     onExit: (reason) => {
       log(`Leader server shutting down (${reason})`);
-      // Graceful exit: the socket is unlinked and LeaderLock's Drop removes lock and socket.
+      // Graceful exit: the socket is unlinked and LeaderLock's Drop removes lock and socket;
+      // the persistence actors drain their merge buffers as their channels close.
+      agent.flushPersistence();
       unlinkQuiet(socketPath);
       unlinkQuiet(lockPath);
       process.exit(0);

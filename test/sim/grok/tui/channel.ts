@@ -93,6 +93,8 @@ export class EmbeddedAgent implements AgentChannel {
   }
 
   close(): void {
-    // The agent ends with the process.
+    // The agent ends with the process; a non-leader quit first flushes every session
+    // (agent_ops.rs `flush_all_sessions`), so the persistence merge buffers reach disk.
+    this.agent.flushPersistence();
   }
 }

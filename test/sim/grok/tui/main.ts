@@ -142,6 +142,8 @@ class Tui {
   private sessionState = "connecting";
   private activity = "idle";
   private readonly ownPrompts = new Set<string>();
+  /** `--rules`: sent as initialize `_meta.rules` (pager acp/mod.rs build_initialize_meta). */
+  private readonly rules: string | undefined;
 
   constructor(
     env: SimEnv,
@@ -153,6 +155,7 @@ class Tui {
   ) {
     this.env = env;
     this.launch = launch;
+    this.rules = launch.args.rules;
     // effective_yolo_for_launch / effective_auto_for_launch without CLI flags.
     const mode = permissionMode();
     this.yolo = mode === "always-approve";
@@ -287,7 +290,10 @@ class Tui {
     const init = await client.request("initialize", {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      _meta: { clientType: "grok-pager" },
+      _meta:
+        this.rules === undefined
+          ? { clientType: "grok-pager" }
+          : { clientType: "grok-pager", rules: this.rules },
     });
     if (!reconnect) {
       // The owner's startup screens: nothing creates or loads the session before they are done.

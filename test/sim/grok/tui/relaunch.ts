@@ -48,8 +48,14 @@ const DROP_PREFIXES = [
   "--worktree-ref=",
   "--ref=",
 ];
-/** The simulator's value-taking TUI flags (clap `takes_values`), kept with their value. */
-const VALUE_FLAGS = new Set(["--leader-socket", "--cwd", "--sandbox"]);
+/** The simulator's value-taking TUI flags (clap `takes_values`, aliases too), kept with their value. */
+const VALUE_FLAGS = new Set([
+  "--leader-socket",
+  "--cwd",
+  "--sandbox",
+  "--rules",
+  "--append-system-prompt",
+]);
 
 /** build_screen_mode_relaunch_args; `args` excludes argv[0]. */
 export function buildRelaunchArgs(
