@@ -58,7 +58,7 @@ const paint = (on: boolean, code: string, s: string): string =>
   on ? `\u001b[${code}m${s}\u001b[0m` : s;
 
 /** The widest name column a group is padded to; a longer name just pushes its value along. */
-const MAX_NAME_WIDTH = 32;
+const MAX_NAME_WIDTH = 40;
 /** An expected/received value shown inline on a check line is cut here. */
 const MAX_INLINE = 160;
 

@@ -87,8 +87,15 @@ export function discoverSocket(input: DiscoveryInput): DiscoveredSocket {
     };
   };
   const verbatim = (path: string, source: SocketSource): DiscoveredSocket => {
-    if (path === "")
-      throw new UsageError<HerdrErrorCode>("HERDR_SOCKET_PATH_EMPTY", `${source} is empty`);
+    if (path === "") {
+      const what =
+        source === "HERDR_SOCKET_PATH"
+          ? "HERDR_SOCKET_PATH is set but empty, so it names no socket (Herdr's own client would connect to an empty path); unset it for the default socket or set it to the socket's path"
+          : "the Herdr socket path is empty";
+      throw new UsageError<HerdrErrorCode>("HERDR_SOCKET_PATH_EMPTY", what, {
+        details: { source },
+      });
+    }
     const socketPath = isAbsolute(path) ? path : resolve(input.cwd, path);
     return { socketPath, sessionName: inferSessionName(socketPath, configDir), source };
   };

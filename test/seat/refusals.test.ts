@@ -7,7 +7,7 @@
  * contradictory agent (G5), an enabled direct Linear MCP server, an unknown model.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { admitController } from "../../lib/delivery/index.js";
@@ -51,6 +51,34 @@ test("version below the floor: refused in preflight, before any pane or file exi
     assert.ok(refused[0]?.type === "refused" && refused[0].ownerNextStep.includes("1.0.46"));
     await nothingDelivered(stack);
   } finally {
+    await stack.cleanup();
+  }
+});
+
+test("HERDR_SOCKET_PATH set but empty: refused in preflight, never the session it would fall back to", async () => {
+  const stack = await startStack();
+  // The simulator's socket is <config>/herdr/sessions/<name>/herdr.sock: with XDG_CONFIG_HOME and
+  // HERDR_SESSION naming it, an empty HERDR_SOCKET_PATH read as unset would reach it.
+  const configHome = dirname(dirname(dirname(dirname(stack.herdr.socketPath))));
+  const saved = { ...process.env };
+  try {
+    process.env.XDG_CONFIG_HOME = configHome;
+    process.env.HERDR_SESSION = stack.herdr.sessionName;
+    process.env.HERDR_SOCKET_PATH = "";
+    const { herdr: _explicit, ...options } = stack.options();
+    const r = await refusalOf(hire(options));
+    assert.is(r.step, "preflight");
+    assert.is(r.code, "HERDR_UNREACHABLE");
+    assert.is(r.check, "herdr.discovery");
+    assert.is((r.cause as { code?: unknown }).code, "HERDR_SOCKET_PATH_EMPTY");
+    assert.match(r.reason, /HERDR_SOCKET_PATH is set but empty/);
+    assert.equal(readdirSync(stack.runtimeBase), [], "no runtime directory was made");
+    assert.equal(await stack.herdr.injectionLog(), []);
+  } finally {
+    for (const k of ["XDG_CONFIG_HOME", "HERDR_SESSION", "HERDR_SOCKET_PATH"]) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
     await stack.cleanup();
   }
 });
