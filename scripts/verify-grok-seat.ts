@@ -23,12 +23,12 @@ import { existsSync, lstatSync, mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { HerdrClient } from "../lib/herdr/client.js";
 import { discoverSocket } from "../lib/herdr/discovery.js";
 import { type HireEvent, hire, type Seat, SeatRefusal } from "../lib/index.js";
 import type { JsonValue } from "../lib/json.js";
 import { kernelInfo, systemKernel } from "../lib/kernel/index.js";
 import { readSessionDescriptor } from "../lib/observe/herdr-descriptor.js";
+import { trustedHerdrClient } from "../lib/observe/herdr-trust.js";
 import { removeRuntimeDir } from "../lib/seat/runtime-dir.js";
 import { Evidence } from "./lib/evidence.js";
 import { quitTuiAsOwner } from "./lib/owner.js";
@@ -140,7 +140,7 @@ try {
       tmpdir: tmpdir(),
       cwd: process.cwd(),
     }).socketPath;
-  const herdr = new HerdrClient({ socketPath: herdrSocket });
+  const herdr = trustedHerdrClient({ socketPath: herdrSocket }, systemKernel);
   const grok = world?.grok ?? a.grok;
   const login = world?.loginFile ?? a.login ?? "";
   const cwd = world?.cwd ?? realpathSync(a.cwd ?? process.cwd());

@@ -119,7 +119,12 @@ export class AcpSession {
 
   /** Interactions waiting for the owner in the TUI. We never answer them. */
   pendingOwnerActions(): OwnerAction[] {
-    return [...this.#s.owner.values()];
+    return this.#s.owner.list();
+  }
+
+  /** Owner actions dropped because the cap was reached (lib/acp/owner-actions.ts). */
+  ownerActionsDropped(): number {
+    return this.#s.owner.dropped;
   }
 
   /** The leader's announced shutdown, or null. */

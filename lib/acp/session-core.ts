@@ -26,7 +26,7 @@ import type { GrokEvent } from "./grok-extensions.js";
 import type { AttachFacts } from "./handshake.js";
 import type { RpcMessage } from "./json-rpc.js";
 import { LiveTranscript } from "./live-transcript.js";
-import { type OwnerAction, trackOwnerActions } from "./owner-actions.js";
+import { type OwnerAction, OwnerActions } from "./owner-actions.js";
 import {
   evidenceFromEvent,
   evidenceFromPromptError,
@@ -115,7 +115,7 @@ export class SessionCore {
   readonly listeners = new Set<(event: AcpSessionEvent) => void>();
   readonly clientIdentifier: string;
   readonly timeoutMs: number;
-  owner: ReadonlyMap<string, OwnerAction> = new Map();
+  readonly owner = new OwnerActions();
   /** Set once the leader announced its shutdown. */
   shuttingDown: { readonly reason: string; readonly delayMs: number } | null = null;
   models: AttachFacts["models"] = null;
@@ -376,13 +376,12 @@ export class SessionCore {
         this.emit({ type: "transcript", entry: update.entry });
       }
     }
-    const owner = trackOwnerActions(this.owner, event, sid);
-    this.owner = owner.pending;
-    if (owner.change !== null) {
+    const change = this.owner.apply(event, sid);
+    if (change !== null) {
       this.emit(
-        owner.change.type === "pending"
-          ? { type: "owner-action-pending", action: owner.change.action }
-          : { type: "owner-action-resolved", action: owner.change.action },
+        change.type === "pending"
+          ? { type: "owner-action-pending", action: change.action }
+          : { type: "owner-action-resolved", action: change.action },
       );
     }
     if (event.type === "model_changed" && event.sessionId === sid) {

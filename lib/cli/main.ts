@@ -6,7 +6,15 @@ import { GrokSeatError, UsageError } from "../errors.js";
 import { parseCommandLine, usage } from "./args.js";
 import type { Command } from "./command.js";
 import { commands as registry } from "./commands/index.js";
-import { type OutputStream, renderHuman, reportJson, reportOk, useColor } from "./output.js";
+import {
+  errorText,
+  type OutputStream,
+  renderHuman,
+  reportJson,
+  reportOk,
+  stderrLine,
+  useColor,
+} from "./output.js";
 
 export interface CliIo {
   readonly stdout: OutputStream;
@@ -29,7 +37,7 @@ export async function main(
     parsed = parseCommandLine(argv, commands);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`verify-proof: ${message}\n${usage(commands)}`);
+    io.stderr.write(`${stderrLine("verify-proof", message)}${usage(commands)}`);
     if (wantsJson) io.stdout.write(errorJson(argv[0] ?? "", "USAGE", message));
     return 2;
   }
@@ -39,14 +47,14 @@ export async function main(
   }
   const { command, input, json } = parsed;
   try {
-    const report = await command.run(input, (m) => io.stderr.write(`verify-proof: ${m}\n`));
+    const report = await command.run(input, (m) => io.stderr.write(stderrLine("verify-proof", m)));
     if (json) io.stdout.write(`${JSON.stringify(reportJson(report))}\n`);
     else io.stdout.write(renderHuman(report, useColor(io.stdout, io.env)));
     return reportOk(report) ? 0 : 1;
   } catch (err) {
     const code = err instanceof GrokSeatError ? err.code : "INTERNAL";
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`verify-proof ${command.name}: ${code}: ${message}\n`);
+    io.stderr.write(`verify-proof ${command.name}: ${errorText(code, message)}\n`);
     if (err instanceof UsageError) io.stderr.write(usage(commands, command));
     if (json) io.stdout.write(errorJson(command.name, code, message));
     return 2;

@@ -18,6 +18,8 @@ import { GrokSeatError } from "../errors.js";
  * - SEAT_DIR_UNSAFE / JOURNAL_FILE_UNSAFE: ownership, mode or type of the seat directory or of a
  *   file in it is not private to us (details.reason names which).
  * - RECORD_TOO_LARGE: a record would exceed the line bound (a bug: fields are bounded first).
+ * - EPOCH_EXHAUSTED: the journal's highest epoch is Number.MAX_SAFE_INTEGER; no further controller
+ *   can be admitted to this seat (nothing was written).
  */
 export type DeliveryErrorCode =
   | "JOURNAL_IO"
@@ -30,6 +32,7 @@ export type DeliveryErrorCode =
   | "JOURNAL_CLOSED"
   | "SEAT_DIR_UNSAFE"
   | "JOURNAL_FILE_UNSAFE"
-  | "RECORD_TOO_LARGE";
+  | "RECORD_TOO_LARGE"
+  | "EPOCH_EXHAUSTED";
 
 export class DeliveryError extends GrokSeatError<DeliveryErrorCode> {}

@@ -20,7 +20,12 @@ export const MAX_DETAIL_CHARS = 256;
 const id = v.pipe(v.string(), v.regex(ID_PATTERN));
 const identity = v.pipe(v.string(), v.regex(IDENTITY_PATTERN));
 const time = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
-const epoch = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+/**
+ * Epochs are written up to Number.MAX_SAFE_INTEGER (`beginEpoch` refuses after it, EPOCH_EXHAUSTED)
+ * and read up to 2^53: the one value above it an older release could write (max + 1 at the
+ * ceiling, whose fsynced fences must not be quarantined for an epoch problem).
+ */
+const epoch = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 53));
 const detail = v.exactOptional(v.pipe(v.string(), v.maxLength(MAX_DETAIL_CHARS)));
 const version = v.literal(RECORD_VERSION);
 

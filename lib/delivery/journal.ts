@@ -172,12 +172,22 @@ export class Journal {
     return this.#ledger.knows(promptId);
   }
 
-  /** Record a new controller epoch (max + 1), fsynced. Called once, by admission. */
+  /**
+   * Record a new controller epoch (max + 1), fsynced. Called once, by admission. At the ceiling
+   * (Number.MAX_SAFE_INTEGER) it refuses with EPOCH_EXHAUSTED and writes nothing.
+   */
   beginEpoch(): number {
     if (this.#epoch !== null) {
       throw new UsageError("INVALID_ARGUMENT", "beginEpoch: this journal already has an epoch");
     }
-    const epoch = this.#ledger.maxEpoch + 1;
+    const max = this.#ledger.maxEpoch;
+    if (max >= Number.MAX_SAFE_INTEGER) {
+      // max + 1 could not be told from max: no epoch is written, no controller admitted.
+      throw new DeliveryError("EPOCH_EXHAUSTED", `this journal has used every epoch (${max})`, {
+        details: { maxEpoch: max },
+      });
+    }
+    const epoch = max + 1;
     this.#append([{ v: 1, t: "epoch", epoch, pid: this.#pid, at: this.#now() }]);
     this.#epoch = epoch;
     return epoch;

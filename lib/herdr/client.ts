@@ -30,8 +30,20 @@ export const MAX_REQUEST_BYTES = 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Runs on every connection except `ping`'s, after connect() and before the request line is
+ * written; it throws (a typed error) to refuse the server. lib/observe/herdr-trust.ts supplies the
+ * one that checks the server is ours (the herdr layer itself never looks at the kernel).
+ */
+export type HerdrGate = (
+  socket: Socket,
+  request: { readonly method: string; readonly socketPath: string },
+) => void;
+
 export interface HerdrClientOptions {
   readonly socketPath: string;
+  /** Checked before every request but `ping` (which only reads what the server says it is). */
+  readonly gate?: HerdrGate;
   /** Deadline per request (connect to reply line); Herdr itself never times out (§1.3). */
   readonly timeoutMs?: number;
   /** Longest reply or event line accepted, in bytes. */
@@ -49,9 +61,11 @@ export class HerdrClient {
   readonly socketPath: string;
   readonly timeoutMs: number;
   readonly maxLineBytes: number;
+  readonly gate: HerdrGate | null;
 
   constructor(options: HerdrClientOptions) {
     this.socketPath = options.socketPath;
+    this.gate = options.gate ?? null;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_REPLY_BYTES;
   }
@@ -86,6 +100,7 @@ export class HerdrClient {
       maxLineBytes: this.maxLineBytes,
       signal: options.signal,
       onConnect: (socket) => {
+        if (method !== "ping") this.gate?.(socket, { method, socketPath: this.socketPath });
         seen.peer = { value: inspect(socket) };
       },
     });
@@ -118,6 +133,8 @@ export class HerdrClient {
       deadline,
       maxLineBytes: this.maxLineBytes,
       signal: options.signal,
+      onConnect: (socket) =>
+        this.gate?.(socket, { method: SUBSCRIBE_METHOD, socketPath: this.socketPath }),
     });
     try {
       const line = await lines.nextLine(deadline, options.signal);

@@ -3,7 +3,7 @@
  * `src/session.rs`, `config_dir` in `src/config/io.rs`). Pure: the environment comes in as data.
  *
  * Order: an explicit path from our caller, an explicit session name from our caller (like the
- * herdr CLI's `--session`), `HERDR_SOCKET_PATH` verbatim, `HERDR_SESSION=<name>` →
+ * herdr CLI's `--session`), `HERDR_SOCKET_PATH` verbatim (set but empty: refused), `HERDR_SESSION=<name>` →
  * `<config_dir>/sessions/<name>/herdr.sock`, else `<config_dir>/herdr.sock`.
  * `XDG_RUNTIME_DIR` plays no part, and `herdr-client.sock` (the TUI protocol) is never the answer.
  */
@@ -87,16 +87,27 @@ export function discoverSocket(input: DiscoveryInput): DiscoveredSocket {
     };
   };
   const verbatim = (path: string, source: SocketSource): DiscoveredSocket => {
-    if (path === "")
-      throw new UsageError<HerdrErrorCode>("HERDR_SOCKET_PATH_EMPTY", `${source} is empty`);
+    if (path === "") {
+      const what =
+        source === "HERDR_SOCKET_PATH"
+          ? "HERDR_SOCKET_PATH is set but empty, so it names no socket (Herdr's own client would connect to an empty path); unset it for the default socket or set it to the socket's path"
+          : "the Herdr socket path is empty";
+      throw new UsageError<HerdrErrorCode>("HERDR_SOCKET_PATH_EMPTY", what, {
+        details: { source },
+      });
+    }
     const socketPath = isAbsolute(path) ? path : resolve(input.cwd, path);
     return { socketPath, sessionName: inferSessionName(socketPath, configDir), source };
   };
 
   if (input.explicitPath !== undefined) return verbatim(input.explicitPath, "explicit_path");
   if (input.explicitSession !== undefined) return named(input.explicitSession, "explicit_session");
+  // Set but empty is taken verbatim, as Herdr takes it (`active_api_socket_path` returns
+  // PathBuf::from("")): it names no socket, so it is refused (HERDR_SOCKET_PATH_EMPTY) rather than
+  // read as unset, which would fall back to the default socket, possibly another user's
+  // `<tmp>/herdr/herdr.sock`. An empty HERDR_SESSION is unset, for Herdr too (`normalize_name`).
   const envPath = input.env.HERDR_SOCKET_PATH;
-  if (envPath !== undefined && envPath !== "") return verbatim(envPath, "HERDR_SOCKET_PATH");
+  if (envPath !== undefined) return verbatim(envPath, "HERDR_SOCKET_PATH");
   const envSession = input.env.HERDR_SESSION;
   if (envSession !== undefined && envSession !== "") return named(envSession, "HERDR_SESSION");
   return named(DEFAULT_SESSION, "default");

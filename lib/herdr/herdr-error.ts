@@ -21,6 +21,12 @@ export type HerdrErrorCode =
   | "HERDR_SOCKET_MISSING"
   | "HERDR_NOT_A_SOCKET"
   | "HERDR_DESCRIPTOR_UNSTABLE"
+  /**
+   * The server is not ours: its socket, the socket's directory or the peer of our connection
+   * belongs to another user (details.check names `herdr.socket_owner`, `herdr.socket_dir` or
+   * `herdr.server_uid`). Nothing but `ping` is ever sent to such a server.
+   */
+  | "HERDR_UNTRUSTED"
   | "LAUNCH_REPLY_UNEXPECTED"
   // Our caller's mistakes (thrown as UsageError):
   | "HERDR_REQUEST_TOO_LARGE"

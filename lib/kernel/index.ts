@@ -5,6 +5,7 @@ export { openProcessHandle, signalNumber } from "./handle.js";
 export { type KernelInfoDetails, kernelInfo } from "./info.js";
 export { KernelError } from "./kernel-error.js";
 export { addonLoaded } from "./loader.js";
+export { type PathEntry, pathAncestry } from "./path-ancestry.js";
 export { peerCredentials, peerCredentialsOfFd } from "./peer.js";
 export { type PeerSocketFile, peerBoundTo, peerSocketFile } from "./peer-socket.js";
 export {
@@ -16,6 +17,13 @@ export {
   systemKernel,
 } from "./port.js";
 export { processFacts } from "./process.js";
+export { processArgv, ptyMasters } from "./procfs-read.js";
+export {
+  FileReadError,
+  type FileReadErrorCode,
+  type RegularFile,
+  readRegularFile,
+} from "./regular-file.js";
 export { type SocketFactsOptions, socketFacts } from "./socket.js";
 export type {
   FileType,

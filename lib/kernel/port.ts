@@ -12,6 +12,7 @@ import { type KernelInfoDetails, kernelInfo } from "./info.js";
 import { peerCredentials } from "./peer.js";
 import { type PeerSocketFile, peerSocketFile } from "./peer-socket.js";
 import { processFacts } from "./process.js";
+import { processArgv, ptyMasters } from "./procfs-read.js";
 import { socketFacts } from "./socket.js";
 import type {
   PeerCredentials,
@@ -28,6 +29,10 @@ export interface KernelPort {
   peerSocketFile(socket: Socket): PeerSocketFile;
   kernelInfo(): KernelInfoDetails;
   openProcessHandle(pid: number, identity: ProcessIdentity): ProcessHandle;
+  /** argv as the kernel holds it (Linux /proc/<pid>/cmdline; UNSUPPORTED on macOS for now). */
+  processArgv(pid: number): readonly string[];
+  /** pty indexes whose master `pid` holds (Linux fdinfo; null: not reported; macOS UNSUPPORTED). */
+  ptyMasters(pid: number): readonly number[] | null;
 }
 
 export const systemKernel: KernelPort = {
@@ -37,6 +42,8 @@ export const systemKernel: KernelPort = {
   peerSocketFile: (socket) => peerSocketFile(socket),
   kernelInfo: () => kernelInfo(),
   openProcessHandle: (pid, identity) => openProcessHandle(pid, identity),
+  processArgv: (pid) => processArgv(pid),
+  ptyMasters: (pid) => ptyMasters(pid),
 };
 
 /** The outcome of one `processFacts` call: the facts, or the typed error the kernel layer gave. */

@@ -12,6 +12,7 @@ import type { KernelPort, ProcessFacts } from "../kernel/index.js";
 import { onlyAgentRetryable } from "../proof/agent.js";
 import { type AgentProcessSighting, detectAgentProcess } from "../proof/agent-process.js";
 import type { AgentVerdict, SessionKind } from "../proof/agent-reconcile.js";
+import { checkHerdrServer, type HerdrTie } from "../proof/herdr-trust.js";
 import {
   bindPaneProof,
   checkPaneProof,
@@ -23,8 +24,11 @@ import {
   paneAgentVerdict,
   type Unavailable,
 } from "../proof/pane.js";
+import type { TerminalTie } from "../proof/pane-terminal.js";
 import type { SessionDescriptor } from "../proof/session-descriptor.js";
 import { readSessionDescriptor } from "./herdr-descriptor.js";
+import { ourUid, readHerdrTie } from "./herdr-trust.js";
+import { observeTerminalTie } from "./pane-terminal.js";
 
 /** An observation made through Herdr: its replies as lib/herdr/wire-pane.ts parses them. */
 export type HerdrPaneObservation = PaneObservation<PaneInfo, PaneProcessInfo>;
@@ -110,18 +114,69 @@ export async function bindPane(
   }
 }
 
+const NOT_ASKED: Unavailable = {
+  unavailable: true,
+  code: "HERDR_UNTRUSTED",
+  message: "not asked: the Herdr server is not ours",
+};
+
+/**
+ * Who serves the socket, and is it ours: the descriptor (`ping` only), then the trust facts. The
+ * pane is asked about only when all three trust checks pass (lib/proof/herdr-trust.ts).
+ */
+async function server(
+  client: HerdrClient,
+  kernel: KernelPort,
+  sessionName: string | null,
+  given: SessionDescriptor | undefined,
+  o: RequestOptions,
+): Promise<{ descriptor: Observed<SessionDescriptor>; trust: Observed<HerdrTie>; ours: boolean }> {
+  const descriptor =
+    given ?? (await attempt(() => readSessionDescriptor(client, kernel, sessionName, o)));
+  if (isUnavailable(descriptor)) return { descriptor, trust: descriptor, ours: false };
+  const trust = await attempt(() => readHerdrTie(descriptor.socketPath, ourUid()));
+  const ours = !isUnavailable(trust) && checkHerdrServer(descriptor, trust).every((c) => c.ok);
+  return { descriptor, trust, ours };
+}
+
+function terminalOf(
+  kernel: KernelPort,
+  descriptor: Observed<SessionDescriptor>,
+  pid: number,
+  facts: Observed<ProcessFacts>,
+): Promise<Observed<TerminalTie>> {
+  if (isUnavailable(descriptor)) return Promise.resolve(descriptor);
+  if (isUnavailable(facts)) return Promise.resolve(facts);
+  const tty = facts.tty;
+  if (tty === null) {
+    return Promise.resolve({
+      unavailable: true,
+      code: "NO_TTY",
+      message: "the pane process has no terminal",
+    });
+  }
+  return attempt(() => observeTerminalTie(kernel, descriptor.server.pid, pid, tty));
+}
+
 async function bindOnce(
   client: HerdrClient,
   kernel: KernelPort,
   options: BindPaneOptions,
 ): Promise<PaneBinding> {
   const o = options.request ?? {};
-  const [descriptor, pane, info] = await Promise.all([
-    options.descriptor ??
-      attempt(() => readSessionDescriptor(client, kernel, options.sessionName, o)),
-    paneGet(client, options.paneId, o),
-    processInfo(client, options.paneId, o),
-  ]);
+  const { descriptor, trust, ours } = await server(
+    client,
+    kernel,
+    options.sessionName,
+    options.descriptor,
+    o,
+  );
+  const [pane, info] = ours
+    ? await Promise.all([
+        paneGet(client, options.paneId, o),
+        processInfo(client, options.paneId, o),
+      ])
+    : [NOT_ASKED, NOT_ASKED];
   const pid = isUnavailable(info) ? null : (info.shell_pid ?? null);
   let facts: Observed<ProcessFacts> = {
     unavailable: true,
@@ -144,7 +199,18 @@ async function bindOnce(
       await new Promise((r) => setTimeout(r, 10));
     }
   }
-  const observation: HerdrPaneObservation = { descriptor, pane, processInfo: info, facts };
+  const terminal: Observed<TerminalTie> =
+    pid === null
+      ? { unavailable: true, code: "NO_PID", message: "no shell_pid" }
+      : await terminalOf(kernel, descriptor, pid, facts);
+  const observation: HerdrPaneObservation = {
+    descriptor,
+    pane,
+    processInfo: info,
+    facts,
+    trust,
+    terminal,
+  };
   const result = bindPaneProof({
     paneId: options.paneId,
     launch: options.launch,
@@ -184,13 +250,22 @@ export async function observeBoundPane(
   record: PaneProofRecord,
   options: RequestOptions = {},
 ): Promise<HerdrPaneObservation> {
-  const [descriptor, pane, info] = await Promise.all([
-    attempt(() => readSessionDescriptor(client, kernel, record.herdr.sessionName, options)),
-    paneGet(client, record.pane.paneId, options),
-    processInfo(client, record.pane.paneId, options),
-  ]);
+  const { descriptor, trust, ours } = await server(
+    client,
+    kernel,
+    record.herdr.sessionName,
+    undefined,
+    options,
+  );
+  const [pane, info] = ours
+    ? await Promise.all([
+        paneGet(client, record.pane.paneId, options),
+        processInfo(client, record.pane.paneId, options),
+      ])
+    : [NOT_ASKED, NOT_ASKED];
   const facts = await factsOf(kernel, record.process.pid);
-  return { descriptor, pane, processInfo: info, facts };
+  const terminal = await terminalOf(kernel, descriptor, record.process.pid, facts);
+  return { descriptor, pane, processInfo: info, facts, trust, terminal };
 }
 
 export interface PaneVerification {

@@ -22,6 +22,8 @@ import {
   reconcileAgent,
   type SessionKind,
 } from "./agent-reconcile.js";
+import { checkHerdrServer, HERDR_TRUST_CHECKS, type HerdrTie } from "./herdr-trust.js";
+import { checkPaneTerminal, type TerminalTie } from "./pane-terminal.js";
 import {
   ProcessIdentitySchema,
   type SessionDescriptor,
@@ -121,6 +123,10 @@ export interface PaneObservation<
   readonly processInfo: Observed<I>;
   /** Kernel facts for the pid being bound or verified. */
   readonly facts: Observed<ProcessFacts>;
+  /** Our uid and the socket directory's ancestry: is the server ours (lib/proof/herdr-trust.ts). */
+  readonly trust: Observed<HerdrTie>;
+  /** Who holds the pane's terminal: is the pane this server's (lib/proof/pane-terminal.ts). */
+  readonly terminal: Observed<TerminalTie>;
 }
 
 export interface PaneBindInput {
@@ -159,12 +165,22 @@ function unavailable(check: string, expected: JsonValue, u: Unavailable): CheckR
 export function bindPaneProof(input: PaneBindInput): PaneBindResult {
   const { observation: obs } = input;
   const checks: CheckResult[] = [];
-  if (isUnavailable(obs.descriptor))
+  const paneUnavailable = (): void => {
+    if (isUnavailable(obs.pane)) checks.push(unavailable("pane.present", input.paneId, obs.pane));
+    if (isUnavailable(obs.processInfo))
+      checks.push(unavailable("pane.shell_pid", "present", obs.processInfo));
+  };
+  if (isUnavailable(obs.descriptor)) {
     checks.push(unavailable("herdr.descriptor", "readable", obs.descriptor));
-  if (isUnavailable(obs.pane)) checks.push(unavailable("pane.present", input.paneId, obs.pane));
-  if (isUnavailable(obs.processInfo))
-    checks.push(unavailable("pane.shell_pid", "present", obs.processInfo));
-  if (isUnavailable(obs.descriptor) || isUnavailable(obs.pane) || isUnavailable(obs.processInfo)) {
+    paneUnavailable();
+    return { record: null, checks };
+  }
+  // A server that is not ours is not asked about any pane (and its answers are not looked at).
+  const trust = trustChecks(obs.descriptor, obs.trust);
+  checks.push(...trust);
+  if (!trust.every((c) => c.ok)) return { record: null, checks };
+  paneUnavailable();
+  if (isUnavailable(obs.pane) || isUnavailable(obs.processInfo)) {
     return { record: null, checks };
   }
   const pane = obs.pane;
@@ -210,6 +226,7 @@ export function bindPaneProof(input: PaneBindInput): PaneBindResult {
       : pass("pane.terminal", "a terminal", facts.tty),
   );
   checks.push(herdrTtyCheck(info, facts.tty));
+  checks.push(checkPaneTerminal(obs.descriptor.server.pid, obs.terminal));
   checks.push(
     facts.executableDeleted
       ? fail(
@@ -275,10 +292,22 @@ function herdrTtyCheck(info: PaneProcessFacts, kernelTty: string | null): CheckR
 export function checkPaneProof(record: PaneProofRecord, obs: PaneObservation): CheckResult[] {
   return [
     ...herdrChecks(record.herdr, obs.descriptor),
+    ...(isUnavailable(obs.descriptor)
+      ? HERDR_TRUST_CHECKS.map((n) => unavailable(n, "ours", obs.descriptor as Unavailable))
+      : trustChecks(obs.descriptor, obs.trust)),
     ...paneChecks(record, obs),
     ...processChecks(record, obs.facts),
+    isUnavailable(obs.descriptor)
+      ? unavailable("herdr.pane_terminal", "the server's", obs.descriptor)
+      : checkPaneTerminal(obs.descriptor.server.pid, obs.terminal),
     ...agentChecks(record, obs),
   ];
+}
+
+/** `herdr.socket_owner`, `herdr.socket_dir`, `herdr.server_uid` (lib/proof/herdr-trust.ts). */
+function trustChecks(descriptor: SessionDescriptor, tie: Observed<HerdrTie>): CheckResult[] {
+  if (isUnavailable(tie)) return HERDR_TRUST_CHECKS.map((n) => unavailable(n, "ours", tie));
+  return checkHerdrServer(descriptor, tie);
 }
 
 function herdrChecks(bound: SessionDescriptor, now: Observed<SessionDescriptor>): CheckResult[] {

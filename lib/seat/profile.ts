@@ -36,6 +36,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { isUnsafeTrustRoot, TRUST_FILE } from "../grok/folder-trust.js";
+import { pathAncestry } from "../kernel/index.js";
+import { checkOwnDir, checkSafePath } from "../proof/safe-path.js";
 import { octal } from "../proof/socket.js";
 import { writeNewPrivateFile } from "./private-file.js";
 import { checkPrivateDir } from "./runtime-dir.js";
@@ -97,6 +99,9 @@ export function checkProfileSpec(spec: ProfileSpec): CheckResult[] {
       ];
     }
     const st = lstatSync(real);
+    // GROK_HOME holds config.toml (MCP servers the TUI starts as the owner) and auth.json: nobody
+    // else may write into it, or rename it or a directory above it (lib/proof/safe-path.ts).
+    const ancestry = pathAncestry(real);
     return [
       expectEqual(
         "profile.grok_home",
@@ -105,6 +110,12 @@ export function checkProfileSpec(spec: ProfileSpec): CheckResult[] {
         `${real} is not a directory`,
       ),
       expectEqual("profile.grok_home_owner", euid(), st.uid, `${real} is owned by another user`),
+      ...(st.isDirectory()
+        ? [
+            checkOwnDir("profile.grok_home_mode", ancestry[0], euid()),
+            checkSafePath("profile.grok_home_path", ancestry.slice(1), euid()),
+          ]
+        : []),
     ];
   }
   const st = lstatSync(spec.loginFile, { throwIfNoEntry: false });

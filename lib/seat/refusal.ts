@@ -27,7 +27,7 @@ const OWNER_STEPS = {
   VERSION_MISMATCH:
     "Make the grok CLI, its leader and its agent one version (update or reinstall Grok Build), then hire again.",
   PROFILE_INVALID:
-    "Pass an existing GROK_HOME directory you own, or an existing login file to copy into a temporary profile.",
+    "Pass an existing GROK_HOME directory you own that no one else can write to or rename (every directory above it yours or root's, not group/other-writable unless sticky), or an existing login file to copy into a temporary profile.",
   CWD_INVALID: "Pass an existing working directory you can enter.",
   SANDBOX_DISABLES_LEADER:
     "A Grok sandbox profile turns leader mode off, so no seat can attach: unset GROK_SANDBOX (or set it to off) and remove [sandbox] profile from the profile's config.toml, then hire again.",
@@ -50,8 +50,10 @@ const OWNER_STEPS = {
     "Grok's system prompt for this session does not hold the persona: check the grok version and that no model switch dropped it, quit the Grok pane (/quit) and hire again.",
   HERDR_UNREACHABLE:
     "Start Herdr (or point HERDR_SOCKET_PATH / --herdr-socket at its API socket), then hire again.",
+  HERDR_UNTRUSTED:
+    "The Herdr socket, its directory or the server behind it is not yours: start your own Herdr, or point HERDR_SOCKET_PATH / the herdr option at your own server's socket in a directory only you can write (check HOME / XDG_CONFIG_HOME: without them Herdr uses <tmp>/herdr, which another user may have made first).",
   RUNTIME_DIR_UNSAFE:
-    "Use a runtime directory you own, that is not a symlink, grants no group/other access and keeps the socket path short.",
+    "Use a runtime base whose every directory up to / is yours or root's and not writable by group or others unless sticky (like /tmp), that is not a symlink and keeps the socket path short; do not let anyone rename the seat's directory.",
   PANE_LAUNCH_FAILED: "Check that Herdr can open a new tab, then hire again.",
   PANE_UNPROVEN:
     "Do not move, replace or close the Grok pane while a seat is hired; quit it (/quit) and hire again.",
@@ -64,6 +66,8 @@ const OWNER_STEPS = {
   SOCKET_UNPROVEN:
     "The private leader socket is not what it should be; quit the Grok pane (/quit) and hire again.",
   LEADER_BUSY: "Another controller holds this seat; release it first.",
+  EPOCH_EXHAUSTED:
+    "This seat's journal has admitted its last controller; hire a fresh seat (a new runtime directory).",
   LEADER_CONNECT_FAILED: "Quit the Grok pane (/quit) and hire again.",
   LEADER_UNPROVEN:
     "The process answering on the leader socket is not the leader the TUI started: quit the Grok pane (/quit), then hire again.",

@@ -6,19 +6,12 @@
  * `registry.ts`).
  */
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  readSync,
-  renameSync,
-} from "node:fs";
+import { closeSync, constants, fsyncSync, openSync, renameSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import * as v from "valibot";
 import { GrokSeatError } from "../errors.js";
 import { isJsonValue, type JsonValue } from "../json.js";
+import { FileReadError, readRegularFile } from "../kernel/index.js";
 import { BoundProcessSchema, PaneProofRecordSchema } from "../proof/pane.js";
 import { ProcessIdentitySchema } from "../proof/session-descriptor.js";
 import { writeNewPrivateFile } from "./private-file.js";
@@ -188,11 +181,36 @@ export const SeatRecordSchema = v.object({
 });
 export type SeatRecord = v.InferOutput<typeof SeatRecordSchema>;
 
-/** Write `record` as `<dir>/<name>`: 0600, O_EXCL temp file, fsync, rename, fsync the directory. */
+/**
+ * Write `record` as `<dir>/<name>`: validated first (RECORD_INVALID, nothing written), then 0600, O_EXCL temp
+ * file, fsync, rename, fsync the directory.
+ */
 export function writeSeatRecord(path: string, record: SeatRecord): void {
+  // What is written must be what `readSeatRecord` accepts, before any file is created.
+  let text: string;
+  try {
+    text = `${JSON.stringify(record, null, 2)}\n`;
+  } catch (cause) {
+    throw new GrokSeatError("RECORD_INVALID", "the seat record is not serialisable as JSON", {
+      details: { path },
+      cause,
+    });
+  }
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length > MAX_RECORD_BYTES) {
+    throw new GrokSeatError(
+      "RECORD_INVALID",
+      `a seat record of ${bytes.length} bytes is too large`,
+      {
+        details: { path, bytes: bytes.length, max: MAX_RECORD_BYTES },
+      },
+    );
+  }
+  // Both the value (a NaN is not JSON) and its text (what a reader will see) must be a record.
+  parseSeatRecord(record, `the record for ${path}`);
+  parseSeatRecord(JSON.parse(text), `the record for ${path}`);
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  const bytes = Buffer.from(`${JSON.stringify(record, null, 2)}\n`, "utf8");
   writeNewPrivateFile(tmp, bytes);
   renameSync(tmp, path);
   const dfd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
@@ -210,54 +228,20 @@ export interface LoadedRecord {
 }
 
 /**
- * Read and validate a seat record (no symlink followed, bounded). Throws GrokSeatError
- * RECORD_UNREADABLE (cannot open/read/parse) or RECORD_INVALID (not a seat record).
+ * Read and validate a seat record (no symlink followed, bounded: `readRegularFile`). Throws
+ * GrokSeatError RECORD_UNREADABLE (cannot open/read/parse) or RECORD_INVALID (not a seat record).
  */
 export function readSeatRecord(path: string): LoadedRecord {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (cause) {
-    throw new GrokSeatError("RECORD_UNREADABLE", `cannot open ${path}`, {
-      details: { path },
-      cause,
-    });
-  }
   let text: string;
   let file: { uid: number; mode: number };
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) {
-      throw new GrokSeatError("RECORD_UNREADABLE", `${path} is not a regular file`, {
-        details: { path },
-      });
-    }
-    file = { uid: st.uid, mode: st.mode & 0o7777 };
-    const buf = Buffer.alloc(MAX_RECORD_BYTES + 1);
-    let filled = 0;
-    for (;;) {
-      const n = readSync(fd, buf, filled, buf.length - filled, null);
-      if (n === 0) break;
-      filled += n;
-      if (filled > MAX_RECORD_BYTES) {
-        throw new GrokSeatError("RECORD_UNREADABLE", `${path} is larger than a seat record`, {
-          details: { path },
-        });
-      }
-    }
-    try {
-      // Invalid UTF-8 is refused, never replaced by U+FFFD (a path must stay the path it was).
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
-        buf.subarray(0, filled),
-      );
-    } catch (cause) {
-      throw new GrokSeatError("RECORD_UNREADABLE", `${path} is not UTF-8`, {
-        details: { path },
-        cause,
-      });
-    }
-  } finally {
-    closeSync(fd);
+    const read = readRegularFile(path, MAX_RECORD_BYTES);
+    file = { uid: read.uid, mode: read.mode };
+    // Invalid UTF-8 is refused, never replaced by U+FFFD (a path must stay the path it was).
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(read.bytes);
+  } catch (cause) {
+    const why = cause instanceof FileReadError ? cause.message : `${path} is not UTF-8`;
+    throw new GrokSeatError("RECORD_UNREADABLE", why, { details: { path }, cause });
   }
   let raw: unknown;
   try {
@@ -268,13 +252,18 @@ export function readSeatRecord(path: string): LoadedRecord {
       cause,
     });
   }
+  return { record: parseSeatRecord(raw, path), file };
+}
+
+/** Validate a seat record value: RECORD_INVALID naming the first problems when it is not one. */
+export function parseSeatRecord(raw: unknown, where: string): SeatRecord {
   const parsed = v.safeParse(SeatRecordSchema, raw);
   if (!parsed.success) {
     throw new GrokSeatError(
       "RECORD_INVALID",
-      `${path} is not a seat record: ${v.summarize(parsed.issues)}`,
-      { details: { path } },
+      `${where} is not a seat record: ${v.summarize(parsed.issues)}`,
+      { details: { path: where } },
     );
   }
-  return { record: parsed.output, file };
+  return parsed.output;
 }

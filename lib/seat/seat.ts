@@ -195,6 +195,11 @@ export class Seat implements RegisteredSeat {
     return this.#p.acp.pendingOwnerActions();
   }
 
+  /** Owner actions no longer listed because too many were pending at once (they stay in the TUI). */
+  ownerActionsDropped(): number {
+    return this.#p.acp.ownerActionsDropped();
+  }
+
   #assertDeliverable(): void {
     const refuse = (code: string, check: string, reason: string): SeatRefusal =>
       new SeatRefusal({

@@ -6,9 +6,10 @@
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { failureOr } from "../errors.js";
 import { checkActiveSession, readActiveSessions } from "../grok/active-sessions.js";
-import { HerdrClient } from "../herdr/client.js";
+import type { HerdrClient } from "../herdr/client.js";
 import { type KernelPort, readProcess, type SocketFacts, systemKernel } from "../kernel/index.js";
 import { flockHolder, readSmallFile } from "../leader/lock-file.js";
+import { trustedHerdrClient } from "../observe/herdr-trust.js";
 import { verifyPane } from "../observe/pane.js";
 import type { AgentVerdict } from "../proof/agent-reconcile.js";
 import { parseLockPid } from "../proof/leader.js";
@@ -40,15 +41,19 @@ export function checkRecordFile(file: { uid: number; mode: number }): CheckResul
       );
 }
 
-/** `herdr` defaults to the Herdr server the record names, `kernel` to the real one. */
+/**
+ * `herdr` defaults to a client of the Herdr server the record names, gated to a server of ours;
+ * `kernel` to the real one.
+ */
 export async function verifyRecord(
   record: SeatRecord,
-  herdr: HerdrClient = new HerdrClient({ socketPath: record.pane.herdr.socketPath }),
+  herdr?: HerdrClient,
   kernel: KernelPort = systemKernel,
 ): Promise<RecordVerification> {
   const checks: CheckResult[] = [];
 
-  const pane = await verifyPane(herdr, kernel, record.pane);
+  const client = herdr ?? trustedHerdrClient({ socketPath: record.pane.herdr.socketPath }, kernel);
+  const pane = await verifyPane(client, kernel, record.pane);
   checks.push(...pane.checks);
   const tuiRead = readProcess(kernel, record.pane.process.pid);
   const tuiAlive = tuiRead.ok

@@ -5,6 +5,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { OWNER_ACTIONS_CAP } from "../../lib/acp/owner-actions.js";
 import { GrokSeatError } from "../../lib/errors.js";
 import { newPromptId } from "../../lib/grok/prompt-id.js";
 import { until, within } from "./helpers.js";
@@ -267,6 +268,29 @@ test("interaction requests are surfaced as owner actions and never answered", as
   await until(() => w.events.find((e) => e.type === "owner-action-resolved"), "resolved");
   assert.equal(seat.pendingOwnerActions(), []);
   assert.not.ok(w.agent.responses().some((m) => m.kind === "response" && m.id === reqId));
+  w.controller.release();
+});
+
+test("a leader that never resolves: pending owner actions stay capped, the overflow is counted", async () => {
+  const w = world();
+  const seat = await attach(w);
+  const n = OWNER_ACTIONS_CAP + 500;
+  for (let i = 0; i < n; i++) {
+    w.agent.request("session/request_permission", {
+      sessionId: S,
+      toolCall: { toolCallId: `flood-${i}` },
+      options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+    });
+  }
+  await until(
+    () => w.events.filter((e) => e.type === "owner-action-pending").length === n || undefined,
+    "every request seen",
+  );
+  const pending = seat.pendingOwnerActions();
+  assert.is(pending.length, OWNER_ACTIONS_CAP, "kept no more than the cap");
+  assert.is(seat.ownerActionsDropped(), n - OWNER_ACTIONS_CAP, "what was dropped is counted");
+  assert.is(pending[0]?.toolCallId, "flood-500", "the oldest were dropped, the newest kept");
+  assert.is(pending.at(-1)?.toolCallId, `flood-${n - 1}`);
   w.controller.release();
 });
 

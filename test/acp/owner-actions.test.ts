@@ -1,12 +1,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { GrokEvent } from "../../lib/acp/grok-extensions.js";
-import { type OwnerAction, trackOwnerActions } from "../../lib/acp/owner-actions.js";
+import { OwnerActions } from "../../lib/acp/owner-actions.js";
 
 const S = "s-1";
 
 test("a request or a pending notice opens an owner action; interaction_resolved closes it", () => {
-  let pending: ReadonlyMap<string, OwnerAction> = new Map();
+  const owner = new OwnerActions();
   const steps: GrokEvent[] = [
     { type: "pending_interaction", sessionId: S, toolCallId: "t1", kind: "permission" },
     {
@@ -38,18 +38,47 @@ test("a request or a pending notice opens an owner action; interaction_resolved 
   ];
   const changes: string[] = [];
   for (const e of steps) {
-    const r = trackOwnerActions(pending, e, S);
-    pending = r.pending;
-    if (r.change) changes.push(`${r.change.type}:${r.change.action.toolCallId}`);
+    const change = owner.apply(e, S);
+    if (change) changes.push(`${change.type}:${change.action.toolCallId}`);
   }
   assert.equal(changes, ["pending:t1", "pending:t2", "resolved:t1"]);
-  assert.equal([...pending.keys()], ["t2"]);
-  assert.equal(pending.get("t2"), {
+  assert.equal(
+    owner.list().map((a) => a.toolCallId),
+    ["t2"],
+  );
+  assert.equal(owner.list()[0], {
     sessionId: S,
     toolCallId: "t2",
     kind: "question",
     method: "_x.ai/ask_user_question",
   });
+  assert.is(owner.dropped, 0);
+});
+
+test("at the cap the oldest is dropped and counted; a repeat or a resolve of a dropped one is no change", () => {
+  const owner = new OwnerActions(3);
+  const req = (i: number): GrokEvent => ({
+    type: "interaction_request",
+    id: i,
+    method: "session/request_permission",
+    kind: "permission",
+    sessionId: S,
+    toolCallId: `t${i}`,
+  });
+  for (let i = 0; i < 5; i++) assert.is(owner.apply(req(i), S)?.type, "pending");
+  assert.equal(
+    owner.list().map((a) => a.toolCallId),
+    ["t2", "t3", "t4"],
+  );
+  assert.is(owner.dropped, 2);
+  assert.is(owner.apply(req(4), S), null, "an update of a kept action is not a new one");
+  assert.is(owner.dropped, 2);
+  assert.is(owner.apply({ type: "interaction_resolved", sessionId: S, toolCallId: "t0" }, S), null);
+  assert.is(
+    owner.apply({ type: "interaction_resolved", sessionId: S, toolCallId: "t3" }, S)?.type,
+    "resolved",
+  );
+  assert.is(owner.size, 2);
 });
 
 test.run();

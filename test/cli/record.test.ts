@@ -70,7 +70,7 @@ test("record: live seat exit 0, recorded (TUI exited, leader stopped) exit 1, ba
 
     const human = await run(["record", seat.recordPath]);
     assert.is(human.code, 0, human.stdout + human.stderr);
-    assert.ok(human.stdout.startsWith("record: PROVEN\n"), human.stdout);
+    assert.match(human.stdout, /\nrecord: PROVEN \(\d+ checks passed\)\n$/, human.stdout);
     for (const name of [
       "record.file_private",
       "pane.process_identity",
@@ -118,7 +118,7 @@ test("record: live seat exit 0, recorded (TUI exited, leader stopped) exit 1, ba
     assert.ok(doc.checks.find((c) => c.check === "record.file_private")?.ok);
     const goneHuman = await run(["record", seat.recordPath]);
     assert.is(goneHuman.code, 1);
-    assert.ok(goneHuman.stdout.startsWith("record: NOT PROVEN\n"));
+    assert.match(goneHuman.stdout, /\nrecord: NOT PROVEN \(\d+ of \d+ checks failed\)\n$/);
     assert.match(goneHuman.stdout, /✗ FAIL +pane\.present/);
 
     const bad = join(stack.runtimeBase, "not-a-record.json");

@@ -7,6 +7,7 @@ import * as assert from "uvu/assert";
 import * as v from "valibot";
 import { GrokSeatError, WireError } from "../../lib/errors.js";
 import { HerdrClient, parseReply } from "../../lib/herdr/client.js";
+import { HerdrError } from "../../lib/herdr/herdr-error.js";
 import type { HerdrMethod } from "../../lib/herdr/methods.js";
 import {
   LayoutApplyResultSchema,
@@ -190,6 +191,42 @@ test("injection methods cannot be sent, even behind a cast; nothing is connected
       assert.is(r.code, "HERDR_METHOD_FORBIDDEN");
     }
     assert.is(fake.accepted, 0);
+  } finally {
+    await fake.stop();
+  }
+});
+
+test("the gate runs on every connection but ping's, before the line is written", async () => {
+  const fake = await startFakeHerdr((conn) =>
+    answerWith(conn, conn.request?.method === "ping" ? "pong" : "pane_list"),
+  );
+  try {
+    const seen: string[] = [];
+    const client = new HerdrClient({
+      socketPath: fake.socketPath,
+      gate: (_socket, { method, socketPath }) => {
+        seen.push(`${method}@${socketPath === fake.socketPath}`);
+        if (method !== "pane.list") throw new HerdrError("HERDR_UNTRUSTED", "not ours");
+      },
+    });
+    await client.request("ping", {});
+    await client.request("pane.list", {});
+    assert.is(
+      (await codeOf(client.request("pane.get", { pane_id: "w1:p1" }))).code,
+      "HERDR_UNTRUSTED",
+    );
+    assert.is((await codeOf(client.subscribe([{ type: "pane.exited" }]))).code, "HERDR_UNTRUSTED");
+    assert.equal(
+      seen,
+      ["pane.list@true", "pane.get@true", "events.subscribe@true"],
+      "ping is not gated",
+    );
+    await until(() => fake.accepted === 4);
+    assert.equal(
+      fake.conns.map((c) => c.request?.method),
+      ["ping", "pane.list"],
+      "a refused connection never carried its request",
+    );
   } finally {
     await fake.stop();
   }

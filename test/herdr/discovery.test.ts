@@ -77,12 +77,16 @@ test("session names: 1-64 bytes of [A-Za-z0-9._-], not . or ..", () => {
   }
 });
 
-test("empty variables count as unset", () => {
-  const d = discoverSocket({
-    ...base,
-    env: { HOME: "/h", HERDR_SOCKET_PATH: "", HERDR_SESSION: "" },
-  });
+test("an empty HERDR_SESSION counts as unset; an empty HERDR_SOCKET_PATH is refused, as Herdr uses it verbatim", () => {
+  const d = discoverSocket({ ...base, env: { HOME: "/h", HERDR_SESSION: "" } });
   assert.is(d.source, "default");
+  try {
+    discoverSocket({ ...base, env: { HOME: "/h", HERDR_SOCKET_PATH: "", HERDR_SESSION: "" } });
+    assert.unreachable("an empty HERDR_SOCKET_PATH names no socket; never the default instead");
+  } catch (err) {
+    assert.ok(err instanceof GrokSeatError);
+    assert.is(err.code, "HERDR_SOCKET_PATH_EMPTY");
+  }
 });
 
 test.run();

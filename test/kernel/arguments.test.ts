@@ -154,6 +154,17 @@ function sweeps(fd: number): Record<string, Sweep> {
         (x) => call(kernel.openProcessHandle, null, [pid, x]),
       ],
     ],
+    pathAncestry: [["path", badPaths, (x) => call(kernel.pathAncestry, null, [x])]],
+    processArgv: [["pid", badPids, (x) => call(kernel.processArgv, null, [x])]],
+    ptyMasters: [["pid", badPids, (x) => call(kernel.ptyMasters, null, [x])]],
+    readRegularFile: [
+      ["path", badPaths, (x) => call(kernel.readRegularFile, null, [x, 1])],
+      [
+        "maxBytes",
+        [undefined, null, "1", 1.5, -1, Number.NaN, {}, 1n],
+        (x) => call(kernel.readRegularFile, null, ["/dev/null", x]),
+      ],
+    ],
     signalNumber: [
       [
         "signal",
@@ -165,7 +176,7 @@ function sweeps(fd: number): Record<string, Sweep> {
 }
 
 test("every exported kernel function has a sweep (a new export needs one)", () => {
-  const classes = new Set(["KernelError"]);
+  const classes = new Set(["KernelError", "FileReadError"]);
   // The port's helpers over values already read (lib/kernel/port.ts) make no kernel call; the
   // kernel calls they reach through the port are swept here under their own names.
   const portHelpers = new Set(["identityJson", "readProcess", "sameIdentity"]);

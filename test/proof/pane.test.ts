@@ -9,6 +9,7 @@ import * as v from "valibot";
 import { type CheckResult, firstFailure } from "../../lib/check.js";
 import type { PaneInfo, PaneProcessInfo } from "../../lib/herdr/wire-pane.js";
 import type { ProcessFacts } from "../../lib/kernel/index.js";
+import type { HerdrTie } from "../../lib/proof/herdr-trust.js";
 import {
   bindPaneProof,
   checkPaneProof,
@@ -16,6 +17,7 @@ import {
   type PaneProofRecord,
   PaneProofRecordSchema,
 } from "../../lib/proof/pane.js";
+import { checkPaneTerminal, type TerminalTie } from "../../lib/proof/pane-terminal.js";
 import type { SessionDescriptor } from "../../lib/proof/session-descriptor.js";
 
 const SESSION = "0198c2d4-7f3a-7b21-9e55-3c1d2a4b5e6f";
@@ -63,7 +65,31 @@ const facts: ProcessFacts = {
   startTimePrecisionUs: 10_000,
   identity: { kind: "linux-pidfs", value: "boot:48212" },
 };
-const good: PaneObservation = { descriptor, pane, processInfo: info, facts };
+const dirEntry = (path: string, uid: number, mode: number) => ({
+  path,
+  type: "directory" as const,
+  uid,
+  mode,
+  device: "65024",
+  inode: String(path.length),
+});
+const trust: HerdrTie = {
+  uid: 1000,
+  socketDir: [
+    dirEntry("/home/dev/.config/herdr", 1000, 0o755),
+    dirEntry("/home/dev/.config", 1000, 0o700),
+    dirEntry("/home/dev", 1000, 0o750),
+    dirEntry("/home", 0, 0o755),
+    dirEntry("/", 0, 0o755),
+  ],
+};
+/** The real Herdr: the server (4000) holds the master of the pane's /dev/pts/7 itself. */
+const terminal: TerminalTie = {
+  tty: "/dev/pts/7",
+  ancestry: [48211, 4000],
+  masters: [{ pid: 4000, holds: true }],
+};
+const good: PaneObservation = { descriptor, pane, processInfo: info, facts, trust, terminal };
 
 function bind(
   obs: PaneObservation = good,
@@ -119,6 +145,10 @@ test("binding refuses by name", () => {
     [
       "pane.present",
       bind({ ...good, pane: { unavailable: true, code: "pane_not_found", message: "x" } }),
+    ],
+    [
+      "herdr.pane_terminal",
+      bind({ ...good, terminal: { ...terminal, masters: [{ pid: 4000, holds: false }] } }),
     ],
   ];
   for (const [name, result] of cases) {
@@ -219,7 +249,7 @@ const tampering: [string, PaneObservation, string[]][] = [
         },
       },
     },
-    ["herdr.socket_file", "herdr.server_pid", "herdr.server_identity"],
+    ["herdr.socket_file", "herdr.server_pid", "herdr.server_identity", "herdr.pane_terminal"],
   ],
   [
     "Herdr upgraded",
@@ -242,7 +272,31 @@ const tampering: [string, PaneObservation, string[]][] = [
       "herdr.server_pid",
       "herdr.server_identity",
       "herdr.version",
+      "herdr.socket_owner",
+      "herdr.socket_dir",
+      "herdr.server_uid",
+      "herdr.pane_terminal",
     ],
+  ],
+  [
+    "another user's server now answers on the path",
+    {
+      ...good,
+      descriptor: {
+        ...descriptor,
+        socketFile: { ...descriptor.socketFile, uid: 1001 },
+        server: { ...descriptor.server, uid: 1001 },
+      },
+    },
+    ["herdr.socket_owner", "herdr.server_uid"],
+  ],
+  [
+    "the pane's terminal is not the server's",
+    {
+      ...good,
+      terminal: { ...terminal, ancestry: [48211, 1], masters: [{ pid: 4000, holds: false }] },
+    },
+    ["herdr.pane_terminal"],
   ],
 ];
 
@@ -253,6 +307,103 @@ for (const [name, obs, expected] of tampering) {
     for (const c of checks.filter((x) => !x.ok)) assert.type(c.reason, "string");
   });
 }
+
+test("a server that is not ours: refused by name, and its pane answers are not even looked at", () => {
+  const cases: [string, PaneObservation][] = [
+    [
+      "herdr.server_uid",
+      { ...good, descriptor: { ...descriptor, server: { ...descriptor.server, uid: 65534 } } },
+    ],
+    [
+      "herdr.socket_owner",
+      {
+        ...good,
+        descriptor: { ...descriptor, socketFile: { ...descriptor.socketFile, uid: 65534 } },
+      },
+    ],
+    [
+      "herdr.socket_dir",
+      {
+        ...good,
+        trust: {
+          ...trust,
+          socketDir: [
+            dirEntry("/tmp/herdr", 65534, 0o755),
+            dirEntry("/tmp", 0, 0o1777),
+            dirEntry("/", 0, 0o755),
+          ],
+        },
+      },
+    ],
+    [
+      "herdr.socket_dir",
+      {
+        ...good,
+        trust: {
+          ...trust,
+          socketDir: [
+            dirEntry("/srv/herdr", 1000, 0o700),
+            dirEntry("/srv", 0, 0o777),
+            dirEntry("/", 0, 0o755),
+          ],
+        },
+      },
+    ],
+  ];
+  for (const [name, obs] of cases) {
+    const r = bind(obs);
+    assert.is(r.record, null, name);
+    assert.equal(failedNames(r.checks), [name]);
+    assert.not.ok(
+      r.checks.some((c) => c.check.startsWith("pane.")),
+      `${name}: no pane check made`,
+    );
+  }
+  const sticky = bind({
+    ...good,
+    trust: {
+      ...trust,
+      socketDir: [
+        dirEntry("/tmp/herdr", 1000, 0o700),
+        dirEntry("/tmp", 0, 0o1777),
+        dirEntry("/", 0, 0o755),
+      ],
+    },
+  });
+  assert.equal(failedNames(sticky.checks), [], "Herdr's own <tmp>/herdr, made by us");
+});
+
+test("herdr.pane_terminal: the server's master, a terminal host it started, or (weaker) ancestry", () => {
+  const tmux: TerminalTie = {
+    tty: "/dev/pts/7",
+    ancestry: [48211, 4500, 4000],
+    masters: [
+      { pid: 4000, holds: false },
+      { pid: 4500, holds: true },
+    ],
+  };
+  assert.equal(
+    failedNames(bind({ ...good, terminal: tmux }).checks),
+    [],
+    "the simulator's tmux -D child",
+  );
+  const elsewhere: TerminalTie = {
+    tty: "/dev/pts/7",
+    ancestry: [48211, 4500, 1],
+    masters: [{ pid: 4000, holds: false }],
+  };
+  assert.equal(failedNames(bind({ ...good, terminal: elsewhere }).checks), ["herdr.pane_terminal"]);
+  const weaker = checkPaneTerminal(4000, {
+    tty: "/dev/ttys004",
+    ancestry: [48211, 4000],
+    masters: null,
+  });
+  assert.ok(weaker.ok);
+  assert.match(JSON.stringify(weaker.received), /ancestry \(weaker/);
+  assert.not.ok(
+    checkPaneTerminal(4000, { tty: "/dev/ttys004", ancestry: [48211, 1], masters: null }).ok,
+  );
+});
 
 test("the agent refusal code is carried in `received.reason`", () => {
   const checks = checkPaneProof(record(), { ...good, pane: { ...pane, agent: null } });

@@ -6,12 +6,14 @@
  * switches: a version below the floor, a leader that reports a wrong pid, Herdr naming a
  * contradictory agent (G5), an enabled direct Linear MCP server, an unknown model.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { admitController } from "../../lib/delivery/index.js";
 import { LINEAR_OWNER_STEP } from "../../lib/grok/catalog.js";
 import { HerdrClient } from "../../lib/herdr/client.js";
+import { type KernelPort, systemKernel } from "../../lib/kernel/index.js";
 import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { pidAlive } from "../helpers/grok-sim.js";
@@ -49,6 +51,34 @@ test("version below the floor: refused in preflight, before any pane or file exi
     assert.ok(refused[0]?.type === "refused" && refused[0].ownerNextStep.includes("1.0.46"));
     await nothingDelivered(stack);
   } finally {
+    await stack.cleanup();
+  }
+});
+
+test("HERDR_SOCKET_PATH set but empty: refused in preflight, never the session it would fall back to", async () => {
+  const stack = await startStack();
+  // The simulator's socket is <config>/herdr/sessions/<name>/herdr.sock: with XDG_CONFIG_HOME and
+  // HERDR_SESSION naming it, an empty HERDR_SOCKET_PATH read as unset would reach it.
+  const configHome = dirname(dirname(dirname(dirname(stack.herdr.socketPath))));
+  const saved = { ...process.env };
+  try {
+    process.env.XDG_CONFIG_HOME = configHome;
+    process.env.HERDR_SESSION = stack.herdr.sessionName;
+    process.env.HERDR_SOCKET_PATH = "";
+    const { herdr: _explicit, ...options } = stack.options();
+    const r = await refusalOf(hire(options));
+    assert.is(r.step, "preflight");
+    assert.is(r.code, "HERDR_UNREACHABLE");
+    assert.is(r.check, "herdr.discovery");
+    assert.is((r.cause as { code?: unknown }).code, "HERDR_SOCKET_PATH_EMPTY");
+    assert.match(r.reason, /HERDR_SOCKET_PATH is set but empty/);
+    assert.equal(readdirSync(stack.runtimeBase), [], "no runtime directory was made");
+    assert.equal(await stack.herdr.injectionLog(), []);
+  } finally {
+    for (const k of ["XDG_CONFIG_HOME", "HERDR_SESSION", "HERDR_SOCKET_PATH"]) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
     await stack.cleanup();
   }
 });
@@ -184,6 +214,84 @@ test("active_sessions.json never names the session: the owner is told, then OWNE
     assert.is(waits[0]?.type === "waiting" && waits[0].gate, "unknown");
     assert.equal(ourAcpMethods(stack), []);
     await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("the runtime dir renamed away and replaced before launch: refused at launch, nothing opened", async () => {
+  const stack = await startStack();
+  try {
+    const client = new HerdrClient({ socketPath: stack.herdr.socketPath });
+    const panesBefore = (await client.request("pane.list", {})).panes.length;
+    let replaced: string | null = null;
+    const options = stack.options();
+    const r = await refusalOf(
+      hire({
+        ...options,
+        onProgress: (e) => {
+          options.onProgress?.(e);
+          if (e.type !== "proven" || e.step !== "runtime_dir") return;
+          const facts = e.facts;
+          const dir =
+            typeof facts === "object" && facts !== null && "dir" in facts ? facts.dir : null;
+          if (typeof dir !== "string") return;
+          renameSync(dir, `${dir}.moved`);
+          mkdirSync(dir, { mode: 0o700 });
+          writeFileSync(join(dir, "theirs"), "not the seat's");
+          replaced = dir;
+        },
+      }),
+    );
+    assert.is(r.step, "launch");
+    assert.is(r.code, "RUNTIME_DIR_UNSAFE");
+    assert.is(r.check, "runtime_dir.identity");
+    assert.ok(replaced !== null);
+    assert.equal(readdirSync(replaced), ["theirs"], "the directory put in its place is untouched");
+    assert.is((await client.request("pane.list", {})).panes.length, panesBefore, "no pane opened");
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("the TUI's argv in the kernel is not the one we launched: PANE_UNPROVEN at pane.argv", async () => {
+  // What a Herdr that echoes our argv but runs another would leave: the kernel's argv of the pane
+  // process differs (here in its --session-id). The kernel port reads /proc/<pid>/cmdline; this
+  // double changes what it returns for the TUI only.
+  const stack = await startStack();
+  try {
+    const other = "00000000-0000-4000-8000-000000000000";
+    const kernel: KernelPort = {
+      ...systemKernel,
+      processArgv: (pid) => {
+        const argv = systemKernel.processArgv(pid);
+        const at = argv.indexOf("--session-id");
+        return at < 0 ? argv : argv.map((a, i) => (i === at + 1 ? other : a));
+      },
+    };
+    const r = await refusalOf(hire(stack.options({ kernel })));
+    assert.is(r.step, "pane_proof");
+    assert.is(r.code, "PANE_UNPROVEN");
+    assert.is(r.check, "pane.argv");
+    assert.equal(stack.framesFromUs(), [], "no connection to the leader");
+    await nothingDelivered(stack);
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test("the kernel's argv of a hired TUI is exactly what we launched", async () => {
+  const stack = await startStack();
+  try {
+    const seat = await hire(stack.options());
+    const argv = systemKernel.processArgv(seat.record.pane.process.pid);
+    assert.equal(argv, seat.record.pane.launch?.argv);
+    const proven = stack.events.find((e) => e.type === "proven" && e.step === "pane_proof");
+    assert.ok(
+      proven?.type === "proven" && proven.checks.some((c) => c.check === "pane.argv" && c.ok),
+    );
+    await seat.release();
   } finally {
     await stack.cleanup();
   }

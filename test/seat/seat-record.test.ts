@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { GrokSeatError } from "../../lib/errors.js";
+import type { JsonValue } from "../../lib/json.js";
 import {
   readSeatRecord,
   SEAT_RECORD_KIND,
@@ -161,6 +162,32 @@ test("unreadable and invalid records are refused by code", () => {
     "RECORD_UNREADABLE",
     "a symlink is not followed",
   );
+});
+
+test("writeSeatRecord refuses, before creating a file, a record readSeatRecord would refuse", () => {
+  const path = join(dir, "seat.json");
+  const base = sample();
+  let deep: JsonValue = "leaf";
+  for (let i = 0; i < 100; i++) deep = { d: deep };
+  const bad: [string, unknown][] = [
+    ["a negative pid", { ...base, leader: { ...base.leader, pid: -1 } }],
+    ["a fractional epoch", { ...base, controller: { ...base.controller, epoch: 1.5 } }],
+    ["a NaN in a fact (written as null)", { ...base, agent: { verdict: Number.NaN } }],
+    ["a 100-deep fact", { ...base, agent: deep }],
+    ["a bigint", { ...base, agent: { n: 1n } }],
+    ["another kind", { ...base, kind: "something-else" }],
+  ];
+  for (const [what, record] of bad) {
+    // The type says SeatRecord; a caller's value may still not be one.
+    assert.is(
+      codeOf(() => writeSeatRecord(path, record as SeatRecord)),
+      "RECORD_INVALID",
+      what,
+    );
+    assert.equal(readdirSync(dir), [], `${what}: no file, no temp file`);
+  }
+  writeSeatRecord(path, base);
+  assert.equal(readSeatRecord(path).record, base);
 });
 
 test("a group-readable record fails record.file_private", () => {

@@ -11,15 +11,14 @@
  * executable as Herdr would detect it (`pane.agent_process`, lib/proof/agent-process.ts), and
  * `facts.agentEvidence.basis` says what the verdict rests on: Herdr's report, the process, both.
  */
-import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as v from "valibot";
 import type { CheckResult } from "../../check.js";
 import { UsageError } from "../../errors.js";
-import { HerdrClient } from "../../herdr/client.js";
 import { discoverSocket } from "../../herdr/discovery.js";
 import type { JsonValue } from "../../json.js";
-import { systemKernel } from "../../kernel/index.js";
+import { FileReadError, readRegularFile, systemKernel } from "../../kernel/index.js";
+import { trustedHerdrClient } from "../../observe/herdr-trust.js";
 import {
   bindPane,
   type HerdrPaneObservation,
@@ -81,12 +80,21 @@ function observationFacts(obs: HerdrPaneObservation): { [key: string]: JsonValue
   };
 }
 
+/** A pane proof record is a few kilobytes; a whole `pane --json` document a few tens. */
+const MAX_RECORD_BYTES = 1024 * 1024;
+
+/** Bounded: a FIFO, a device or a huge file is refused, never waited on or read whole. */
 function readRecord(path: string): PaneProofRecord {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
+    const { bytes } = readRegularFile(path, MAX_RECORD_BYTES);
+    raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (cause) {
-    throw new UsageError("RECORD_UNREADABLE", `cannot read a JSON record from ${path}`, { cause });
+    const why = cause instanceof FileReadError ? cause.message : "not UTF-8 JSON";
+    throw new UsageError("RECORD_UNREADABLE", `cannot read a JSON record from ${path}: ${why}`, {
+      details: { path, ...(cause instanceof FileReadError ? { reason: cause.code } : {}) },
+      cause,
+    });
   }
   // Accept either the record itself or a whole `verify-proof pane --json` document.
   const doc = v.safeParse(v.looseObject({ facts: v.looseObject({ record: v.unknown() }) }), raw);
@@ -172,7 +180,7 @@ export const paneCommand: Command = {
       tmpdir: tmpdir(),
       cwd: process.cwd(),
     });
-    const client = new HerdrClient({ socketPath: found.socketPath });
+    const client = trustedHerdrClient({ socketPath: found.socketPath }, systemKernel);
     const recordPath = flag("record");
     let record: PaneProofRecord | null = null;
     let bindChecks: readonly CheckResult[] = [];

@@ -8,9 +8,9 @@
  * leader: {pid, alive}, socketPath, agent, release }; `checks` as for every command.
  */
 import { GrokSeatError, UsageError } from "../../errors.js";
-import { HerdrClient } from "../../herdr/client.js";
 import type { JsonValue } from "../../json.js";
 import { systemKernel } from "../../kernel/index.js";
+import { trustedHerdrClient } from "../../observe/herdr-trust.js";
 import { readSeatRecord } from "../../seat/seat-record.js";
 import { checkRecordFile, verifyRecord } from "../../seat/verify-seat-record.js";
 import type { Command } from "../command.js";
@@ -40,7 +40,7 @@ export const recordCommand: Command = {
     const flag = input.flags["herdr-socket"];
     const herdrSocket = typeof flag === "string" ? flag : record.pane.herdr.socketPath;
     progress(`re-verifying seat ${record.sessionId} (pane ${record.pane.pane.paneId}) read-only`);
-    const herdr = new HerdrClient({ socketPath: herdrSocket });
+    const herdr = trustedHerdrClient({ socketPath: herdrSocket }, systemKernel);
     const v = await verifyRecord(record, herdr, systemKernel);
     const release: JsonValue =
       record.release === null

@@ -15,7 +15,8 @@ import type { HerdrClient } from "../../herdr/client.js";
 import { type LaunchPaneOptions, type LaunchResult, launchPane } from "../../herdr/launch.js";
 import { type Persona, redactArgv, rulesArg } from "../persona.js";
 import { type LaunchMode, tuiArgv } from "../policy.js";
-import { refuseOnThrow } from "../refusal.js";
+import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
+import { checkHeldDir, letGoDir } from "../runtime-dir.js";
 import { hireStep, outcome } from "../step-runner.js";
 import type { Runtime } from "./runtime-dir.js";
 
@@ -42,8 +43,12 @@ export interface LaunchInput {
   readonly requestMs?: number | undefined;
 }
 
-/** The launched pane and what the seat put into its environment (for the seat record). */
+/**
+ * The launched pane, the argv we asked Herdr to run (the kernel's is compared with it; it holds
+ * the persona's text, so it stays in memory) and what the seat put into its environment.
+ */
 export interface LaunchedPane extends LaunchResult {
+  readonly sentArgv: readonly string[];
   /** The variables the seat itself set (GROK_HOME, GROK_DISABLE_AUTOUPDATER). */
   readonly seatEnv: Readonly<Record<string, string>>;
   /** Names of the caller's extra variables (their values are not recorded). */
@@ -68,6 +73,14 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
   );
   // What may be shown or recorded: the persona's text replaced by its digest (persona.ts).
   const shown = redactArgv(argv);
+  // The directory the TUI will use for its socket and GROK_HOME is still the one we made.
+  const held = input.runtime.held;
+  const same = checkHeldDir(held);
+  if (!same.ok) {
+    ctx.stack.release(held);
+    letGoDir(held, false); // not ours to remove any more
+    throw refuseOnCheck("launch", "RUNTIME_DIR_UNSAFE", same);
+  }
   const launched = await refuseOnThrow(
     {
       step: "launch",
@@ -88,7 +101,8 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
       }),
   );
   // The TUI's socket and lock are in the runtime directory now: it stays for the owner.
-  ctx.stack.release(input.runtime.dir);
+  ctx.stack.release(held);
+  letGoDir(held, false);
   ctx.left.runtimeDir = input.runtime.dir;
   ctx.left.paneId = launched.paneId;
   const seatEnv = { ...SEAT_PANE_ENV, GROK_HOME: input.runtime.profile.grokHome };
@@ -96,9 +110,10 @@ export const launch = hireStep("launch", async (input: LaunchInput, ctx) => {
     .filter((k) => !(k in seatEnv))
     .sort();
   return outcome<LaunchedPane>(
-    { ...launched, seatEnv, callerEnvNames },
+    { ...launched, sentArgv: argv, seatEnv, callerEnvNames },
     `Herdr opened pane ${launched.paneId} (workspace ${launched.workspaceId}) running ${shown.join(" ")}`,
     [
+      same,
       // Compared on the real argv, in memory; recorded with the persona as its digest.
       launched.argv.length === argv.length && launched.argv.every((a, i) => a === argv[i])
         ? pass("launch.argv_echo", shown, redactArgv(launched.argv))

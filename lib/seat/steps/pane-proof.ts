@@ -10,9 +10,10 @@
  * some time after launch (golden G1); that is the later `agent` step.
  */
 import { type CheckResult, expectEqual, firstFailure } from "../../check.js";
+import { isErrorCode } from "../../errors.js";
 import type { HerdrClient } from "../../herdr/client.js";
-import type { LaunchResult } from "../../herdr/launch.js";
-import type { ProcessHandle } from "../../kernel/index.js";
+import type { JsonValue } from "../../json.js";
+import type { KernelPort, ProcessHandle } from "../../kernel/index.js";
 import { bindPane } from "../../observe/pane.js";
 import { type PaneExitWatch, watchPaneExit } from "../../observe/pane-exit.js";
 import type { HarnessBinding } from "../../proof/agent-reconcile.js";
@@ -22,10 +23,11 @@ import type { SessionDescriptor } from "../../proof/session-descriptor.js";
 import { redactArgv } from "../persona.js";
 import { refuseOnCheck, refuseOnThrow, SeatRefusal } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
+import type { LaunchedPane } from "./launch.js";
 
 export interface PaneProofInput {
   readonly herdr: HerdrClient;
-  readonly launch: LaunchResult;
+  readonly launch: LaunchedPane;
   readonly descriptor: SessionDescriptor;
   readonly sessionId: string;
   readonly grokExecutable: string;
@@ -44,6 +46,35 @@ export interface ProvenPane {
 
 /** What Herdr must name the seat's pane: grok, with its session as an id (`src/agent_resume.rs`). */
 export const GROK_BINDING: HarnessBinding = { expectedAgent: "grok", expectedSessionKind: "id" };
+
+/**
+ * `pane.argv`: the argv the kernel holds for the TUI (Linux /proc/<pid>/cmdline) is the one we
+ * launched, not merely the one Herdr echoed. Where the kernel's cannot be read here (macOS for
+ * now) the check says so and passes on the weaker evidence: the executable, cwd and uid above, and
+ * the leader and session the later steps prove through this argv's socket and session id.
+ */
+function argvCheck(kernel: KernelPort, pid: number, sent: readonly string[]): CheckResult {
+  let argv: readonly string[];
+  try {
+    argv = kernel.processArgv(pid);
+  } catch (err) {
+    if (isErrorCode(err, "UNSUPPORTED")) {
+      const received: JsonValue = { unsupported: `argv is not read on ${process.platform}` };
+      return { check: "pane.argv", ok: true, expected: redactArgv(sent), received, reason: null };
+    }
+    if (!isErrorCode(err)) throw err;
+    return expectEqual("pane.argv", redactArgv(sent), { unavailable: err.code }, err.message);
+  }
+  // Compared on the real argv, in memory; shown and recorded with a persona as its digest.
+  const same = argv.length === sent.length && argv.every((a, i) => a === sent[i]);
+  return {
+    check: "pane.argv",
+    ok: same,
+    expected: redactArgv(sent),
+    received: redactArgv(argv),
+    reason: same ? null : "the TUI runs with another argv than the one we launched",
+  };
+}
 
 function refusalCode(check: string): string {
   return check === "pane.agent" || check === "pane.native_session"
@@ -74,6 +105,7 @@ export const paneProof = hireStep("pane_proof", async (input: PaneProofInput, ct
       ),
       expectEqual("pane.cwd", input.cwd, record.process.cwd, "the TUI runs in another directory"),
       expectEqual("pane.uid", ctx.uid, record.process.uid, "the TUI runs as another user"),
+      argvCheck(ctx.kernel, record.process.pid, input.launch.sentArgv),
     );
   }
   const failed = firstFailure(checks);

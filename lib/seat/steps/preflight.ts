@@ -4,9 +4,10 @@
  * kernel will report it), `grok --version` against the floor (lib/grok/version.ts: the one place
  * the floor is judged), the work cwd, the profile spec, a sandbox request that would turn leader
  * mode off (lib/grok/sandbox.ts: refused by its cause), the skill manifest, which Herdr server we
- * are about to ask for a pane (discovery, then its session descriptor), and the owner's startup
- * screens the TUI will show before it creates its session (lib/grok/owner-gates.ts: predicted
- * and reported, never answered).
+ * are about to ask for a pane (discovery, then its session descriptor, then that the server, its
+ * socket and the socket's directory are ours: `herdr.socket_owner`, `herdr.socket_dir`,
+ * `herdr.server_uid`, lib/proof/herdr-trust.ts), and the owner's startup screens the TUI will show
+ * before it creates its session (lib/grok/owner-gates.ts: predicted and reported, never answered).
  */
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -24,9 +25,10 @@ import { resolveGrokExecutable } from "../../grok/paths.js";
 import { requestedSandbox } from "../../grok/sandbox.js";
 import { readTomlFile, type TomlFile } from "../../grok/toml-file.js";
 import { checkVersionFloor, type GrokVersion, probeGrokVersion } from "../../grok/version.js";
-import { HerdrClient } from "../../herdr/client.js";
+import type { HerdrClient } from "../../herdr/client.js";
 import { discoverSocket } from "../../herdr/discovery.js";
 import { readSessionDescriptor } from "../../observe/herdr-descriptor.js";
+import { herdrTrustChecks, trustedHerdrClient } from "../../observe/herdr-trust.js";
 import type { SessionDescriptor } from "../../proof/session-descriptor.js";
 import { checkBank, type McpBank } from "../bank.js";
 import { buildPersona, type Persona, skillsNote } from "../persona.js";
@@ -142,10 +144,15 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
         cwd: process.cwd(),
       }),
   );
-  const herdr = new HerdrClient({
-    socketPath: found.socketPath,
-    ...(where?.timeoutMs === undefined ? {} : { timeoutMs: where.timeoutMs }),
-  });
+  // Gated: every request but `ping` first proves the server is ours (lib/observe/herdr-trust.ts).
+  const herdr = trustedHerdrClient(
+    {
+      socketPath: found.socketPath,
+      ...(where?.timeoutMs === undefined ? {} : { timeoutMs: where.timeoutMs }),
+    },
+    ctx.kernel,
+    ctx.uid,
+  );
   const checks: CheckResult[] = [];
   const platform = process.platform;
   checks.push(
@@ -256,6 +263,10 @@ export const preflight = hireStep("preflight", async (input: PreflightInput, ctx
       serverPid: descriptor.server.pid,
     }),
   );
+  // Before any request but `ping`: the socket, its directory and the server are ours. A request
+  // carries the TUI's env, cwd and socket path; another user's server must get none of it.
+  checks.push(...herdrTrustChecks(descriptor, ctx.uid));
+  refuseFirst(checks, "HERDR_UNTRUSTED");
   const realCwd = cwd.real ?? input.cwd;
   const home = input.env.HOME !== undefined && input.env.HOME !== "" ? input.env.HOME : homedir();
   const gates = predictOwnerGates(

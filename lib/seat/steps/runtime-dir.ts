@@ -1,9 +1,10 @@
 /**
- * Step `runtime_dir`: a fresh private directory (lib/seat/runtime-dir.ts: ours, 0700, not a
- * symlink, short enough for the socket path) holding the leader socket and lock, the admission
- * lock and journal, a temporary profile when one is used, and the seat record; and the profile
- * made real (lib/seat/profile.ts). A refused hire removes the directory again, until the TUI
- * lives in it (`launch`); a temporary profile inside it is removed on any refusal.
+ * Step `runtime_dir`: a fresh private directory (lib/seat/runtime-dir.ts: in a base nobody else
+ * can rename it out of, ours, 0700, not a symlink, short enough for the socket path, held open
+ * until launch) holding the leader socket and lock, the admission lock and journal, a temporary
+ * profile when one is used, and the seat record; and the profile made real (lib/seat/profile.ts).
+ * A refused hire removes the directory again, until the TUI lives in it (`launch`); a temporary
+ * profile inside it is removed on any refusal.
  */
 import { tmpdir } from "node:os";
 import { firstFailure } from "../../check.js";
@@ -22,7 +23,13 @@ import {
   removeTemporaryProfile,
 } from "../profile.js";
 import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
-import { createRuntimeDir, removeRuntimeDir } from "../runtime-dir.js";
+import {
+  checkHeldDir,
+  checkRuntimeBase,
+  createRuntimeDir,
+  type HeldDir,
+  letGoDir,
+} from "../runtime-dir.js";
 import { hireStep, outcome } from "../step-runner.js";
 import type { BankProxy } from "./mcp-bank.js";
 
@@ -45,9 +52,21 @@ export interface Runtime {
   readonly config: WrittenConfig | null;
   /** The bank's proxy (closed with the seat, or by a refused hire), or null. */
   readonly bankProxy: BankProxy | null;
+  /** The directory's open fd: `launch` re-checks the path against it, then lets it go. */
+  readonly held: HeldDir;
 }
 
 export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput, ctx) => {
+  const base = await refuseOnThrow(
+    {
+      step: "runtime_dir",
+      code: "RUNTIME_DIR_UNSAFE",
+      check: "runtime_dir.base",
+      reason: (f) => `the runtime base cannot be resolved: ${f.message}`,
+    },
+    () => checkRuntimeBase(input.base ?? tmpdir(), ctx.uid),
+  );
+  if (!base.check.ok) throw refuseOnCheck("runtime_dir", "RUNTIME_DIR_UNSAFE", base.check);
   const created = await refuseOnThrow(
     {
       step: "runtime_dir",
@@ -55,11 +74,19 @@ export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput,
       check: "runtime_dir.create",
       reason: (f) => `no private directory could be created: ${f.message}`,
     },
-    () => createRuntimeDir(input.base ?? tmpdir(), ctx.kernel),
+    () => createRuntimeDir(base.parent, ctx.kernel),
   );
-  const dir = ctx.stack.adopt(created.dir, removeRuntimeDir);
+  const held = ctx.stack.adopt(created.held, (h) => letGoDir(h, true));
+  const dir = created.dir;
   const unsafe = firstFailure(created.checks);
   if (unsafe !== undefined) throw refuseOnCheck("runtime_dir", "RUNTIME_DIR_UNSAFE", unsafe);
+  // The login copy goes into this very directory, not into one put in its place.
+  const still = checkHeldDir(held);
+  if (!still.ok) {
+    ctx.stack.release(held);
+    letGoDir(held, false);
+    throw refuseOnCheck("runtime_dir", "RUNTIME_DIR_UNSAFE", still);
+  }
   const made = await refuseOnThrow(
     {
       step: "runtime_dir",
@@ -122,6 +149,7 @@ export const runtimeDir = hireStep("runtime_dir", async (input: RuntimeDirInput,
     profile,
     config,
     bankProxy,
+    held,
   };
   return outcome(
     value,

@@ -10,7 +10,13 @@
 // terminal size, split or not, and never resizes it (AppState::estimate_pane_size: no pane rects
 // were computed, so the headless size, src/app/state.rs). A window per pane, of that size,
 // does the same; tmux splits would halve panes and resize their neighbours.
-import { execFile } from "node:child_process";
+// The tmux server runs in the foreground (`tmux -D`) as a child of the simulator, never as a
+// daemon: real Herdr opens every pane's pty in its own server process and keeps the master
+// (src/pty/backend.rs `spawn_with_portable_pty`; masters move to a new server over SCM_RIGHTS on
+// a live handoff, src/server/handoff.rs), and grok-seat proves a pane is the server's by who holds
+// that master (lib/proof/pane-terminal.ts). Here the holder is tmux, a process the server started,
+// between it and the pane's process, as the proof allows; a daemonised tmux would belong to no one.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 
 export type TerminalSize = { readonly cols: number; readonly rows: number };
 
@@ -39,6 +45,7 @@ export class Tmux {
   /** The size new windows get (default-size), set at start. */
   private defaultSize: TerminalSize | null = null;
   private readonly clientEnv: NodeJS.ProcessEnv;
+  private server: ChildProcess | null = null;
 
   constructor(socketName: string) {
     this.socketName = socketName;
@@ -62,8 +69,41 @@ export class Tmux {
     });
   }
 
+  /** The tmux server process (our child), once started. */
+  get serverPid(): number | null {
+    return this.server?.pid ?? null;
+  }
+
+  /** Start the server as our child and wait until it answers (an empty list of sessions). */
+  private async startServer(): Promise<void> {
+    const server = spawn("tmux", ["-L", this.socketName, "-f", "/dev/null", "-D"], {
+      env: this.clientEnv,
+      stdio: "ignore",
+    });
+    this.server = server;
+    const exited = new Promise<never>((_, reject) => {
+      server.once("exit", (code) => reject(new TmuxError(`tmux -D exited early (${code})`)));
+      server.once("error", (err) => reject(new TmuxError(`tmux -D: ${err.message}`)));
+    });
+    exited.catch(() => undefined);
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const up = await Promise.race([
+        this.run(["list-sessions"]).then(
+          () => true,
+          () => false,
+        ),
+        exited,
+      ]);
+      if (up) return;
+      if (Date.now() > deadline) throw new TmuxError("tmux -D did not come up within 10 s");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   /** Start the server with a keep-alive session that explains itself to a person attaching. */
   async start(keepAliveSession: string, size: TerminalSize): Promise<void> {
+    await this.startServer();
     const banner =
       "herdr simulator: each Herdr workspace is a tmux session (w1, w2, ...), each tab a window";
     await this.run([
@@ -202,7 +242,15 @@ export class Tmux {
   }
 
   async killServer(): Promise<void> {
+    const server = this.server;
+    const gone =
+      server === null || server.exitCode !== null || server.signalCode !== null
+        ? Promise.resolve()
+        : new Promise<void>((r) => server.once("exit", () => r()));
     await this.run(["kill-server"]).catch(() => undefined);
+    await Promise.race([gone, new Promise((r) => setTimeout(r, 5_000))]);
+    if (server !== null && server.exitCode === null && server.signalCode === null)
+      server.kill("SIGKILL");
   }
 
   async listPanes(): Promise<Map<string, TmuxPaneFacts>> {
