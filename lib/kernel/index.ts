@@ -13,6 +13,7 @@ export {
   type ProcessRead,
   readProcess,
   sameIdentity,
+  socketFactsFor,
   systemKernel,
 } from "./port.js";
 export { processFacts } from "./process.js";
