@@ -9,10 +9,11 @@
  * with our session id annotates the resident session whether or not we are attached
  * (`extensions/mcp.rs`, `handle_list`).
  */
-import { type GrokSeatError, UsageError, WireError } from "../errors.js";
+import { UsageError, WireError } from "../errors.js";
 import type { CatalogReadiness } from "../grok/catalog.js";
 import { AcpError, type AcpErrorCode } from "./acp-error.js";
 import { AcpSession } from "./acp-session.js";
+import { catalogRefusal } from "./catalog-refusal.js";
 import {
   checkSessionInfo,
   type InitializeFacts,
@@ -136,20 +137,4 @@ function unknownSession(err: unknown, sessionId: string): unknown {
     });
   }
   return err;
-}
-
-/** The typed error of a catalog that did not pass (LINEAR_DIRECT_ENABLED names the owner's step). */
-export function catalogRefusal(cat: CatalogReadiness): GrokSeatError {
-  const code = cat.code ?? "CATALOG_NOT_READY";
-  const message =
-    code === "LINEAR_DIRECT_ENABLED"
-      ? `an enabled direct mcp.linear.app endpoint is configured for this session. ${cat.ownerStep}`
-      : "the MCP list does not describe this session";
-  return new AcpError(code, message, {
-    details: {
-      offending: [...cat.offending],
-      ownerStep: cat.ownerStep,
-      checks: cat.checks.map((c) => ({ ...c })),
-    },
-  });
 }

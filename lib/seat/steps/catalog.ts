@@ -5,7 +5,8 @@
  * refused seat never touched the owner's session.
  */
 
-import { type AcpHandshake, catalogRefusal } from "../../acp/acp-handshake.js";
+import type { AcpHandshake } from "../../acp/acp-handshake.js";
+import { catalogRefusal } from "../../acp/catalog-refusal.js";
 import { firstFailure } from "../../check.js";
 import { SeatRefusal } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
