@@ -9,7 +9,6 @@ import type { Socket } from "node:net";
 import { GrokSeatError } from "../errors.js";
 import { openProcessHandle } from "./handle.js";
 import { type KernelInfoDetails, kernelInfo } from "./info.js";
-import { KernelError } from "./kernel-error.js";
 import { peerCredentials } from "./peer.js";
 import { type PeerSocketFile, peerSocketFile } from "./peer-socket.js";
 import { processFacts } from "./process.js";
@@ -70,7 +69,7 @@ export function readProcess(
  * Facts of a socket path as a proof asks them: does this pid (the lock file's, the peer of our
  * connection) hold a listener bound to it. Only that pid's fd table is read, so the proof's cost
  * does not grow with the number of processes (docs/design/kernel-proofs.md §2.4). Where it does
- * not listen, or its fds may not be read, one scan of every process we may read names who does
+ * not listen, or the pid lookup fails, one scan of every process we may read names who does
  * listen (the failure path only, so a refusal says who holds the socket).
  */
 export function socketFactsFor(kernel: KernelPort, path: string, pid: number): SocketFacts {
@@ -78,7 +77,9 @@ export function socketFactsFor(kernel: KernelPort, path: string, pid: number): S
     const facts = kernel.socketFacts(path, { pid });
     if (facts.listeners.includes(pid)) return facts;
   } catch (err) {
-    if (!(err instanceof KernelError && err.pid === pid)) throw err;
+    // Any typed failure of the pid lookup (its fds unreadable, a pid out of range) is answered by
+    // the scan below, exactly as before the pid lookup: it throws or reports what the path is.
+    if (!(err instanceof GrokSeatError)) throw err;
   }
   return kernel.socketFacts(path);
 }
