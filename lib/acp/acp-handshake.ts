@@ -9,10 +9,11 @@
  * with our session id annotates the resident session whether or not we are attached
  * (`extensions/mcp.rs`, `handle_list`).
  */
-import { type GrokSeatError, UsageError, WireError } from "../errors.js";
+import { UsageError, WireError } from "../errors.js";
 import type { CatalogContext, CatalogReadiness } from "../grok/catalog.js";
 import { AcpError, type AcpErrorCode } from "./acp-error.js";
 import { AcpSession } from "./acp-session.js";
+import { catalogRefusal } from "./catalog-refusal.js";
 import {
   checkSessionInfo,
   type InitializeFacts,
@@ -139,23 +140,4 @@ function unknownSession(err: unknown, sessionId: string): unknown {
     });
   }
   return err;
-}
-
-/** The typed error of a catalog that did not pass (its code names the owner's step). */
-export function catalogRefusal(cat: CatalogReadiness): GrokSeatError {
-  const code = cat.code ?? "CATALOG_NOT_READY";
-  const message =
-    code === "LINEAR_DIRECT_ENABLED"
-      ? `an enabled server of this session reaches mcp.linear.app directly (${cat.offending.join(", ")}). ${cat.ownerStep}`
-      : code === "CATALOG_UNVERIFIABLE"
-        ? `enabled MCP servers of this session whose transport cannot be told (${cat.unverifiable.join(", ")}). ${cat.ownerStep}`
-        : "the MCP list does not describe this session";
-  return new AcpError(code, message, {
-    details: {
-      offending: [...cat.offending],
-      unverifiable: [...cat.unverifiable],
-      ownerStep: cat.ownerStep,
-      checks: cat.checks.map((c) => ({ ...c })),
-    },
-  });
 }

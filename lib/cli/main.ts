@@ -5,7 +5,7 @@
 import { GrokSeatError, UsageError } from "../errors.js";
 import { parseCommandLine, usage } from "./args.js";
 import type { Command } from "./command.js";
-import { commands as registry } from "./commands/index.js";
+import { allCommands, commandsFor } from "./commands/load.js";
 import {
   errorText,
   type OutputStream,
@@ -29,15 +29,18 @@ function errorJson(subject: string, code: string, message: string): string {
 export async function main(
   argv: readonly string[],
   io: CliIo,
-  commands: readonly Command[] = registry,
+  given?: readonly Command[],
 ): Promise<number> {
   const wantsJson = argv.includes("--json");
+  // Without a list, only the named command is loaded (commands/load.ts); usage lists them all.
+  const commands = given ?? (await commandsFor(argv[0]));
+  const everyCommand = async (): Promise<readonly Command[]> => given ?? allCommands();
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(argv, commands);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`${stderrLine("verify-proof", message)}${usage(commands)}`);
+    io.stderr.write(`${stderrLine("verify-proof", message)}${usage(await everyCommand())}`);
     if (wantsJson) io.stdout.write(errorJson(argv[0] ?? "", "USAGE", message));
     return 2;
   }

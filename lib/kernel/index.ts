@@ -14,6 +14,7 @@ export {
   type ProcessRead,
   readProcess,
   sameIdentity,
+  socketFactsFor,
   systemKernel,
 } from "./port.js";
 export { processFacts } from "./process.js";

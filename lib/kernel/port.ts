@@ -13,7 +13,7 @@ import { peerCredentials } from "./peer.js";
 import { type PeerSocketFile, peerSocketFile } from "./peer-socket.js";
 import { processFacts } from "./process.js";
 import { processArgv, ptyMasters } from "./procfs-read.js";
-import { socketFacts } from "./socket.js";
+import { type SocketFactsOptions, socketFacts } from "./socket.js";
 import type {
   PeerCredentials,
   ProcessFacts,
@@ -24,7 +24,8 @@ import type {
 
 export interface KernelPort {
   processFacts(pid: number): ProcessFacts;
-  socketFacts(path: string): SocketFacts;
+  /** With `options.pid`, only that process's fds are read (the proof path never scans). */
+  socketFacts(path: string, options?: SocketFactsOptions): SocketFacts;
   peerCredentials(socket: Socket): PeerCredentials;
   peerSocketFile(socket: Socket): PeerSocketFile;
   kernelInfo(): KernelInfoDetails;
@@ -37,7 +38,7 @@ export interface KernelPort {
 
 export const systemKernel: KernelPort = {
   processFacts: (pid) => processFacts(pid),
-  socketFacts: (path) => socketFacts(path),
+  socketFacts: (path, options) => socketFacts(path, options),
   peerCredentials: (socket) => peerCredentials(socket),
   peerSocketFile: (socket) => peerSocketFile(socket),
   kernelInfo: () => kernelInfo(),
@@ -69,6 +70,25 @@ export function readProcess(
     }
     return { ok: false, error: { code: err.code, message: err.message } };
   }
+}
+
+/**
+ * Facts of a socket path as a proof asks them: does this pid (the lock file's, the peer of our
+ * connection) hold a listener bound to it. Only that pid's fd table is read, so the proof's cost
+ * does not grow with the number of processes (docs/design/kernel-proofs.md §2.4). Where it does
+ * not listen, or the pid lookup fails, one scan of every process we may read names who does
+ * listen (the failure path only, so a refusal says who holds the socket).
+ */
+export function socketFactsFor(kernel: KernelPort, path: string, pid: number): SocketFacts {
+  try {
+    const facts = kernel.socketFacts(path, { pid });
+    if (facts.listeners.includes(pid)) return facts;
+  } catch (err) {
+    // Any typed failure of the pid lookup (its fds unreadable, a pid out of range) is answered by
+    // the scan below, exactly as before the pid lookup: it throws or reports what the path is.
+    if (!(err instanceof GrokSeatError)) throw err;
+  }
+  return kernel.socketFacts(path);
 }
 
 /** A process identity as recorded JSON (`{kind, value}`), or null. */

@@ -7,7 +7,7 @@
  */
 import { failureOf } from "../errors.js";
 import { lockPathForSocket } from "../grok/paths.js";
-import { type KernelPort, readProcess } from "../kernel/index.js";
+import { type KernelPort, readProcess, socketFactsFor } from "../kernel/index.js";
 import type { LeaderInfo } from "../leader/control.js";
 import type { LeaderConnection } from "../leader/leader-connection.js";
 import { flockHolder, readSmallFile } from "../leader/lock-file.js";
@@ -66,7 +66,7 @@ export async function gatherLeaderFacts(req: LeaderFactsRequest): Promise<Leader
           return p.file === null ? null : { device: p.file.device, inode32: p.file.inode32 };
         })
       : null;
-  const sock = read(() => kernel.socketFacts(req.socketPath));
+  const sock = read(() => socketFactsFor(kernel, req.socketPath, pid));
   const lockContent = await readAsync(async () =>
     (await readSmallFile(lockPath, MAX_LOCK_BYTES)).toString("utf8"),
   );

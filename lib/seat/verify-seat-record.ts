@@ -6,8 +6,14 @@
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { failureOr } from "../errors.js";
 import { checkActiveSession, readActiveSessions } from "../grok/active-sessions.js";
-import type { HerdrClient } from "../herdr/client.js";
-import { type KernelPort, readProcess, type SocketFacts, systemKernel } from "../kernel/index.js";
+import { HerdrClient } from "../herdr/client.js";
+import {
+  type KernelPort,
+  readProcess,
+  type SocketFacts,
+  socketFactsFor,
+  systemKernel,
+} from "../kernel/index.js";
 import { flockHolder, readSmallFile } from "../leader/lock-file.js";
 import { trustedHerdrClient } from "../observe/herdr-trust.js";
 import { verifyPane } from "../observe/pane.js";
@@ -82,7 +88,7 @@ export async function verifyRecord(
 
   let sock: SocketFacts | null = null;
   try {
-    sock = kernel.socketFacts(record.socketPath);
+    sock = socketFactsFor(kernel, record.socketPath, l.pid);
   } catch (err) {
     const e = failureOr(err, "ERROR");
     checks.push(

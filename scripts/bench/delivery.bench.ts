@@ -1,7 +1,8 @@
 /**
  * Delivery journal costs, side by side with what a caller would otherwise do (raw append + fsync):
  * 1. fence + dispatched per prompt vs one raw `write` + `fsync` of a line of the same size, on the
- *    same disk, interleaved prompt by prompt so both see the same device state (target <= 1.5x);
+ *    same disk, interleaved prompt by prompt so both see the same device state, in five rounds
+ *    whose worst ratio is a figure (target <= 1.5x in every round);
  *    plus the whole `dispatch()` with a no-op sender;
  * 2. recovery time of a 100,000-record journal (target < 1 s), and its compaction;
  * 3. journal bytes per prompt (fence + dispatched, full lifecycle, and after compaction).
@@ -118,9 +119,18 @@ try {
       whole.push(Number(process.hrtime.bigint() - t0) / 1000);
     }
   }
-  for (let i = 0; i < ITERATIONS; i++) {
-    rawI.push(time(rawOnce));
-    oursI.push(time(fenceOnce));
+  // Five interleaved rounds: issue 19 asks for <= 1.5x in every run, so the spread is reported.
+  const rounds: number[] = [];
+  for (let k = 0; k < 5; k++) {
+    const rk: number[] = [];
+    const ok: number[] = [];
+    for (let i = 0; i < ITERATIONS; i++) {
+      rk.push(time(rawOnce));
+      ok.push(time(fenceOnce));
+    }
+    rawI.push(...rk);
+    oursI.push(...ok);
+    rounds.push(summarize(ok).median / summarize(rk).median);
   }
   closeSync(rawFd);
   const r = summarize(raw);
@@ -149,6 +159,14 @@ try {
   figure("delivery.fence_dispatched_vs_raw_interleaved", ratioI, "x", {
     target: 1.5,
     order: "interleaved",
+  });
+  console.log(
+    `interleaved, five rounds of ${ITERATIONS}: ${rounds.map((x) => `${x.toFixed(2)}x`).join(", ")} (spread ${Math.min(...rounds).toFixed(2)}-${Math.max(...rounds).toFixed(2)}x)`,
+  );
+  figure("delivery.fence_dispatched_vs_raw.worst_of_5", Math.max(...rounds), "x", {
+    target: 1.5,
+    rounds,
+    best: Math.min(...rounds),
   });
 
   // Our own CPU per fence + dispatched, the fsync taken out (a JournalIO whose fsync is a no-op):

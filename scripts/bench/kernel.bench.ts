@@ -131,6 +131,12 @@ try {
   const lsof = haveCommand("lsof");
   const ss = haveCommand("ss");
   const psutil = findPsutil();
+  // docs/bench.json always says whether psutil was compared, and how to get it when it was not.
+  figure("kernel.psutil.available", psutil === null ? 0 : 1, "bool", {
+    ...(psutil === null
+      ? { hint: PSUTIL_HINT }
+      : { version: psutil.version, python: psutil.python }),
+  });
   if (psutil === null) process.stdout.write(`${PSUTIL_HINT}\n`);
   else process.stdout.write(`psutil ${psutil.version} from ${psutil.python}\n`);
   const widths = [34, 10, 10, 12, 10, 10, 10];

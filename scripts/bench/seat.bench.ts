@@ -17,6 +17,7 @@
  * 3. Memory of one process holding 10 ready seats: RSS and heap after GC, before and after.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { type Profiler, Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hire } from "../../lib/seat/hire.js";
@@ -34,6 +35,56 @@ import { killSimProcesses } from "../../test/seat/stack.js";
 import { figure, row, summarize } from "./lib/stats.js";
 
 const N = Number(process.env.SEAT_BENCH_N ?? 20);
+
+/**
+ * A CPU profile (node:inspector's Profiler) of the timed hires, its self time grouped by where the
+ * code lives: our lib/<folder>, a package, Node's internals, the GC.
+ */
+const profiler = (() => {
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params: object = {}): Promise<unknown> =>
+    new Promise((resolve, reject) =>
+      session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
+    );
+  let result: Profiler.Profile | null = null;
+  const group = (url: string, fn: string): string => {
+    if (url === "") return fn.startsWith("(") ? fn : "(native)";
+    const lib = /\/lib\/([^/]+)\//.exec(url);
+    if (lib !== null && !url.includes("node_modules")) return `lib/${lib[1]}`;
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+    if (pkg !== null) return pkg[1] ?? url;
+    if (url.startsWith("node:")) return `node:${url.slice(5).split("/")[0]}`;
+    return url.split("/").slice(-2).join("/");
+  };
+  return {
+    start: async (): Promise<void> => {
+      await post("Profiler.enable");
+      await post("Profiler.setSamplingInterval", { interval: 200 });
+      await post("Profiler.start");
+    },
+    stop: async (): Promise<void> => {
+      result = ((await post("Profiler.stop")) as { profile: Profiler.Profile }).profile;
+    },
+    /** [group, share of non-idle samples], largest first. */
+    summary: (): [string, number][] => {
+      if (result === null) return [];
+      const byId = new Map(result.nodes.map((n) => [n.id, n]));
+      const counts = new Map<string, number>();
+      let busy = 0;
+      for (const id of result.samples ?? []) {
+        const n = byId.get(id);
+        if (n === undefined || n.callFrame.functionName === "(idle)") continue;
+        const g = group(n.callFrame.url, n.callFrame.functionName);
+        counts.set(g, (counts.get(g) ?? 0) + 1);
+        busy++;
+      }
+      return [...counts]
+        .map(([g, c]): [string, number] => [g, c / busy])
+        .sort((a, b) => b[1] - a[1]);
+    },
+  };
+})();
 const BARE_N = Number(process.env.SEAT_BENCH_BARE_N ?? 10);
 const HOLD = 10;
 const SIM_WAIT_STEPS: readonly HireStep[] = ["leader_wait", "active_sessions"];
@@ -79,10 +130,14 @@ const cwd = realpathSync(home.cwd);
 const runtimeBase = mkdtempSync(join(tmpdir(), "seat-bench-"));
 const herdr = await startHerdrSim({ switches: { detectMs: 50 } });
 
+/** This process's CPU ms spent inside each step (started -> proven), summed over the hires. */
+const cpuBySteps: Partial<Record<HireStep, number[]>> = {};
+
 async function oneHire(): Promise<{ seat: Seat; events: HireEvent[]; cpuMs: number }> {
   const events: HireEvent[] = [];
   let cpuAtLaunch: NodeJS.CpuUsage | null = null;
   let cpuMs = 0;
+  const stepStart = new Map<HireStep, NodeJS.CpuUsage>();
   const seat = await hire({
     cwd,
     profile: { kind: "grok-home", grokHome: home.dir },
@@ -91,7 +146,15 @@ async function oneHire(): Promise<{ seat: Seat; events: HireEvent[]; cpuMs: numb
     runtimeBase,
     onProgress: (e) => {
       events.push(e);
+      if (e.type === "started") stepStart.set(e.step, process.cpuUsage());
       if (e.type !== "proven") return;
+      const s0 = stepStart.get(e.step);
+      if (s0 !== undefined) {
+        const d = process.cpuUsage(s0);
+        const xs = cpuBySteps[e.step] ?? [];
+        xs.push((d.user + d.system) / 1000);
+        cpuBySteps[e.step] = xs;
+      }
       if (e.step === "launch") cpuAtLaunch = process.cpuUsage();
       if (e.step === "ready" && cpuAtLaunch !== null) {
         const d = process.cpuUsage(cpuAtLaunch);
@@ -106,8 +169,13 @@ try {
   // 1. Hire overhead.
   const timings: HireTiming[] = [];
   for (let i = 0; i < N + 2; i++) {
+    if (i === 2) {
+      for (const k of Object.keys(cpuBySteps)) delete cpuBySteps[k as HireStep];
+      await profiler.start();
+    }
     const { seat, events, cpuMs } = await oneHire();
     if (i >= 2) timings.push(timing(events, cpuMs));
+    if (i === N + 1) await profiler.stop();
     await seat.release();
     await killSimProcesses(grok, cwd, 100);
   }
@@ -133,8 +201,31 @@ try {
       : step === "preflight" || step === "launch"
         ? "  (before the layout.apply reply)"
         : "";
-    console.log(row([`  ${step}`, s.median, s.p99], w) + tag);
+    const c = cpuBySteps[step];
+    const cpuTag = c === undefined ? "" : `  cpu ${summarize(c).median.toFixed(1)} ms`;
+    console.log(row([`  ${step}`, s.median, s.p99], w) + cpuTag + tag);
   }
+  const cpuSteps = Object.fromEntries(
+    HIRE_STEPS.filter((st) => cpuBySteps[st] !== undefined).map((st) => [
+      st,
+      summarize(cpuBySteps[st] ?? []).median,
+    ]),
+  );
+  const profile = profiler.summary();
+  console.log("\nCPU profile of the timed hires (whole hire, this process), share of busy samples");
+  for (const [what, share] of profile.slice(0, 12)) {
+    console.log(row([`  ${what}`, `${(share * 100).toFixed(1)}%`, ""], w));
+  }
+  figure(
+    "seat.hire.cpu_by_step_ms",
+    Object.values(cpuSteps).reduce((a, b) => a + b, 0),
+    "ms",
+    {
+      note: "medians of this process's CPU inside each step (started -> proven); the sum of medians",
+      steps: cpuSteps,
+      profile: Object.fromEntries(profile.slice(0, 12)),
+    },
+  );
   figure("seat.hire.ours_cpu_ms.median", cpu.median, "ms", {
     p99: cpu.p99,
     n: cpu.n,

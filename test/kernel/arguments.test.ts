@@ -179,7 +179,7 @@ test("every exported kernel function has a sweep (a new export needs one)", () =
   const classes = new Set(["KernelError", "FileReadError"]);
   // The port's helpers over values already read (lib/kernel/port.ts) make no kernel call; the
   // kernel calls they reach through the port are swept here under their own names.
-  const portHelpers = new Set(["identityJson", "readProcess", "sameIdentity"]);
+  const portHelpers = new Set(["identityJson", "readProcess", "sameIdentity", "socketFactsFor"]);
   const exported = Object.entries(kernel)
     .filter(
       ([name, value]) =>

@@ -5,7 +5,7 @@
  * owner's session is touched yet.
  */
 
-import { AcpHandshake } from "../../acp/acp-handshake.js";
+import type { AcpHandshake } from "../../acp/acp-handshake.js";
 import type { InitializeFacts } from "../../acp/handshake.js";
 import { pass } from "../../check.js";
 import type { Journal } from "../../delivery/index.js";
@@ -32,6 +32,9 @@ export interface AcpInitialized {
 
 export const acpInitialize = hireStep("acp_initialize", async (input: AcpInitializeInput, ctx) => {
   const { leader, pane } = input;
+  // Loaded here, not at import: the ACP client brings the ACP SDK and zod (~100 modules), which
+  // importing grok-seat must not pay for (issue 19; README "Entry points").
+  const { AcpHandshake } = await import("../../acp/acp-handshake.js");
   const handshake = ctx.stack.adopt(
     AcpHandshake.open(input.conn, {
       sessionId: input.sessionId,

@@ -7,7 +7,8 @@
  * a refused seat never touched the owner's session.
  */
 
-import { type AcpHandshake, catalogRefusal } from "../../acp/acp-handshake.js";
+import type { AcpHandshake } from "../../acp/acp-handshake.js";
+import { catalogRefusal } from "../../acp/catalog-refusal.js";
 import { firstFailure } from "../../check.js";
 import type { OwnServer } from "../../grok/catalog.js";
 import { findPluginServers } from "../../grok/plugin-servers.js";

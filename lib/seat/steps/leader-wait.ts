@@ -2,7 +2,7 @@
  * Step `leader_wait`: the bounded wait for the TUI's leader. The TUI spawns `grok agent leader` and
  * polls for its socket for up to 10 s (docs/design/grok-leader-protocol.md §1,
  * `SPAWN_WAIT_TIMEOUT`); the leader locks `<socket>.lock`, writes its pid there and binds the
- * socket before auth. We poll the same two files plus the kernel's listener list, every few
+ * socket before auth. We poll the same two files plus the lock pid's own fds, every few
  * milliseconds, until the lock names a pid that listens on that very socket file — or the TUI exits
  * (kernel handle), or the deadline passes. Nothing is connected to here: the socket proof comes
  * first.
@@ -10,7 +10,12 @@
 import { lstatSync } from "node:fs";
 import { pass } from "../../check.js";
 import { GrokSeatError } from "../../errors.js";
-import type { KernelPort, ProcessHandle, SocketFacts } from "../../kernel/index.js";
+import {
+  KernelError,
+  type KernelPort,
+  type ProcessHandle,
+  type SocketFacts,
+} from "../../kernel/index.js";
 import { readSmallFile } from "../../leader/lock-file.js";
 import { parseLockPid } from "../../proof/leader.js";
 import { SeatRefusal } from "../refusal.js";
@@ -44,7 +49,9 @@ type Seen =
   | { readonly kind: "ready"; readonly lockPid: number; readonly facts: SocketFacts };
 
 async function look(kernel: KernelPort, socketPath: string, lockPath: string): Promise<Seen> {
-  // Cheap looks first (an lstat, a 10-byte read); the listener scan only once both are there.
+  // Cheap looks first (an lstat, a 10-byte read); then only the lock file's pid is asked whether
+  // it holds a listener on this file (its fd table, not every process's: the proof path never
+  // scans, docs/design/kernel-proofs.md §2.4).
   const st = lstatSync(socketPath, { throwIfNoEntry: false });
   if (st === undefined) return { kind: "no_socket" };
   if (!st.isSocket())
@@ -58,13 +65,21 @@ async function look(kernel: KernelPort, socketPath: string, lockPath: string): P
   if (early === null) return { kind: "no_lock_pid", listeners: [] };
   let facts: SocketFacts;
   try {
-    facts = kernel.socketFacts(socketPath);
+    facts = kernel.socketFacts(socketPath, { pid: early });
   } catch (err) {
+    // The lock names a process whose fds we may not read: not ours, so not our leader.
+    if (err instanceof KernelError && err.pid === early) {
+      return { kind: "lock_pid_not_listening", lockPid: early, listeners: [] };
+    }
     if (err instanceof GrokSeatError) return { kind: "no_socket" };
     throw err;
   }
   if (facts.type !== "socket") return { kind: "not_a_socket", type: facts.type };
-  if (facts.listeners.length === 0) return { kind: "no_listener" };
+  if (!facts.listeners.includes(early)) {
+    return facts.listeningSockets === 0
+      ? { kind: "no_listener" }
+      : { kind: "lock_pid_not_listening", lockPid: early, listeners: facts.listeners };
+  }
   let lockPid: number | null = null;
   try {
     lockPid = parseLockPid((await readSmallFile(lockPath, 64)).toString("utf8"));
@@ -72,10 +87,22 @@ async function look(kernel: KernelPort, socketPath: string, lockPath: string): P
     lockPid = null;
   }
   if (lockPid === null) return { kind: "no_lock_pid", listeners: facts.listeners };
-  if (!facts.listeners.includes(lockPid)) {
-    return { kind: "lock_pid_not_listening", lockPid, listeners: facts.listeners };
-  }
+  // The lock changed hands between the two reads: look again at the next poll.
+  if (lockPid !== early) return { kind: "lock_pid_not_listening", lockPid, listeners: [] };
   return { kind: "ready", lockPid, facts };
+}
+
+/**
+ * What the last look saw, for a refusal: where the lock's pid did not listen, who does (the one
+ * listener scan, on the failure path only).
+ */
+function lastSeen(kernel: KernelPort, socketPath: string, last: Seen): Seen {
+  if (last.kind !== "lock_pid_not_listening") return last;
+  try {
+    return { ...last, listeners: kernel.socketFacts(socketPath).listeners };
+  } catch {
+    return last;
+  }
 }
 
 export const leaderWait = hireStep("leader_wait", async (input: LeaderWaitInput, ctx) => {
@@ -117,7 +144,11 @@ export const leaderWait = hireStep("leader_wait", async (input: LeaderWaitInput,
         code: "LEADER_NOT_READY",
         check: "leader_wait.listening",
         reason: `no leader listened on ${input.socketPath} within ${timeoutMs} ms (last seen: ${last.kind})`,
-        details: { last: { ...last }, socketPath: input.socketPath, timeoutMs },
+        details: {
+          last: { ...lastSeen(ctx.kernel, input.socketPath, last) },
+          socketPath: input.socketPath,
+          timeoutMs,
+        },
       });
     }
     await new Promise<void>((resolve) => {

@@ -7,7 +7,12 @@
 import { lstatSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type CheckResult, fail, firstFailure, pass } from "../../check.js";
-import type { FileType, SocketDirFacts, SocketFacts } from "../../kernel/index.js";
+import {
+  type FileType,
+  type SocketDirFacts,
+  type SocketFacts,
+  socketFactsFor,
+} from "../../kernel/index.js";
 import { checkPrivateSocket, checkSocketAddress, checkSocketDir } from "../../proof/socket.js";
 import { refuseOnCheck, SeatRefusal } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
@@ -51,7 +56,7 @@ export const socketProof = hireStep("socket_proof", (input: SocketProofInput, ct
   if (badAddress !== undefined) throw refuseOnCheck("socket_proof", "SOCKET_UNPROVEN", badAddress);
   let facts: SocketFacts;
   try {
-    facts = ctx.kernel.socketFacts(socketPath);
+    facts = socketFactsFor(ctx.kernel, socketPath, lockPid);
   } catch (err) {
     // A socket we cannot look at is often the directory's fault (another owner's 0700
     // directory, a file where the directory should be): then refuse with the directory's check.

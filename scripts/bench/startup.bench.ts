@@ -1,0 +1,121 @@
+/**
+ * Start-up figures (issue 19 "Performance"; issue 16 "Dependencies"), side by side in one run,
+ * against the built package (dist/, `npm run build:ts`):
+ * 1. `import("grok-seat")` (the root entry) in a fresh node, wall time, against a bare `node -e 0`
+ *    started the same way, interleaved run by run so both see the same machine load: the
+ *    difference of the medians is what importing costs (target ≤ 60 ms);
+ * 2. `verify-proof process <pid>` wall time against the same bare node (target ≤ 1.3x);
+ * 3. a module-load trace of each (scripts/lib/module-trace.mjs, every URL Node's ESM loader
+ *    resolved): how many of our modules and which packages they load. Neither may load the MCP
+ *    SDK (its ~94 packages belong to the MCP proxy, `grok-seat/mcp`); the root entry loads the
+ *    ACP SDK only when a hire reaches `acp_initialize`.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { figure, row, summarize } from "./lib/stats.js";
+
+const N = Number(process.env.STARTUP_BENCH_N ?? 21);
+const root = process.cwd();
+const rootEntry = join(root, "dist", "index.js");
+const cli = join(root, "dist", "cli", "verify-proof.js");
+if (!existsSync(rootEntry) || !existsSync(cli)) {
+  throw new Error("startup bench: dist/ is missing; run npm run build:ts first");
+}
+
+const BARE = ["-e", "0"];
+const IMPORT = ["--input-type=module", "-e", `await import(${JSON.stringify(rootEntry)})`];
+const VERIFY = [cli, "process", String(process.pid)];
+
+function wallMs(args: readonly string[]): number {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, args, { stdio: "ignore" });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`node ${args.join(" ")} exited ${r.status}`);
+  return ms;
+}
+
+interface Trace {
+  readonly ours: number;
+  readonly packages: Readonly<Record<string, number>>;
+}
+
+function trace(args: readonly string[]): Trace {
+  const dir = mkdtempSync(join(tmpdir(), "grok-seat-bench-trace-"));
+  const out = join(dir, "trace");
+  try {
+    execFileSync(
+      process.execPath,
+      ["--import", join(root, "scripts", "lib", "module-trace.mjs"), ...args],
+      { env: { ...process.env, GROK_SEAT_MODULE_TRACE: out }, stdio: "ignore" },
+    );
+    const urls = [...new Set(readFileSync(out, "utf8").split("\n").filter(Boolean))];
+    const packages: Record<string, number> = {};
+    for (const u of urls) {
+      const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u);
+      if (m?.[1] !== undefined) packages[m[1]] = (packages[m[1]] ?? 0) + 1;
+    }
+    const ours = urls.filter((u) => u.startsWith(`file://${root}/dist/`)).length;
+    return { ours, packages };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Warm the page cache, then interleave: bare, import, verify-proof, bare, …
+for (const a of [BARE, IMPORT, VERIFY]) wallMs(a);
+const bare: number[] = [];
+const imp: number[] = [];
+const verify: number[] = [];
+for (let i = 0; i < N; i++) {
+  bare.push(wallMs(BARE));
+  imp.push(wallMs(IMPORT));
+  verify.push(wallMs(VERIFY));
+}
+const b = summarize(bare);
+const im = summarize(imp);
+const vp = summarize(verify);
+const rootTrace = trace(IMPORT);
+const vpTrace = trace(VERIFY);
+const mcp = (t: Trace): number => t.packages["@modelcontextprotocol/sdk"] ?? 0;
+const pkgs = (t: Trace): string =>
+  Object.entries(t.packages)
+    .map(([p, n]) => `${p} (${n})`)
+    .join(", ") || "none";
+
+const widths = [44, 10, 10, 12];
+process.stdout.write(`\nstart-up wall time, n=${N} interleaved runs (ms)\n`);
+process.stdout.write(`${row(["what", "median", "p99", "vs bare"], widths)}\n`);
+process.stdout.write(`${row(["node -e 0 (bare)", b.median, b.p99, "1.00x"], widths)}\n`);
+process.stdout.write(
+  `${row(['import("grok-seat")', im.median, im.p99, `+${(im.median - b.median).toFixed(0)} ms`], widths)}\n`,
+);
+process.stdout.write(
+  `${row(["verify-proof process <pid>", vp.median, vp.p99, `${(vp.median / b.median).toFixed(2)}x`], widths)}\n`,
+);
+process.stdout.write(`\nmodule-load trace\n`);
+process.stdout.write(
+  `  root entry: ${rootTrace.ours} of our modules; packages: ${pkgs(rootTrace)}\n`,
+);
+process.stdout.write(
+  `  verify-proof process: ${vpTrace.ours} of our modules; packages: ${pkgs(vpTrace)}\n`,
+);
+
+figure("startup.bare_node_ms.median", b.median, "ms", { n: N, p99: b.p99 });
+figure("startup.import_root_ms.median", im.median, "ms", { n: N, p99: im.p99 });
+figure("startup.import_root.over_bare_ms", im.median - b.median, "ms", {
+  n: N,
+  modules: rootTrace.ours,
+  packages: rootTrace.packages,
+});
+figure("startup.verify_proof_process_ms.median", vp.median, "ms", { n: N, p99: vp.p99 });
+figure("startup.verify_proof_process.vs_bare", vp.median / b.median, "x", {
+  n: N,
+  modules: vpTrace.ours,
+  packages: vpTrace.packages,
+});
+figure("startup.mcp_sdk_modules.root_and_verify_proof", mcp(rootTrace) + mcp(vpTrace), "modules", {
+  root: mcp(rootTrace),
+  verifyProof: mcp(vpTrace),
+});

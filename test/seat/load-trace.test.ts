@@ -1,0 +1,92 @@
+// @platform linux: uses the Herdr simulator, whose panes read /proc
+/**
+ * What an entry loads, traced by the module loader itself (scripts/lib/module-trace.mjs in a
+ * child node process): the root entry, a whole hire() without an MCP bank, and the verify-proof
+ * CLI never load the MCP SDK or lib/mcp (the SDK's ~94 packages are the MCP proxy's alone; README
+ * "Entry points"). The control: the grok-seat/mcp entry does load it, so the trace can see it.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { startStack } from "./stack.js";
+
+const root = join(import.meta.dirname, "..", "..");
+const MCP = /\/node_modules\/@modelcontextprotocol\/|\/lib\/mcp\//;
+
+/** Run `node --import module-trace --import tsx <args>`; the URLs it resolved, and its stdout. */
+function traced(args: string[]): { urls: string[]; stdout: string } {
+  const dir = mkdtempSync(join(tmpdir(), "load-trace-"));
+  const out = join(dir, "trace");
+  try {
+    const stdout = execFileSync(
+      process.execPath,
+      ["--import", "./scripts/lib/module-trace.mjs", "--import", "tsx", ...args],
+      {
+        cwd: root,
+        encoding: "utf8",
+        env: { ...process.env, GROK_SEAT_MODULE_TRACE: out },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    return { urls: readFileSync(out, "utf8").split("\n").filter(Boolean), stdout };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function importOf(entry: string): string[] {
+  return traced(["--input-type=module", "-e", `await import(${JSON.stringify(entry)})`]).urls;
+}
+
+test("control: importing grok-seat/mcp loads the MCP SDK, and the trace sees it", () => {
+  const urls = importOf("./lib/entry/mcp.ts");
+  assert.ok(
+    urls.some((u) => u.includes("/node_modules/@modelcontextprotocol/sdk/")),
+    "the SDK is in the trace",
+  );
+});
+
+test("importing the root entry loads neither the MCP SDK nor lib/mcp", () => {
+  const urls = importOf("./lib/index.ts");
+  assert.ok(
+    urls.some((u) => u.endsWith("/lib/seat/hire.ts")),
+    "the trace saw the root entry's files",
+  );
+  assert.equal(
+    urls.filter((u) => MCP.test(u)),
+    [],
+  );
+});
+
+test("verify-proof process <pid> loads neither the MCP SDK nor lib/mcp", () => {
+  const { urls, stdout } = traced(["lib/cli/verify-proof.ts", "process", String(process.pid)]);
+  assert.ok(stdout.includes(String(process.pid)), stdout);
+  assert.equal(
+    urls.filter((u) => MCP.test(u)),
+    [],
+  );
+});
+
+test("a whole hire() without an MCP bank, and its release, never load the MCP SDK", async () => {
+  const stack = await startStack();
+  try {
+    const { onProgress: _drop, ...options } = stack.options();
+    const { urls, stdout } = traced(["test/seat/fixtures/hire-traced.ts", JSON.stringify(options)]);
+    assert.match(stdout, /^HIRED \d+$/m);
+    assert.ok(
+      urls.some((u) => u.endsWith("/lib/seat/steps/ready.ts")),
+      "the trace saw the hire's steps load",
+    );
+    assert.equal(
+      urls.filter((u) => MCP.test(u)),
+      [],
+    );
+  } finally {
+    await stack.cleanup();
+  }
+});
+
+test.run();
