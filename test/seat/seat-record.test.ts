@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { GrokSeatError } from "../../lib/errors.js";
 import { readSeatRecord, type SeatRecord, writeSeatRecord } from "../../lib/seat/seat-record.js";
 import { checkRecordFile } from "../../lib/seat/verify-seat-record.js";
+import { codeOf as codeOfError } from "../helpers/error-code.js";
 import { seatRecord } from "../helpers/seat-record.js";
 
 const _id = { kind: "linux-pidfs" as const, value: "boot:7" };
@@ -32,15 +32,7 @@ test.before.each(() => {
 });
 test.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof GrokSeatError) return err.code;
-    throw err;
-  }
-  return "NO_ERROR";
-}
+const codeOf = (fn: () => unknown): string => codeOfError(fn, "NO_ERROR");
 
 test("write then read: 0600, nothing else left in the directory, same content", () => {
   const path = join(dir, "seat.json");
