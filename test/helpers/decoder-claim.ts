@@ -6,6 +6,7 @@
  */
 import type { Test } from "uvu";
 import * as assert from "uvu/assert";
+import { seeds } from "../reliability/lib/fuzz.js";
 import {
   describePeaks,
   type MemoryPeaks,
@@ -20,9 +21,14 @@ import { recordClaim } from "./claims.js";
 export class GuardedTests {
   readonly #suite: Test;
   #failures = 0;
+  /** When the suite started (the claim's duration) and the probe of its whole run. */
+  readonly started: number;
+  readonly memory: MemoryProbe;
 
-  constructor(suite: Test) {
+  constructor(suite: Test, run: { readonly started: number; readonly memory: MemoryProbe }) {
     this.#suite = suite;
+    this.started = run.started;
+    this.memory = run.memory;
   }
 
   get failures(): number {
@@ -55,13 +61,10 @@ export interface ClaimMemory {
 export interface DecoderClaim {
   readonly title: string;
   readonly method: string;
-  readonly seeds: readonly number[];
-  readonly started: number;
-  readonly memory: MemoryProbe;
   /** The deep-nesting cases' own probe (null when they did not run) and their heapUsed cap. */
   readonly deep?: { readonly probe: MemoryProbe | null; readonly cap: number };
-  readonly violations: number;
-  readonly problems: () => string;
+  /** The outcome tally: untyped throws and undocumented codes are violations. */
+  readonly outcome: { readonly violations: number; problems(): string };
   /** The claim's own counts; the memory figures are appended. */
   readonly counts: (m: ClaimMemory) => Record<string, number>;
   readonly sentence: (m: ClaimMemory) => string;
@@ -76,11 +79,11 @@ export function claimTest(
 ): void {
   suite(`claim: ${id}`, () => {
     const c = claim();
-    const peaks = c.memory.peaks();
+    const peaks = guard.memory.peaks();
     const deepHeap = c.deep === undefined ? -1 : (c.deep.probe?.peaks().heapUsed ?? -1);
     const memoryOk =
       withinCaps(peaks) && (c.deep === undefined || (deepHeap >= 0 && deepHeap < c.deep.cap));
-    const held = guard.failures === 0 && c.violations === 0 && memoryOk;
+    const held = guard.failures === 0 && c.outcome.violations === 0 && memoryOk;
     const m: ClaimMemory = {
       peaks,
       describe: describePeaks(peaks),
@@ -98,12 +101,12 @@ export function claimTest(
           ...(c.deep === undefined ? {} : { deepCasesPeakHeapUsedBytes: deepHeap }),
         },
         held,
-        seeds: c.seeds,
+        seeds,
         method: c.method,
       },
-      c.started,
+      guard.started,
     );
-    assert.is(c.violations, 0, c.problems());
+    assert.is(c.outcome.violations, 0, c.outcome.problems());
     const memoryFigures = c.deep === undefined ? peaks : { ...peaks, deepHeap };
     assert.ok(memoryOk, `memory over cap: ${JSON.stringify(memoryFigures)}`);
     assert.is(guard.failures, 0, "every property above held");

@@ -41,7 +41,7 @@ const memory = new MemoryProbe();
 const DEEP_HEAP_CAP = 512 * MiB;
 const counts = { streams: 0, streamPayloads: 0, deliveredAfterRejection: 0, edgeCases: 0 };
 let edgeMemory: MemoryProbe | null = null;
-const properties = new GuardedTests(test);
+const properties = new GuardedTests(test, { started, memory });
 const guarded = properties.test;
 
 /**
@@ -369,15 +369,11 @@ claimTest(test, properties, "T7-acp-payloads", () => ({
     ...tally.counts(),
     ...counts,
   }),
-  seeds,
   method:
     "fast-check properties over lib/acp/json-rpc.ts parseAcpPayload + tap.ts AcpTap.observe, and " +
     "lib/acp/stream.ts createAcpStream over an in-memory pipe (test/reliability/decoders-acp.test.ts).",
-  started,
-  memory,
   deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
-  violations: tally.violations,
-  problems: () => tally.problems(),
+  outcome: tally,
 }));
 
 test.run();

@@ -17,7 +17,7 @@ import { parseActiveSessions, readActiveSessions } from "../../lib/grok/active-s
 import { activeSessionsPath } from "../../lib/grok/paths.js";
 import { scaled } from "../helpers/claims.js";
 import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
-import { check, seeds } from "./lib/fuzz.js";
+import { check } from "./lib/fuzz.js";
 import {
   DEEP,
   deepArray,
@@ -39,7 +39,7 @@ const memory = new MemoryProbe();
 const DEEP_HEAP_CAP = 512 * MiB;
 const counts = { truncations: 0, files: 0, edgeCases: 0, oversizeBytesRead: -1 };
 let edgeMemory: MemoryProbe | null = null;
-const properties = new GuardedTests(test);
+const properties = new GuardedTests(test, { started, memory });
 const guarded = properties.test;
 const PATH = "/grok-home/active_sessions.json";
 
@@ -331,15 +331,11 @@ claimTest(test, properties, "T7-active-sessions", () => ({
     ...tally.counts(),
     ...counts,
   }),
-  seeds,
   method:
     "fast-check properties over lib/grok/active-sessions.ts parseActiveSessions, readActiveSessions on real files " +
     "with /proc/self/io rchar as the bytes-read oracle (test/reliability/decoders-active-sessions.test.ts).",
-  started,
-  memory,
   deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
-  violations: tally.violations,
-  problems: () => tally.problems(),
+  outcome: tally,
 }));
 
 test.run();

@@ -41,7 +41,7 @@ const counts = {
   endlessBytesRead: 0,
   endlessCap: 0,
 };
-const properties = new GuardedTests(test);
+const properties = new GuardedTests(test, { started, memory });
 const guarded = properties.test;
 
 /** What the server does after reading a request line; `id` is the request's id. */
@@ -255,14 +255,10 @@ claimTest(test, properties, "T7-herdr-socket", () => ({
     ...counts,
     ...tally.counts(),
   }),
-  seeds,
   method:
     "HerdrClient.request / subscribe against a scripted unix-socket server; fast-check samples with recorded " +
     "seeds (test/reliability/decoders-herdr-socket.test.ts).",
-  started,
-  memory,
-  violations: tally.violations,
-  problems: () => tally.problems(),
+  outcome: tally,
 }));
 
 test.run();

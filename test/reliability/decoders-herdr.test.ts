@@ -16,7 +16,7 @@ import { SubscriptionStartedSchema } from "../../lib/herdr/wire-envelope.js";
 import { parseEventLine } from "../../lib/herdr/wire-events.js";
 import { scaled } from "../helpers/claims.js";
 import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
-import { check, seeds } from "./lib/fuzz.js";
+import { check } from "./lib/fuzz.js";
 import { eventLineArb, METHODS, replyArb } from "./lib/herdr-lines.js";
 import {
   DEEP,
@@ -48,7 +48,7 @@ const DEEP_HEAP_CAP = 512 * MiB;
 const DEFAULT_CAP = 8 * MiB; // DEFAULT_MAX_REPLY_BYTES
 const counts = { roundTripSplits: 0, insideUtf8Splits: 0, oversize: 0, edgeCases: 0 };
 let edgeMemory: MemoryProbe | null = null;
-const properties = new GuardedTests(test);
+const properties = new GuardedTests(test, { started, memory });
 const guarded = properties.test;
 
 interface Lines {
@@ -530,15 +530,11 @@ claimTest(test, properties, "T7-herdr-lines", () => ({
     ...tally.counts(),
     ...counts,
   }),
-  seeds,
   method:
     "fast-check properties over lib/herdr/line-buffer.ts + client.ts parseReply + wire-events.ts parseEventLine, " +
     "fed as LineConnection feeds them (test/reliability/decoders-herdr.test.ts).",
-  started,
-  memory,
   deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
-  violations: tally.violations,
-  problems: () => tally.problems(),
+  outcome: tally,
 }));
 
 test.run();

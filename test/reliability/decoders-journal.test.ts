@@ -56,7 +56,7 @@ const WARNINGS = new Set([
 ]);
 const memory = new MemoryProbe();
 const counts = { tornOffsets: 0, recoveries: 0, quarantined: 0, reopenedClean: 0, edgeCases: 0 };
-const properties = new GuardedTests(test);
+const properties = new GuardedTests(test, { started, memory });
 const guarded = properties.test;
 
 /** Decode, check the structural invariants any input must satisfy, tally the outcome. */
@@ -384,14 +384,10 @@ claimTest(test, properties, "T7-journal-lines", () => ({
     ...tally.counts(),
     ...counts,
   }),
-  seeds,
   method:
     "fast-check properties over lib/delivery/codec.ts decodeJournal, and Journal.open on real 0600 files in 0700 " +
     "temp directories (test/reliability/decoders-journal.test.ts).",
-  started,
-  memory,
-  violations: tally.violations,
-  problems: () => tally.problems(),
+  outcome: tally,
 }));
 
 test.run();

@@ -48,7 +48,7 @@ const counts = {
   leaderShutdowns: 0,
   oversizeBytesRead: 0,
 };
-const properties = new GuardedTests(test);
+const properties = new GuardedTests(test, { started, memory });
 const guarded = properties.test;
 
 let leader: FakeLeader;
@@ -256,15 +256,11 @@ claimTest(test, properties, "T7-leader-stalls", () => {
       undocumentedCodes: tally.undocumented + hostile.undocumented,
       ...Object.fromEntries(hostile.rejections().map(([code, k]) => [`hostile_${code}`, k])),
     }),
-    seeds,
     method:
       "connectLeader over a unix socket to the in-test leader (test/helpers/fake-leader.ts) with short " +
       "partialFrameIdleMs / frameDeadlineMs; fast-check samples with recorded seeds " +
       "(test/reliability/decoders-leader-socket.test.ts).",
-    started,
-    memory,
-    violations,
-    problems: () => `${tally.problems()}\n${hostile.problems()}`,
+    outcome: { violations, problems: () => `${tally.problems()}\n${hostile.problems()}` },
   };
 });
 

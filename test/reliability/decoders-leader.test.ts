@@ -18,7 +18,7 @@ import {
 import { parseServerMessage, type ServerMessage } from "../../lib/leader/messages.js";
 import { scaled } from "../helpers/claims.js";
 import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
-import { check, seeds } from "./lib/fuzz.js";
+import { check } from "./lib/fuzz.js";
 import {
   DEEP,
   deepArray,
@@ -57,7 +57,7 @@ const memory = new MemoryProbe();
 const DEEP_HEAP_CAP = 512 * MiB;
 let edgeMemory: MemoryProbe | null = null;
 const counts = { roundTripSplits: 0, insideUtf8Splits: 0, oversize: 0, edgeCases: 0 };
-const properties = new GuardedTests(test);
+const properties = new GuardedTests(test, { started, memory });
 const guarded = properties.test;
 
 interface Run {
@@ -507,15 +507,11 @@ claimTest(test, properties, "T7-leader-frames", () => ({
     oversizeRuns: counts.oversize,
     edgeCaseRuns: counts.edgeCases,
   }),
-  seeds,
   method:
     "fast-check properties over lib/leader/frame-codec.ts + messages.ts, driven as leader-connection.ts drives them " +
     "(test/reliability/decoders-leader.test.ts); process.memoryUsage() sampled every 2,048 inputs after a forced GC.",
-  started,
-  memory,
   deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
-  violations: tally.violations,
-  problems: () => tally.problems(),
+  outcome: tally,
 }));
 
 test.run();

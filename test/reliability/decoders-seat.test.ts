@@ -24,7 +24,7 @@ import * as assert from "uvu/assert";
 import { readSeatRecord, type SeatRecord, writeSeatRecord } from "../../lib/seat/seat-record.js";
 import { scaled } from "../helpers/claims.js";
 import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
-import { check, seeds } from "./lib/fuzz.js";
+import { check } from "./lib/fuzz.js";
 import {
   DEEP,
   deepArray,
@@ -47,7 +47,7 @@ const DEEP_HEAP_CAP = 512 * MiB;
 const MAX_RECORD_BYTES = 4 * MiB;
 const counts = { roundTrips: 0, truncations: 0, edgeCases: 0, oversizeBytesRead: -1 };
 let edgeMemory: MemoryProbe | null = null;
-const properties = new GuardedTests(test);
+const properties = new GuardedTests(test, { started, memory });
 const guarded = properties.test;
 
 // tmpfs when there is one: tens of thousands of small files.
@@ -314,15 +314,11 @@ claimTest(test, properties, "T7-seat-records", () => ({
     ...tally.counts(),
     ...counts,
   }),
-  seeds,
   method:
     "fast-check properties over lib/seat/seat-record.ts readSeatRecord / writeSeatRecord on real files (tmpfs), " +
     "/proc/self/io rchar as the bytes-read oracle (test/reliability/decoders-seat.test.ts).",
-  started,
-  memory,
   deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
-  violations: tally.violations,
-  problems: () => tally.problems(),
+  outcome: tally,
 }));
 
 test.run();
