@@ -11,13 +11,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  ensureGrokSim,
-  type GrokLeader,
-  grokHomeFixture,
-  startGrokLeader,
-  waitFor,
-} from "../helpers/grok-sim.js";
+import { ensureGrokSim, type GrokLeader, waitFor } from "../helpers/grok-sim.js";
+import { withSimLeader } from "../helpers/grok-sim-clients.js";
 import { get, RawClient } from "./raw.js";
 
 interface Ctx {
@@ -26,23 +21,8 @@ interface Ctx {
   log: string;
 }
 
-async function withLeader(
-  env: Record<string, string>,
-  fn: (ctx: Ctx) => Promise<void>,
-): Promise<void> {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "trace.jsonl");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_LOG: log, ...env },
-  });
-  try {
-    await fn({ leader, cwd: home.cwd, log });
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+function withLeader(env: Record<string, string>, fn: (ctx: Ctx) => Promise<void>): Promise<void> {
+  return withSimLeader({ env }, ({ leader, home, log }) => fn({ leader, cwd: home.cwd, log }));
 }
 
 function agentLines(log: string): string[] {

@@ -7,7 +7,6 @@
  * about itself (pager acp/mod.rs capabilities; app/status_line.rs `draws_a_row`;
  * app/effects/helpers.rs `SessionFlags::to_meta`).
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -18,22 +17,11 @@ import {
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
-import { get, RawClient } from "./raw.js";
+import { acpClient, traceEvents } from "../helpers/grok-sim-clients.js";
+import { get, type RawClient } from "./raw.js";
 
-function traceEvents(path: string): Array<Record<string, unknown>> {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l));
-}
-
-async function client(tui: GrokTui, type: string): Promise<RawClient> {
-  const c = await RawClient.open(tui.paths.socketPath);
-  await c.register(type, {});
-  await c.request("initialize", { protocolVersion: 1 });
-  return c;
-}
+const client = (tui: GrokTui, type: string): Promise<RawClient> =>
+  acpClient(tui.paths.socketPath, type, { capabilities: {} });
 
 async function rosterYolo(c: RawClient, sessionId: string): Promise<unknown> {
   const res = await c.request("_x.ai/sessions/list", {});

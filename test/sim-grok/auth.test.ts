@@ -7,7 +7,7 @@
  * IdP rotates the refresh token, so a leader started on a COPY of someone's auth.json spends
  * the original's refresh token. A token that cannot be refreshed means the sign-in screen.
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -20,14 +20,7 @@ import {
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
-
-function traceEvents(path: string): Array<Record<string, unknown>> {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l));
-}
+import { traceEvents } from "../helpers/grok-sim-clients.js";
 
 function entry(path: string): Record<string, unknown> {
   return JSON.parse(readFileSync(path, "utf8"))[AUTH_SCOPE];

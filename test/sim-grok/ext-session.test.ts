@@ -12,14 +12,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  ensureGrokSim,
-  type GrokLeader,
-  grokHomeFixture,
-  startGrokLeader,
-  waitFor,
-} from "../helpers/grok-sim.js";
-import { get, RawClient, record } from "./raw.js";
+import { ensureGrokSim, type GrokLeader, waitFor } from "../helpers/grok-sim.js";
+import { acpClient, withSimLeader } from "../helpers/grok-sim-clients.js";
+import { get, type RawClient, record } from "./raw.js";
 
 type Msg = Record<string, unknown>;
 
@@ -34,28 +29,14 @@ interface Ctx {
   log: string;
 }
 
-async function withLeader(fn: (ctx: Ctx) => Promise<void>): Promise<void> {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "trace.jsonl");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_LOG: log, GROK_SIM_CHUNK_DELAY_MS: "1" },
-  });
-  try {
-    await fn({ leader, home: home.dir, cwd: home.cwd, log });
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+function withLeader(fn: (ctx: Ctx) => Promise<void>): Promise<void> {
+  return withSimLeader({ env: { GROK_SIM_CHUNK_DELAY_MS: "1" } }, ({ leader, home, log }) =>
+    fn({ leader, home: home.dir, cwd: home.cwd, log }),
+  );
 }
 
-async function client(leader: GrokLeader, name: string): Promise<RawClient> {
-  const c = await RawClient.open(leader.paths.socketPath);
-  await c.register(name);
-  await c.request("initialize", { protocolVersion: 1 });
-  return c;
-}
+const client = (leader: GrokLeader, name: string): Promise<RawClient> =>
+  acpClient(leader.paths.socketPath, name);
 
 async function newSession(c: RawClient, cwd: string): Promise<string> {
   const sid = randomUUID();

@@ -19,18 +19,11 @@ import {
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
+import { traceEvents } from "../helpers/grok-sim-clients.js";
 import { hasSocket, listeningInodes, stat } from "./kernel-oracles.js";
 import { get, RawClient } from "./raw.js";
 
 const linux = process.platform === "linux";
-
-function traceEvents(path: string): Array<Record<string, unknown>> {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l));
-}
 
 test.before(async () => {
   await ensureGrokSim();

@@ -22,16 +22,9 @@ import {
   waitFor,
   writeRepoLocalConfig,
 } from "../helpers/grok-sim.js";
+import { traceEvents } from "../helpers/grok-sim-clients.js";
 
 const TRUST_QUESTION = "Do you trust the contents of this directory?";
-
-function traceEvents(path: string): Array<Record<string, unknown>> {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l));
-}
 
 /** ACP methods the in-process agent received (after the leader's id rewriting). */
 function agentMethods(log: string): string[] {

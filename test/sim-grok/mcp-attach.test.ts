@@ -18,10 +18,10 @@ import {
   type GrokHomeFixture,
   type GrokLeader,
   grokHomeFixture,
-  startGrokLeader,
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
+import { acpClient, withSimLeader } from "../helpers/grok-sim-clients.js";
 import { get, RawClient } from "./raw.js";
 
 const SERVERS = [
@@ -37,28 +37,15 @@ interface Ctx {
   log: string;
 }
 
-async function withLeader(fn: (ctx: Ctx) => Promise<void>): Promise<void> {
-  const home = grokHomeFixture({ mcpServers: SERVERS, disabledMcpServers: ["blocked"] });
-  const log = join(home.dir, "trace.jsonl");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_LOG: log },
-  });
-  try {
-    await fn({ leader, home, log });
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+function withLeader(fn: (ctx: Ctx) => Promise<void>): Promise<void> {
+  return withSimLeader(
+    { home: { mcpServers: SERVERS, disabledMcpServers: ["blocked"] } },
+    ({ leader, home, log }) => fn({ leader, home, log }),
+  );
 }
 
-async function client(leader: GrokLeader, name: string): Promise<RawClient> {
-  const c = await RawClient.open(leader.paths.socketPath);
-  await c.register(name);
-  await c.request("initialize", { protocolVersion: 1 });
-  return c;
-}
+const client = (leader: GrokLeader, name: string): Promise<RawClient> =>
+  acpClient(leader.paths.socketPath, name);
 
 /** `name → session.enabled` (null when the row has no session state), in list order. */
 async function enabledMap(c: RawClient, sessionId?: string): Promise<[string, unknown][]> {

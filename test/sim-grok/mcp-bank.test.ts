@@ -31,6 +31,7 @@ import {
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
+import { acpClient } from "../helpers/grok-sim-clients.js";
 import { type Behaviour, echoBehaviour, OperatorBank } from "../sim/mcp-bank/bank.js";
 import { loadBankTools } from "../sim/mcp-bank/fixture.js";
 import { type BankHttp, serveBankHttp } from "../sim/mcp-bank/http.js";
@@ -93,12 +94,7 @@ function toolNames(): string[] {
     .sort();
 }
 
-async function client(socketPath: string): Promise<RawClient> {
-  const c = await RawClient.open(socketPath);
-  await c.register("bank-test");
-  await c.request("initialize", { protocolVersion: 1 });
-  return c;
-}
+const client = (socketPath: string): Promise<RawClient> => acpClient(socketPath, "bank-test");
 
 async function bankRow(c: RawClient, sessionId: string, settled = true): Promise<Msg | undefined> {
   return waitFor(

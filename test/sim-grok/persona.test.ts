@@ -25,7 +25,8 @@ import {
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
-import { get, RawClient, record } from "./raw.js";
+import { acpClient, encodeCwd } from "../helpers/grok-sim-clients.js";
+import { get, type RawClient, record } from "./raw.js";
 
 const TEMPLATE =
   "You are Grok Build (simulated), an agentic coding assistant working in the user's terminal.\n" +
@@ -36,15 +37,6 @@ const CODEX_TEMPLATE =
 
 const withRules = (rules: string): string =>
   `${TEMPLATE}\n\n<human_rules>\n${rules}\n</human_rules>`;
-
-function encodeCwd(cwd: string): string {
-  let out = "";
-  for (const b of Buffer.from(cwd, "utf8")) {
-    const ch = String.fromCharCode(b);
-    out += /[A-Za-z0-9\-_.~]/.test(ch) ? ch : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
-  }
-  return out;
-}
 
 function sessionFile(home: string, cwd: string, sid: string, name: string): string {
   return join(home, "sessions", encodeCwd(cwd), sid, name);
@@ -61,18 +53,10 @@ function chatHead(home: string, cwd: string, sid: string): unknown {
   return record(JSON.parse(text.split("\n")[0] ?? "")).content;
 }
 
-async function client(
+const client = (
   leader: GrokLeader | { paths: { socketPath: string } },
   initMeta?: Record<string, unknown>,
-): Promise<RawClient> {
-  const c = await RawClient.open(leader.paths.socketPath);
-  await c.register("persona-test");
-  await c.request("initialize", {
-    protocolVersion: 1,
-    ...(initMeta === undefined ? {} : { _meta: initMeta }),
-  });
-  return c;
-}
+): Promise<RawClient> => acpClient(leader.paths.socketPath, "persona-test", { initMeta });
 
 test.before(async () => {
   await ensureGrokSim();

@@ -7,7 +7,7 @@
  * image reconnects to the same leader (still its child), replays the session with `session/load`
  * and registers its active_sessions.json entry again.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -19,18 +19,11 @@ import {
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
+import { traceEvents } from "../helpers/grok-sim-clients.js";
 import { cmdline, environ, exe, stat } from "./kernel-oracles.js";
 import { get } from "./raw.js";
 
 const linux = process.platform === "linux";
-
-function traceEvents(path: string): Array<Record<string, unknown>> {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l));
-}
 
 function entryOf(tui: GrokTui): { pid: number; opened_at: string } | undefined {
   try {

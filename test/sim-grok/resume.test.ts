@@ -37,6 +37,7 @@ import {
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
+import { encodeCwd } from "../helpers/grok-sim-clients.js";
 import { cmdline, stat } from "./kernel-oracles.js";
 import { get, RawClient } from "./raw.js";
 
@@ -47,16 +48,6 @@ let grok = "";
 test.before(async () => {
   grok = realpathSync(await ensureGrokSim());
 });
-
-/** encode_cwd_dirname for short paths: everything but A-Za-z0-9-_.~ as %XX (an oracle of ours). */
-function encodeCwd(cwd: string): string {
-  let out = "";
-  for (const byte of Buffer.from(cwd, "utf8")) {
-    const c = String.fromCharCode(byte);
-    out += /[A-Za-z0-9\-_.~]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-  }
-  return out;
-}
 
 function sessionDir(home: string, cwd: string, id: string): string {
   return join(home, "sessions", encodeCwd(cwd), id);

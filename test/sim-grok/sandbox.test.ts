@@ -17,25 +17,8 @@ import {
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
+import { encodeCwd, traceEvents } from "../helpers/grok-sim-clients.js";
 import { stat } from "./kernel-oracles.js";
-
-function traceEvents(path: string): Array<Record<string, unknown>> {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l));
-}
-
-/** urlencoding::encode (xai-grok-config paths.rs encode_cwd_dirname for short cwds). */
-function encodeCwd(cwd: string): string {
-  let out = "";
-  for (const b of Buffer.from(cwd, "utf8")) {
-    const ch = String.fromCharCode(b);
-    out += /[A-Za-z0-9\-_.~]/.test(ch) ? ch : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
-  }
-  return out;
-}
 
 function childrenOf(pid: number): number[] {
   const out: number[] = [];

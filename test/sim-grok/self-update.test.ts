@@ -23,18 +23,11 @@ import {
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
+import { traceEvents } from "../helpers/grok-sim-clients.js";
 import { stat } from "./kernel-oracles.js";
 import { get, RawClient } from "./raw.js";
 
 const PLATFORM = `${process.platform === "darwin" ? "macos" : "linux"}-${process.arch === "arm64" ? "aarch64" : "x86_64"}`;
-
-function traceEvents(path: string): Array<Record<string, unknown>> {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l));
-}
 
 test.before(async () => {
   await ensureGrokSim();

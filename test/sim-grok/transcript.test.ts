@@ -21,6 +21,7 @@ import {
   startGrokLeader,
   waitFor,
 } from "../helpers/grok-sim.js";
+import { encodeCwd } from "../helpers/grok-sim-clients.js";
 import { get, RawClient, record } from "./raw.js";
 
 type Msg = Record<string, unknown>;
@@ -48,16 +49,6 @@ async function withSession(env: Record<string, string>, fn: (ctx: Ctx) => Promis
     await leader.stop();
     home.remove();
   }
-}
-
-/** urlencoding::encode (xai-grok-config paths.rs encode_cwd_dirname for short cwds). */
-function encodeCwd(cwd: string): string {
-  let out = "";
-  for (const b of Buffer.from(cwd, "utf8")) {
-    const ch = String.fromCharCode(b);
-    out += /[A-Za-z0-9\-_.~]/.test(ch) ? ch : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
-  }
-  return out;
 }
 
 function updatesFile(ctx: Ctx): string {
