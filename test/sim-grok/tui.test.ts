@@ -18,6 +18,7 @@ import {
   type GrokHomeFixture,
   type GrokTui,
   grokHomeFixture,
+  LEADER_ARGV,
   pidAlive,
   simEnv,
   startGrokLeader,
@@ -91,17 +92,7 @@ test("the TUI spawns the leader as §1 says, and the kernel agrees", async () =>
     assert.is.not(stat(tui.tuiPid).pgrp, leader);
     assert.is(exe(leader), grok);
     assert.is(exe(tui.tuiPid), grok);
-    assert.equal(cmdline(leader), [
-      grok,
-      "agent",
-      "leader",
-      "--no-exit-on-disconnect",
-      "--relay-on-demand",
-      "--grok-ws-url",
-      "wss://code.grok.com/ws/code-agent",
-      "--grok-ws-origin",
-      "https://grok.com",
-    ]);
+    assert.equal(cmdline(leader), [grok, ...LEADER_ARGV]);
     assert.is(fdTarget(leader, 0), "/dev/null");
     assert.is(fdTarget(leader, 1), "/dev/null");
     assert.is(fdTarget(leader, 2), tui.paths.leaderLog);
