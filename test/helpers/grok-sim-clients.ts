@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { RawClient } from "../sim-grok/raw.js";
+import { RawClient } from "../sim/grok/tests/raw.js";
 import {
   type GrokHomeFixture,
   type GrokLeader,
