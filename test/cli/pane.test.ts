@@ -16,7 +16,7 @@ import { main } from "../../lib/cli/main.js";
 import { launchPane } from "../../lib/herdr/launch.js";
 import { type HerdrSimHandle, startHerdrSim } from "../helpers/herdr-sim.js";
 import { kill, launchAndBind, newClient, psTty, reportAs, waitGone } from "../herdr/sim-support.js";
-import { fakeAgentsDir, fakeGrokDir } from "../sim-herdr/support.js";
+import { fakeAgentsDir, fakeGrokDir } from "../sim/herdr/tests/support.js";
 
 let sim: HerdrSimHandle;
 let dir: string;

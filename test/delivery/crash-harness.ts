@@ -11,7 +11,9 @@ import { join } from "node:path";
 import { acquireControllerLock } from "../../lib/delivery/admission.js";
 import { Journal } from "../../lib/delivery/journal.js";
 import { isTerminal } from "../../lib/delivery/receipt.js";
+import { type CountingLeader, startCountingLeader } from "../helpers/counting-leader.js";
 import { crashPlan } from "../helpers/crash-plan.js";
+import { type Bundle, bundleHelper } from "./bundle.js";
 
 /** strace drives the syscall-level injection (reliability-plan.md A.3); CI installs it. */
 export const STRACE_MISSING: string | null =
@@ -200,4 +202,29 @@ export function checkFinal(s: Scenario, prompts: number): FinalFacts {
   } finally {
     lock.release();
   }
+}
+
+/** What the T1 and T3 suites share: the bundled workload and a counting leader on a fresh socket. */
+export interface CrashRig {
+  readonly bundle: Bundle;
+  readonly socket: string;
+  readonly leader: CountingLeader;
+  close(): Promise<void>;
+}
+
+export async function startCrashRig(): Promise<CrashRig> {
+  const bundle = await bundleHelper("crash-workload");
+  const sockDir = mkdtempSync(join(tmpdir(), "grok-seat-leader-"));
+  const socket = join(sockDir, "leader.sock");
+  const leader = await startCountingLeader(socket);
+  return {
+    bundle,
+    socket,
+    leader,
+    close: async () => {
+      await leader.close();
+      rmSync(sockDir, { recursive: true, force: true });
+      bundle.cleanup();
+    },
+  };
 }

@@ -12,17 +12,15 @@
  * many more random kills. The figures are recorded as the claim T1-crash-kill (without strace the
  * injection half is skipped and no claim is recorded).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { recordClaim } from "../helpers/claims.js";
-import { type CountingLeader, startCountingLeader } from "../helpers/counting-leader.js";
-import { type Bundle, bundleHelper } from "./bundle.js";
 import { caught, guarded, sentence, soakScaled } from "./claim-run.js";
 import {
   ackedIds,
+  type CrashRig,
   checkAfterCrash,
   checkFinal,
   newScenario,
@@ -30,6 +28,7 @@ import {
   run,
   type Scenario,
   STRACE_MISSING,
+  startCrashRig,
   workloadArgv,
 } from "./crash-harness.js";
 
@@ -47,10 +46,7 @@ const TYPES = [
   "ftruncate",
 ];
 
-let bundle: Bundle;
-let leader: CountingLeader;
-let sockDir: string;
-let socket: string;
+let rig: CrashRig;
 const counts = new Map<string, number>();
 let cleanRunMs = 300;
 let crashPoints = 0;
@@ -68,24 +64,17 @@ const totals = {
 };
 
 test.before(async () => {
-  bundle = await bundleHelper("crash-workload");
-  sockDir = mkdtempSync(join(tmpdir(), "grok-seat-leader-"));
-  socket = join(sockDir, "leader.sock");
-  leader = await startCountingLeader(socket);
+  rig = await startCrashRig();
 });
 
-test.after(async () => {
-  await leader.close();
-  rmSync(sockDir, { recursive: true, force: true });
-  bundle.cleanup();
-});
+test.after(() => rig.close());
 
 /** The crashed run has happened: recover in a fresh process, finish, check everything. */
 async function afterCrash(s: Scenario, crashedLines: readonly string[]): Promise<void> {
   const facts = checkAfterCrash(s, ackedIds(crashedLines));
   totals.madeUncertain += facts.madeUncertain;
   totals.quarantined += facts.quarantined;
-  const finish = await run(workloadArgv(bundle.file, s, socket, PROMPTS));
+  const finish = await run(workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS));
   assert.is(
     finish.code,
     0,
@@ -99,7 +88,7 @@ async function afterCrash(s: Scenario, crashedLines: readonly string[]): Promise
   const final = checkFinal(s, PROMPTS);
   totals.finalUncertain += final.uncertain;
   totals.sent += final.sent;
-  leader.endScenario(s.dir);
+  rig.leader.endScenario(s.dir);
 }
 
 /** Run `f` over `items`, `width` at a time; the first failure stops the rest and is rethrown. */
@@ -145,7 +134,7 @@ async function dryRun(): Promise<void> {
     countFile,
     "-e",
     `trace=${TYPES.join(",")}`,
-    ...workloadArgv(bundle.file, s, socket, PROMPTS),
+    ...workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS),
   ]);
   cleanRunMs = Date.now() - t0;
   assert.is(r.code, 0, r.stderr);
@@ -158,7 +147,7 @@ async function dryRun(): Promise<void> {
   assert.ok((counts.get("fsync") ?? 0) > PROMPTS, "fsyncs were counted");
   assert.ok((counts.get("write") ?? 0) > PROMPTS, "writes were counted");
   checkFinal(s, PROMPTS);
-  leader.endScenario(s.dir);
+  rig.leader.endScenario(s.dir);
   removeScenario(s);
   console.log(
     `T1 dry run (${PROMPTS} prompts): ${[...counts].map(([k, n]) => `${k} ${n}`).join(", ")}`,
@@ -189,7 +178,7 @@ async function injectEverywhere(): Promise<void> {
         `trace=${type}`,
         "-e",
         `inject=${type}:signal=SIGKILL:when=${i}`,
-        ...workloadArgv(bundle.file, s, socket, PROMPTS),
+        ...workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS),
       ]);
       if (r.code === 137 || r.signal === "SIGKILL") totals.killed++;
       else assert.is(r.code, 0, `${s.name}: ${r.stderr}`);
@@ -210,7 +199,7 @@ test("T1: random kill -9 with recorded seeds", async () => {
   const base = Number(process.env.GROK_SEAT_SEED ?? Date.now() % 1_000_000);
   const seeds = Array.from({ length: RANDOM_KILLS }, (_, k) => base + k);
   const failure = await caught(failures, "random kills", () => pool(seeds, 2, randomKill));
-  const malformed = leader.malformed();
+  const malformed = rig.leader.malformed();
   if (STRACE_MISSING !== null) {
     console.log(`SKIP: no T1-crash-kill claim recorded: ${STRACE_MISSING}`);
   } else {
@@ -270,7 +259,7 @@ async function randomKill(seed: number): Promise<void> {
   const delay = Math.floor(unit * cleanRunMs * 1.2);
   const s = newScenario(`random kill seed ${seed} after ${delay} ms`);
   try {
-    const r = await run(workloadArgv(bundle.file, s, socket, PROMPTS), delay);
+    const r = await run(workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS), delay);
     if (r.signal === "SIGKILL") totals.killed++;
     await afterCrash(s, r.lines);
     totals.random++;

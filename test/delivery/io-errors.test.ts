@@ -10,17 +10,15 @@
  * with the T1 invariants. The full run (GROK_SEAT_RELIABILITY=full, or GROK_SEAT_SOAK=1) uses a
  * longer plan. The figures are recorded as the claim T3-io-errors (none without strace).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { JOURNAL_FILE } from "../../lib/delivery/journal.js";
 import { recordClaim } from "../helpers/claims.js";
-import { type CountingLeader, startCountingLeader } from "../helpers/counting-leader.js";
-import { type Bundle, bundleHelper } from "./bundle.js";
 import { caught, guarded, sentence, soakScaled } from "./claim-run.js";
 import {
+  type CrashRig,
   checkAfterCrash,
   checkFinal,
   leaderLog,
@@ -29,15 +27,13 @@ import {
   run,
   type Scenario,
   STRACE_MISSING,
+  startCrashRig,
   workloadArgv,
 } from "./crash-harness.js";
 
 const PROMPTS = soakScaled(8, 14);
 
-let bundle: Bundle;
-let leader: CountingLeader;
-let sockDir: string;
-let socket: string;
+let rig: CrashRig;
 const counts = new Map<string, number>();
 const totals = { runs: 0, failed: 0, refusals: 0, afterFailure: 0, sentAfterFailedFence: 0 };
 const startedAt = Date.now();
@@ -45,17 +41,10 @@ const startedAt = Date.now();
 const failures: string[] = [];
 
 test.before(async () => {
-  bundle = await bundleHelper("crash-workload");
-  sockDir = mkdtempSync(join(tmpdir(), "grok-seat-leader-"));
-  socket = join(sockDir, "leader.sock");
-  leader = await startCountingLeader(socket);
+  rig = await startCrashRig();
 });
 
-test.after(async () => {
-  await leader.close();
-  rmSync(sockDir, { recursive: true, force: true });
-  bundle.cleanup();
-});
+test.after(() => rig.close());
 
 function pathFilter(s: Scenario): string[] {
   const j = join(s.seat, JOURNAL_FILE);
@@ -77,7 +66,7 @@ async function injectOnce(type: string, errno: string, i: number): Promise<void>
       `trace=${type}`,
       "-e",
       `inject=${type}:error=${errno}:when=${i}`,
-      ...workloadArgv(bundle.file, s, socket, PROMPTS),
+      ...workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS),
     ]);
     const trace = readFileSync(log, "utf8").split("\n");
     const injected = trace.findIndex((l) => l.includes("(INJECTED)"));
@@ -125,7 +114,7 @@ async function injectOnce(type: string, errno: string, i: number): Promise<void>
         );
     }
     checkAfterCrash(s, []);
-    const finish = await run(workloadArgv(bundle.file, s, socket, PROMPTS));
+    const finish = await run(workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS));
     assert.is(finish.code, 0, `${s.name}: finishing run: ${finish.stderr}`);
     assert.equal(
       finish.lines.filter((l) => l.startsWith("REFUSED")),
@@ -134,7 +123,7 @@ async function injectOnce(type: string, errno: string, i: number): Promise<void>
     checkFinal(s, PROMPTS);
     totals.runs++;
   } finally {
-    leader.endScenario(s.dir);
+    rig.leader.endScenario(s.dir);
     removeScenario(s);
   }
 }
@@ -159,7 +148,7 @@ async function dryRun(): Promise<void> {
     ...pathFilter(s),
     "-e",
     "trace=fsync,write,rename",
-    ...workloadArgv(bundle.file, s, socket, PROMPTS),
+    ...workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS),
   ]);
   assert.is(r.code, 0, r.stderr);
   for (const line of readFileSync(countFile, "utf8").split("\n")) {
@@ -168,7 +157,7 @@ async function dryRun(): Promise<void> {
     if (["fsync", "write", "rename"].includes(name)) counts.set(name, Number(f[3]));
   }
   assert.ok((counts.get("fsync") ?? 0) > PROMPTS && (counts.get("write") ?? 0) > PROMPTS);
-  leader.endScenario(s.dir);
+  rig.leader.endScenario(s.dir);
   removeScenario(s);
 }
 

@@ -1,20 +1,14 @@
 /**
  * An in-memory scripted leader for the power-loss test (T2): the same behaviours as the counting
- * leader (test/helpers/counting-leader.ts), without a socket. Its `received` list is the ground
+ * leader (test/helpers/counting-leader.ts, both test/helpers/scripted-turns.ts), without a socket. Its `received` list is the ground
  * truth of what left the controller; it lives outside the simulated disk, so it survives the cut.
  */
 import type { LeaderEvent, LeaderLink, PromptFrame } from "../helpers/crash-plan.js";
-
-interface Finished {
-  readonly promptId: string;
-  readonly sessionId: string;
-  readonly stopReason: string;
-}
+import { ScriptedTurns } from "../helpers/scripted-turns.js";
 
 export class SimLeader {
   readonly received: string[] = [];
-  readonly #finished = new Map<string, Finished>();
-  readonly #held = new Map<string, string>();
+  readonly #turns = new ScriptedTurns();
   /** Called for every prompt and cancel received, before any reply (the crash-point log). */
   readonly #onEvent: (event: "sent" | "cancel", promptId: string) => void;
 
@@ -34,86 +28,33 @@ export class SimLeader {
     const leader = new SimLeader();
     for (const id of received) {
       leader.received.push(id);
-      leader.#finished.set(id, {
-        promptId: id,
-        sessionId,
-        stopReason: cancelled.has(id) ? "cancelled" : "end_turn",
-      });
+      leader.#turns.finish(id, sessionId, cancelled.has(id) ? "cancelled" : "end_turn");
     }
     return leader;
   }
 
   async connect(): Promise<LeaderLink> {
-    const queue: LeaderEvent[] = [];
-    for (const f of this.#finished.values()) {
-      queue.push({
-        type: "result",
-        promptId: f.promptId,
-        sessionId: f.sessionId,
-        channel: "turn-completed",
-        stopReason: f.stopReason,
-      });
-    }
-    queue.push({ type: "replay-done" });
+    const queue: LeaderEvent[] = this.#turns.replay();
     let closed = false;
-    const mine = new Set<string>();
-    const finish = (promptId: string, sessionId: string, stopReason: string): void => {
-      this.#held.delete(promptId);
-      this.#finished.set(promptId, { promptId, sessionId, stopReason });
-    };
+    const link = {};
     const closeLink = (): void => {
       if (closed) return;
       closed = true;
-      // A turn keeps running when its client disconnects (grok-leader-protocol.md §4).
-      for (const id of mine) {
-        const sid = this.#held.get(id);
-        if (sid !== undefined) finish(id, sid, "end_turn");
-      }
+      this.#turns.disconnected(link);
     };
     return {
       send: async (frame: PromptFrame) => {
         if (closed) throw Object.assign(new Error("link closed"), { code: "EPIPE" });
         this.received.push(frame.promptId);
         this.#onEvent("sent", frame.promptId);
-        mine.add(frame.promptId);
-        const { promptId, sessionId } = frame;
-        if (frame.behave === "complete") {
-          finish(promptId, sessionId, "end_turn");
-          queue.push({ type: "consumed", promptId, sessionId, kind: "queue-entry" });
-          queue.push({
-            type: "result",
-            promptId,
-            sessionId,
-            channel: "rpc-response",
-            stopReason: "end_turn",
-          });
-          queue.push({
-            type: "result",
-            promptId,
-            sessionId,
-            channel: "prompt-complete",
-            stopReason: "end_turn",
-          });
-        } else if (frame.behave === "hold-cancel") {
-          this.#held.set(promptId, sessionId);
-          queue.push({ type: "consumed", promptId, sessionId, kind: "running-prompt" });
-        } else if (frame.behave === "drop") {
-          finish(promptId, sessionId, "end_turn");
-          closeLink();
-        }
+        const { events, drop } = this.#turns.prompt(frame, link);
+        queue.push(...events);
+        if (drop) closeLink();
       },
       sendCancel: async (promptId: string) => {
-        const sid = this.#held.get(promptId);
-        if (closed || sid === undefined) return;
+        if (closed || !this.#turns.isHeld(promptId)) return;
         this.#onEvent("cancel", promptId);
-        finish(promptId, sid, "cancelled");
-        queue.push({
-          type: "result",
-          promptId,
-          sessionId: sid,
-          channel: "rpc-response",
-          stopReason: "cancelled",
-        });
+        queue.push(...this.#turns.cancel(promptId));
       },
       next: async () => {
         const ev = queue.shift();

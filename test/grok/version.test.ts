@@ -16,6 +16,7 @@ import {
   VERSION_FLOOR,
 } from "../../lib/grok/version.js";
 import { connectLeader } from "../../lib/leader/leader-connection.js";
+import { codeOf as codeOfError } from "../helpers/error-code.js";
 import { CAPABILITIES } from "../helpers/fake-leader.js";
 import {
   ensureGrokSim,
@@ -25,15 +26,7 @@ import {
   startGrokLeader,
 } from "../helpers/grok-sim.js";
 
-function codeOf(fn: () => unknown): string | null {
-  try {
-    fn();
-    return null;
-  } catch (err) {
-    if (err instanceof GrokSeatError) return err.code;
-    throw err;
-  }
-}
+const codeOf = (fn: () => unknown): string | null => codeOfError(fn, null);
 
 // Lines as `version_text` prints them (xai-grok-version display tests + note §9).
 const TABLE: [string, string, string | null, "alpha" | "stable" | null][] = [

@@ -6,15 +6,15 @@
  *
  * Client -> leader: `hello {scenario}` (answered by a replay of every finished result, like the
  * `turn_completed` replay of grok-leader-protocol.md §4, then `replay-done`); `prompt {promptId,
- * sessionId, epoch, behave, text}`; `cancel {promptId}`. Behaviours are crash-plan.ts's: complete
- * (queue entry + results on two channels), hold-cancel (running until cancelled; a disconnect lets
- * it finish), drop (logged, then the connection is closed before any evidence).
+ * sessionId, epoch, behave, text}`; `cancel {promptId}`. What a prompt does is
+ * test/helpers/scripted-turns.ts, shared with the in-memory leader of the power-loss test.
  * Each received line is written to the log as `<promptId> <epoch>`.
  */
 import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import * as v from "valibot";
+import { ScriptedTurns } from "./scripted-turns.js";
 
 const Hello = v.object({ type: v.literal("hello"), scenario: v.pipe(v.string(), v.minLength(1)) });
 const Prompt = v.object({
@@ -30,8 +30,7 @@ const ClientLine = v.variant("type", [Hello, Prompt, Cancel]);
 
 interface Scenario {
   readonly logFd: number;
-  readonly finished: Map<string, { sessionId: string; stopReason: string }>;
-  readonly held: Map<string, { sessionId: string; socket: Socket }>;
+  readonly turns: ScriptedTurns;
 }
 
 export interface CountingLeader {
@@ -52,8 +51,7 @@ export async function startCountingLeader(socketPath: string): Promise<CountingL
       const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC;
       s = {
         logFd: openSync(join(dir, "leader.log"), flags, 0o600),
-        finished: new Map(),
-        held: new Map(),
+        turns: new ScriptedTurns(),
       };
       scenarios.set(dir, s);
     }
@@ -66,10 +64,6 @@ export async function startCountingLeader(socketPath: string): Promise<CountingL
     let buf = "";
     const send = (msg: object): void => {
       if (!socket.destroyed) socket.write(`${JSON.stringify(msg)}\n`);
-    };
-    const finish = (s: Scenario, promptId: string, sessionId: string, stopReason: string): void => {
-      s.held.delete(promptId);
-      s.finished.set(promptId, { sessionId, stopReason });
     };
     const handle = (line: string): void => {
       let parsed: unknown;
@@ -87,16 +81,7 @@ export async function startCountingLeader(socketPath: string): Promise<CountingL
       const m = msg.output;
       if (m.type === "hello") {
         scenario = scenarioOf(m.scenario);
-        for (const [promptId, f] of scenario.finished) {
-          send({
-            type: "result",
-            promptId,
-            sessionId: f.sessionId,
-            channel: "turn-completed",
-            stopReason: f.stopReason,
-          });
-        }
-        send({ type: "replay-done" });
+        for (const event of scenario.turns.replay()) send(event);
         return;
       }
       const s = scenario;
@@ -106,42 +91,11 @@ export async function startCountingLeader(socketPath: string): Promise<CountingL
       }
       if (m.type === "prompt") {
         writeSync(s.logFd, `${m.promptId} ${m.epoch}\n`);
-        const { promptId, sessionId } = m;
-        if (m.behave === "complete") {
-          finish(s, promptId, sessionId, "end_turn");
-          send({ type: "consumed", promptId, sessionId, kind: "queue-entry" });
-          send({
-            type: "result",
-            promptId,
-            sessionId,
-            channel: "rpc-response",
-            stopReason: "end_turn",
-          });
-          send({
-            type: "result",
-            promptId,
-            sessionId,
-            channel: "prompt-complete",
-            stopReason: "end_turn",
-          });
-        } else if (m.behave === "hold-cancel") {
-          s.held.set(promptId, { sessionId, socket });
-          send({ type: "consumed", promptId, sessionId, kind: "running-prompt" });
-        } else {
-          finish(s, promptId, sessionId, "end_turn");
-          socket.destroy();
-        }
+        const { events, drop } = s.turns.prompt(m, socket);
+        for (const event of events) send(event);
+        if (drop) socket.destroy();
       } else {
-        const h = s.held.get(m.promptId);
-        if (h === undefined) return;
-        finish(s, m.promptId, h.sessionId, "cancelled");
-        send({
-          type: "result",
-          promptId: m.promptId,
-          sessionId: h.sessionId,
-          channel: "rpc-response",
-          stopReason: "cancelled",
-        });
+        for (const event of s.turns.cancel(m.promptId)) send(event);
       }
     };
     socket.on("data", (chunk: Buffer) => {
@@ -155,10 +109,7 @@ export async function startCountingLeader(socketPath: string): Promise<CountingL
     socket.on("error", () => {});
     socket.on("close", () => {
       sockets.delete(socket);
-      // A turn keeps running when its client goes away (grok-leader-protocol.md §4).
-      const s = scenario;
-      if (s === undefined) return;
-      for (const [id, h] of s.held) if (h.socket === socket) finish(s, id, h.sessionId, "end_turn");
+      scenario?.turns.disconnected(socket);
     });
   });
   await new Promise<void>((resolve, reject) => {

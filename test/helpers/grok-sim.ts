@@ -670,6 +670,18 @@ export interface GrokLeader {
   stop(): Promise<void>;
 }
 
+/** The detached leader's arguments as the TUI spawns it (after the executable). */
+export const LEADER_ARGV = [
+  "agent",
+  "leader",
+  "--no-exit-on-disconnect",
+  "--relay-on-demand",
+  "--grok-ws-url",
+  "wss://code.grok.com/ws/code-agent",
+  "--grok-ws-origin",
+  "https://grok.com",
+] as const;
+
 /** A bare leader (`grok agent leader ...`) on a private socket, no TUI. */
 export async function startGrokLeader(opts: {
   grokHome: string;
@@ -690,24 +702,11 @@ export async function startGrokLeader(opts: {
     activeSessions: join(opts.grokHome, "active_sessions.json"),
     leaderLog: join(opts.grokHome, "leader.log"),
   };
-  const child = spawn(
-    grok,
-    [
-      "agent",
-      "leader",
-      "--no-exit-on-disconnect",
-      "--relay-on-demand",
-      "--grok-ws-url",
-      "wss://code.grok.com/ws/code-agent",
-      "--grok-ws-origin",
-      "https://grok.com",
-    ],
-    {
-      cwd: opts.cwd,
-      env: simEnv(opts.grokHome, { GROK_LEADER_SOCKET: socketPath, ...opts.env }),
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
+  const child = spawn(grok, [...LEADER_ARGV], {
+    cwd: opts.cwd,
+    env: simEnv(opts.grokHome, { GROK_LEADER_SOCKET: socketPath, ...opts.env }),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let err = "";
   child.stderr?.on("data", (c: Buffer) => {
     err += c.toString("utf8");

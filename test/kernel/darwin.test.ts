@@ -10,11 +10,11 @@ import type { Socket } from "node:net";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { GrokSeatError } from "../../lib/errors.js";
 import { openProcessHandle } from "../../lib/kernel/handle.js";
 import { peerCredentials } from "../../lib/kernel/peer.js";
 import { processFacts } from "../../lib/kernel/process.js";
 import { socketFacts } from "../../lib/kernel/socket.js";
+import { codeOf as codeOfError } from "../helpers/error-code.js";
 import {
   cleanup,
   connectUnix,
@@ -30,15 +30,7 @@ import {
 
 test.after.each(cleanup);
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof GrokSeatError) return err.code;
-    throw err;
-  }
-  return "OK";
-}
+const codeOf = (fn: () => unknown): string => codeOfError(fn, "OK");
 
 /** A private dir with /private resolved, so paths compare as the kernel reports them. */
 function dir(prefix: string): string {

@@ -6,6 +6,7 @@ import * as v from "valibot";
 import { GrokSeatError } from "../../lib/errors.js";
 import { openProcessHandle, signalNumber } from "../../lib/kernel/handle.js";
 import { processFacts } from "../../lib/kernel/process.js";
+import { codeOf as codeOfError } from "../helpers/error-code.js";
 import {
   asNobody,
   cleanup,
@@ -23,15 +24,7 @@ import {
 test.after.each(cleanup);
 const linuxTest = linuxOnly(test, "the process handle tests");
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof GrokSeatError) return err.code;
-    throw err;
-  }
-  return "OK";
-}
+const codeOf = (fn: () => unknown): string => codeOfError(fn, "OK");
 
 linuxTest(
   "signal reaches the process; exited resolves on exit; signalling afterwards is NO_SUCH_PROCESS",

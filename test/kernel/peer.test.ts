@@ -4,10 +4,9 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as v from "valibot";
-import { UsageError } from "../../lib/errors.js";
-import { KernelError } from "../../lib/kernel/kernel-error.js";
 import { peerCredentials, peerCredentialsOfFd } from "../../lib/kernel/peer.js";
 import { processFacts } from "../../lib/kernel/process.js";
+import { codeOf as codeOfError } from "../helpers/error-code.js";
 import {
   bootId,
   cleanup,
@@ -35,15 +34,7 @@ function connected(path: string): Promise<Socket> {
   });
 }
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof KernelError || err instanceof UsageError) return err.code;
-    throw err;
-  }
-  return "OK";
-}
+const codeOf = (fn: () => unknown): string => codeOfError(fn, "OK");
 
 linuxTest(
   "connecting to a child's listener: the child is the peer, with processFacts' identity",

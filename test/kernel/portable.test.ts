@@ -8,7 +8,6 @@ import { closeSync, openSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { GrokSeatError } from "../../lib/errors.js";
 import { flock } from "../../lib/kernel/flock.js";
 import { openProcessHandle } from "../../lib/kernel/handle.js";
 import { kernelInfo } from "../../lib/kernel/info.js";
@@ -16,6 +15,7 @@ import { peerCredentials } from "../../lib/kernel/peer.js";
 import { peerSocketFile } from "../../lib/kernel/peer-socket.js";
 import { processFacts } from "../../lib/kernel/process.js";
 import { socketFacts } from "../../lib/kernel/socket.js";
+import { codeOf as codeOfError } from "../helpers/error-code.js";
 import {
   cleanup,
   connectUnix,
@@ -34,15 +34,7 @@ test.after.each(cleanup);
 
 const darwin = process.platform === "darwin";
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof GrokSeatError) return err.code;
-    throw err;
-  }
-  return "OK";
-}
+const codeOf = (fn: () => unknown): string => codeOfError(fn, "OK");
 
 function sleepPath(): string {
   return realpathSync(

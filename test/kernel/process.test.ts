@@ -7,6 +7,7 @@ import * as v from "valibot";
 import { UsageError } from "../../lib/errors.js";
 import { KernelError } from "../../lib/kernel/kernel-error.js";
 import { processFacts } from "../../lib/kernel/process.js";
+import { codeOf as codeOfError } from "../helpers/error-code.js";
 import {
   asNobody,
   bootId,
@@ -32,15 +33,7 @@ import {
 test.after.each(cleanup);
 const linuxTest = linuxOnly(test, "the process facts tests");
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof KernelError || err instanceof UsageError) return err.code;
-    throw err;
-  }
-  return "OK";
-}
+const codeOf = (fn: () => unknown): string => codeOfError(fn, "OK");
 
 /** Compare every fact with the oracles that do not use the addon. */
 function assertMatchesOracles(pid: number): void {

@@ -4,6 +4,7 @@ import * as assert from "uvu/assert";
 import { GrokSeatError } from "../../lib/errors.js";
 import { encodeFrame, FrameDecoder, MAX_FRAME_BYTES } from "../../lib/leader/frame-codec.js";
 import { parseServerMessage } from "../../lib/leader/messages.js";
+import { codeOf as codeOfError } from "../helpers/error-code.js";
 import { GOLDEN, goldenFrame } from "./golden-frames.js";
 
 const TYPED = new Set([
@@ -32,15 +33,7 @@ function splitAt(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
   return out;
 }
 
-function codeOf(fn: () => unknown): string | null {
-  try {
-    fn();
-    return null;
-  } catch (err) {
-    if (err instanceof GrokSeatError) return err.code;
-    throw err;
-  }
-}
+const codeOf = (fn: () => unknown): string | null => codeOfError(fn, null);
 
 test('the §2 example: {"type":"ping"} is a 15-byte body behind 00 00 00 0F', () => {
   const f = encodeFrame({ type: "ping" });

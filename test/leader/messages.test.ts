@@ -10,17 +10,10 @@ import {
   parseServerMessage,
   registerMessage,
 } from "../../lib/leader/messages.js";
+import { codeOf as codeOfError } from "../helpers/error-code.js";
 import { GOLDEN, goldenFrame } from "./golden-frames.js";
 
-function codeOf(fn: () => unknown): string | null {
-  try {
-    fn();
-    return null;
-  } catch (err) {
-    if (err instanceof GrokSeatError) return err.code;
-    throw err;
-  }
-}
+const codeOf = (fn: () => unknown): string | null => codeOfError(fn, null);
 
 function golden(name: string): string {
   const g = GOLDEN.find((x) => x.name === name);

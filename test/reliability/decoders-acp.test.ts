@@ -16,7 +16,8 @@ import { createAcpStream } from "../../lib/acp/stream.js";
 import { AcpTap } from "../../lib/acp/tap.js";
 import type { AcpPipe, CloseReason } from "../../lib/acp/transport.js";
 import { GrokSeatError } from "../../lib/errors.js";
-import { recordClaim, scaled } from "../helpers/claims.js";
+import { scaled } from "../helpers/claims.js";
+import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
 import { acpCaseArb } from "./lib/acp-messages.js";
 import { check, seeds } from "./lib/fuzz.js";
 import {
@@ -28,15 +29,7 @@ import {
   TWO_POW_64_TEXT,
   UNSAFE_INT_TEXT,
 } from "./lib/json-edge.js";
-import {
-  collectGarbage,
-  describePeaks,
-  MemoryProbe,
-  MiB,
-  mib,
-  peakCounts,
-  withinCaps,
-} from "./lib/memory.js";
+import { collectGarbage, MemoryProbe, MiB, mib } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
 import { n, Tally } from "./lib/outcomes.js";
 import { jsonishArb, textArb } from "./lib/text.js";
@@ -48,18 +41,8 @@ const memory = new MemoryProbe();
 const DEEP_HEAP_CAP = 512 * MiB;
 const counts = { streams: 0, streamPayloads: 0, deliveredAfterRejection: 0, edgeCases: 0 };
 let edgeMemory: MemoryProbe | null = null;
-let failures = 0;
-
-function guarded(name: string, body: () => void | Promise<void>): void {
-  test(name, async () => {
-    try {
-      await body();
-    } catch (err) {
-      failures++;
-      throw err;
-    }
-  });
-}
+const properties = new GuardedTests(test, { started, memory });
+const guarded = properties.test;
 
 /**
  * One payload as `createAcpStream`'s pull loop handles it: parse; a parse failure goes to
@@ -372,41 +355,25 @@ function nextSeed(): number {
   return s;
 }
 
-test("claim: T7-acp-payloads", () => {
-  const peaks = memory.peaks();
-  // -1: the edge cases did not run (and the claim cannot hold).
-  const deepHeap = edgeMemory?.peaks().heapUsed ?? -1;
-  const memoryOk = withinCaps(peaks) && deepHeap >= 0 && deepHeap < DEEP_HEAP_CAP;
-  const held = failures === 0 && tally.violations === 0 && memoryOk;
-  recordClaim(
-    {
-      id: "T7-acp-payloads",
-      title: "ACP payload decoder and raw-frame tap under hostile payloads",
-      claim:
-        `${n(tally.inputs)} generated ACP payloads (random text with lone surrogates, JSON-ish text, mutated and ` +
-        `duplicated-key JSON-RPC messages incl. Grok extensions, ${EDGE.length} JSON edge cases incl. ${n(DEEP)}-deep ` +
-        `nesting): 0 crashes, ${n(tally.violations)} untyped throws, every rejection one of ${tally.rejectionSummary()}; ` +
-        `${n(counts.streams)} streams of ${n(counts.streamPayloads)} payloads through createAcpStream: rejected payloads ` +
-        `skipped, ${n(counts.deliveredAfterRejection)} valid messages delivered after a rejected one; Object.prototype ` +
-        `never polluted; memory ${describePeaks(peaks)}; the ${n(DEEP)}-deep cases peak at heapUsed ` +
-        `+${mib(deepHeap)} MiB (cap ${mib(DEEP_HEAP_CAP)} MiB).`,
-      counts: {
-        ...tally.counts(),
-        ...counts,
-        ...peakCounts(peaks),
-        deepCasesPeakHeapUsedBytes: deepHeap,
-      },
-      held,
-      seeds,
-      method:
-        "fast-check properties over lib/acp/json-rpc.ts parseAcpPayload + tap.ts AcpTap.observe, and " +
-        "lib/acp/stream.ts createAcpStream over an in-memory pipe (test/reliability/decoders-acp.test.ts).",
-    },
-    started,
-  );
-  assert.is(tally.violations, 0, tally.problems());
-  assert.ok(memoryOk, `memory over cap: ${JSON.stringify({ ...peaks, deepHeap })}`);
-  assert.is(failures, 0, "every property above held");
-});
+claimTest(test, properties, "T7-acp-payloads", () => ({
+  title: "ACP payload decoder and raw-frame tap under hostile payloads",
+  sentence: (m) =>
+    `${n(tally.inputs)} generated ACP payloads (random text with lone surrogates, JSON-ish text, mutated and ` +
+    `duplicated-key JSON-RPC messages incl. Grok extensions, ${EDGE.length} JSON edge cases incl. ${n(DEEP)}-deep ` +
+    `nesting): 0 crashes, ${n(tally.violations)} untyped throws, every rejection one of ${tally.rejectionSummary()}; ` +
+    `${n(counts.streams)} streams of ${n(counts.streamPayloads)} payloads through createAcpStream: rejected payloads ` +
+    `skipped, ${n(counts.deliveredAfterRejection)} valid messages delivered after a rejected one; Object.prototype ` +
+    `never polluted; memory ${m.describe}; the ${n(DEEP)}-deep cases peak at heapUsed ` +
+    `${m.deepHeapText}.`,
+  counts: () => ({
+    ...tally.counts(),
+    ...counts,
+  }),
+  method:
+    "fast-check properties over lib/acp/json-rpc.ts parseAcpPayload + tap.ts AcpTap.observe, and " +
+    "lib/acp/stream.ts createAcpStream over an in-memory pipe (test/reliability/decoders-acp.test.ts).",
+  deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
+  outcome: tally,
+}));
 
 test.run();

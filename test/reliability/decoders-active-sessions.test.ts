@@ -15,8 +15,9 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { parseActiveSessions, readActiveSessions } from "../../lib/grok/active-sessions.js";
 import { activeSessionsPath } from "../../lib/grok/paths.js";
-import { recordClaim, scaled } from "../helpers/claims.js";
-import { check, seeds } from "./lib/fuzz.js";
+import { scaled } from "../helpers/claims.js";
+import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
+import { check } from "./lib/fuzz.js";
 import {
   DEEP,
   deepArray,
@@ -26,7 +27,7 @@ import {
   prototypeClean,
   TWO_POW_64_TEXT,
 } from "./lib/json-edge.js";
-import { describePeaks, MemoryProbe, MiB, mib, peakCounts, withinCaps } from "./lib/memory.js";
+import { MemoryProbe, MiB } from "./lib/memory.js";
 import { duplicateKey, mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n, Tally } from "./lib/outcomes.js";
 import { jsonishArb, textArb, utf8ishBytesArb } from "./lib/text.js";
@@ -38,19 +39,9 @@ const memory = new MemoryProbe();
 const DEEP_HEAP_CAP = 512 * MiB;
 const counts = { truncations: 0, files: 0, edgeCases: 0, oversizeBytesRead: -1 };
 let edgeMemory: MemoryProbe | null = null;
-let failures = 0;
+const properties = new GuardedTests(test, { started, memory });
+const guarded = properties.test;
 const PATH = "/grok-home/active_sessions.json";
-
-function guarded(name: string, body: () => void | Promise<void>): void {
-  test(name, async () => {
-    try {
-      await body();
-    } catch (err) {
-      failures++;
-      throw err;
-    }
-  });
-}
 
 type Read = ReturnType<typeof parseActiveSessions>;
 
@@ -325,42 +316,26 @@ guarded("the reader on real files: bounded reads, no symlink, no FIFO hang", asy
   }
 });
 
-test("claim: T7-active-sessions", () => {
-  const peaks = memory.peaks();
-  // -1: the edge cases did not run (and the claim cannot hold).
-  const deepHeap = edgeMemory?.peaks().heapUsed ?? -1;
-  const memoryOk = withinCaps(peaks) && deepHeap >= 0 && deepHeap < DEEP_HEAP_CAP;
-  const held = failures === 0 && tally.violations === 0 && memoryOk;
-  recordClaim(
-    {
-      id: "T7-active-sessions",
-      title: "active_sessions.json reader under hostile files",
-      claim:
-        `${n(tally.inputs)} generated active_sessions.json inputs (random bytes, JSON-ish text, mutated and duplicated-key ` +
-        `files, ${n(counts.truncations)} truncations at every offset, ${counts.edgeCases} JSON edge cases incl. ${n(DEEP)}-deep ` +
-        `nesting, ${n(counts.files)} real files incl. a symlink, a FIFO and a directory): 0 crashes, ${n(tally.violations)} ` +
-        `throws, every refusal a status, one of ${tally.rejectionSummary()}; files of 64 KiB + 1 B and 10 MiB over a ` +
-        `64 KiB limit refused with at most ${counts.oversizeBytesRead < 0 ? "(not measured)" : n(counts.oversizeBytesRead)} ` +
-        `bytes read (kernel rchar, measurement noise included); ` +
-        `Object.prototype never polluted; memory ${describePeaks(peaks)}; the ${n(DEEP)}-deep cases peak at heapUsed ` +
-        `+${mib(deepHeap)} MiB (cap ${mib(DEEP_HEAP_CAP)} MiB).`,
-      counts: {
-        ...tally.counts(),
-        ...counts,
-        ...peakCounts(peaks),
-        deepCasesPeakHeapUsedBytes: deepHeap,
-      },
-      held,
-      seeds,
-      method:
-        "fast-check properties over lib/grok/active-sessions.ts parseActiveSessions, readActiveSessions on real files " +
-        "with /proc/self/io rchar as the bytes-read oracle (test/reliability/decoders-active-sessions.test.ts).",
-    },
-    started,
-  );
-  assert.is(tally.violations, 0, tally.problems());
-  assert.ok(memoryOk, `memory over cap: ${JSON.stringify({ ...peaks, deepHeap })}`);
-  assert.is(failures, 0, "every property above held");
-});
+claimTest(test, properties, "T7-active-sessions", () => ({
+  title: "active_sessions.json reader under hostile files",
+  sentence: (m) =>
+    `${n(tally.inputs)} generated active_sessions.json inputs (random bytes, JSON-ish text, mutated and duplicated-key ` +
+    `files, ${n(counts.truncations)} truncations at every offset, ${counts.edgeCases} JSON edge cases incl. ${n(DEEP)}-deep ` +
+    `nesting, ${n(counts.files)} real files incl. a symlink, a FIFO and a directory): 0 crashes, ${n(tally.violations)} ` +
+    `throws, every refusal a status, one of ${tally.rejectionSummary()}; files of 64 KiB + 1 B and 10 MiB over a ` +
+    `64 KiB limit refused with at most ${counts.oversizeBytesRead < 0 ? "(not measured)" : n(counts.oversizeBytesRead)} ` +
+    `bytes read (kernel rchar, measurement noise included); ` +
+    `Object.prototype never polluted; memory ${m.describe}; the ${n(DEEP)}-deep cases peak at heapUsed ` +
+    `${m.deepHeapText}.`,
+  counts: () => ({
+    ...tally.counts(),
+    ...counts,
+  }),
+  method:
+    "fast-check properties over lib/grok/active-sessions.ts parseActiveSessions, readActiveSessions on real files " +
+    "with /proc/self/io rchar as the bytes-read oracle (test/reliability/decoders-active-sessions.test.ts).",
+  deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
+  outcome: tally,
+}));
 
 test.run();

@@ -14,10 +14,11 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { HerdrClient } from "../../lib/herdr/client.js";
 import type { HerdrMethod } from "../../lib/herdr/methods.js";
-import { recordClaim, scaled } from "../helpers/claims.js";
+import { scaled } from "../helpers/claims.js";
+import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
 import { seeds } from "./lib/fuzz.js";
 import { eventLineArb, replyArb } from "./lib/herdr-lines.js";
-import { describePeaks, MemoryProbe, MiB, peakCounts, withinCaps } from "./lib/memory.js";
+import { MemoryProbe, MiB } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
 import { n, Tally } from "./lib/outcomes.js";
 
@@ -40,7 +41,8 @@ const counts = {
   endlessBytesRead: 0,
   endlessCap: 0,
 };
-let failures = 0;
+const properties = new GuardedTests(test, { started, memory });
+const guarded = properties.test;
 
 /** What the server does after reading a request line; `id` is the request's id. */
 type Script = (socket: Socket, id: string) => void;
@@ -91,17 +93,6 @@ test.after(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   rmSync(dir, { recursive: true, force: true });
 });
-
-function guarded(name: string, body: () => Promise<void>): void {
-  test(name, async () => {
-    try {
-      await body();
-    } catch (err) {
-      failures++;
-      throw err;
-    }
-  });
-}
 
 /** Any allowed method with minimal params (the scripted server ignores them). */
 function requestAny(client: HerdrClient, method: HerdrMethod): Promise<unknown> {
@@ -252,36 +243,22 @@ guarded(
   },
 );
 
-test("claim: T7-herdr-socket", () => {
-  const peaks = memory.peaks();
-  const memoryOk = withinCaps(peaks);
-  const held = failures === 0 && tally.violations === 0 && memoryOk;
-  recordClaim(
-    {
-      id: "T7-herdr-socket",
-      title: "Herdr client against a hostile server on a unix socket",
-      claim:
-        `${n(counts.replies)} generated replies (valid, cut, mutated, random bytes) and ${n(counts.subscriptions)} generated ` +
-        `event streams over a real unix socket: 0 crashes, ${n(tally.violations)} untyped throws, every failure one of ` +
-        `${tally.rejectionSummary()}, ${n(counts.eventsDelivered)} events delivered in order; a reply line that never ends ` +
-        `was refused with HERDR_REPLY_TOO_LARGE after ${n(counts.endlessBytesRead)} bytes read (cap ${n(counts.endlessCap)}, ` +
-        `64 MiB offered); memory ${describePeaks(peaks)}.`,
-      counts: {
-        ...counts,
-        ...tally.counts(),
-        ...peakCounts(peaks),
-      },
-      held,
-      seeds,
-      method:
-        "HerdrClient.request / subscribe against a scripted unix-socket server; fast-check samples with recorded " +
-        "seeds (test/reliability/decoders-herdr-socket.test.ts).",
-    },
-    started,
-  );
-  assert.is(tally.violations, 0, tally.problems());
-  assert.ok(memoryOk, `memory over cap: ${JSON.stringify(peaks)}`);
-  assert.is(failures, 0, "every property above held");
-});
+claimTest(test, properties, "T7-herdr-socket", () => ({
+  title: "Herdr client against a hostile server on a unix socket",
+  sentence: (m) =>
+    `${n(counts.replies)} generated replies (valid, cut, mutated, random bytes) and ${n(counts.subscriptions)} generated ` +
+    `event streams over a real unix socket: 0 crashes, ${n(tally.violations)} untyped throws, every failure one of ` +
+    `${tally.rejectionSummary()}, ${n(counts.eventsDelivered)} events delivered in order; a reply line that never ends ` +
+    `was refused with HERDR_REPLY_TOO_LARGE after ${n(counts.endlessBytesRead)} bytes read (cap ${n(counts.endlessCap)}, ` +
+    `64 MiB offered); memory ${m.describe}.`,
+  counts: () => ({
+    ...counts,
+    ...tally.counts(),
+  }),
+  method:
+    "HerdrClient.request / subscribe against a scripted unix-socket server; fast-check samples with recorded " +
+    "seeds (test/reliability/decoders-herdr-socket.test.ts).",
+  outcome: tally,
+}));
 
 test.run();

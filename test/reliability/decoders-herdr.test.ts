@@ -14,8 +14,9 @@ import { LineBuffer } from "../../lib/herdr/line-buffer.js";
 import { type HerdrMethod, RESULT_SCHEMAS } from "../../lib/herdr/methods.js";
 import { SubscriptionStartedSchema } from "../../lib/herdr/wire-envelope.js";
 import { parseEventLine } from "../../lib/herdr/wire-events.js";
-import { recordClaim, scaled } from "../helpers/claims.js";
-import { check, seeds } from "./lib/fuzz.js";
+import { scaled } from "../helpers/claims.js";
+import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
+import { check } from "./lib/fuzz.js";
 import { eventLineArb, METHODS, replyArb } from "./lib/herdr-lines.js";
 import {
   DEEP,
@@ -25,7 +26,7 @@ import {
   prototypeClean,
   TWO_POW_64_TEXT,
 } from "./lib/json-edge.js";
-import { describePeaks, MemoryProbe, MiB, mib, peakCounts, withinCaps } from "./lib/memory.js";
+import { MemoryProbe, MiB } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n, Tally } from "./lib/outcomes.js";
 import { bytewise, cutsArb, everySplit, insideUtf8Offsets, splitAt } from "./lib/split.js";
@@ -47,7 +48,8 @@ const DEEP_HEAP_CAP = 512 * MiB;
 const DEFAULT_CAP = 8 * MiB; // DEFAULT_MAX_REPLY_BYTES
 const counts = { roundTripSplits: 0, insideUtf8Splits: 0, oversize: 0, edgeCases: 0 };
 let edgeMemory: MemoryProbe | null = null;
-let failures = 0;
+const properties = new GuardedTests(test, { started, memory });
+const guarded = properties.test;
 
 interface Lines {
   readonly lines: string[];
@@ -118,17 +120,6 @@ function subscription(chunks: readonly Buffer[], cap: number, id: string): unkno
   }
   if (got.error) throw got.error;
   return events;
-}
-
-function guarded(name: string, body: () => void): void {
-  test(name, () => {
-    try {
-      body();
-    } catch (err) {
-      failures++;
-      throw err;
-    }
-  });
 }
 
 const methodArb = fc.constantFrom(...METHODS);
@@ -525,41 +516,25 @@ guarded(
   },
 );
 
-test("claim: T7-herdr-lines", () => {
-  const peaks = memory.peaks();
-  // -1: the edge cases did not run (and the claim cannot hold).
-  const deepHeap = edgeMemory?.peaks().heapUsed ?? -1;
-  const memoryOk = withinCaps(peaks) && deepHeap >= 0 && deepHeap < DEEP_HEAP_CAP;
-  const held = failures === 0 && tally.violations === 0 && memoryOk;
-  recordClaim(
-    {
-      id: "T7-herdr-lines",
-      title: "Herdr line decoder under hostile bytes",
-      claim:
-        `${n(tally.inputs)} generated Herdr socket inputs (random bytes, JSON-ish lines, mutated replies and event ` +
-        `streams, ${n(counts.roundTripSplits)} round-trip splits incl. ${n(counts.insideUtf8Splits)} inside UTF-8 ` +
-        `sequences, ${EDGE.length} JSON edge cases incl. ${n(DEEP)}-deep nesting): 0 crashes, ${n(tally.violations)} ` +
-        `untyped throws, every rejection one of ${tally.rejectionSummary()}; a line without newline refused at exactly ` +
-        `cap + 1 bytes in ${n(counts.oversize)} runs (caps 1 B-64 KiB), never more than the cap held; ` +
-        `Object.prototype never polluted; memory ${describePeaks(peaks)}; the ${n(DEEP)}-deep cases ` +
-        `peak at heapUsed +${mib(deepHeap)} MiB (cap ${mib(DEEP_HEAP_CAP)} MiB).`,
-      counts: {
-        ...tally.counts(),
-        ...counts,
-        ...peakCounts(peaks),
-        deepCasesPeakHeapUsedBytes: deepHeap,
-      },
-      held,
-      seeds,
-      method:
-        "fast-check properties over lib/herdr/line-buffer.ts + client.ts parseReply + wire-events.ts parseEventLine, " +
-        "fed as LineConnection feeds them (test/reliability/decoders-herdr.test.ts).",
-    },
-    started,
-  );
-  assert.is(tally.violations, 0, tally.problems());
-  assert.ok(memoryOk, `memory over cap: ${JSON.stringify({ ...peaks, deepHeap })}`);
-  assert.is(failures, 0, "every property above held");
-});
+claimTest(test, properties, "T7-herdr-lines", () => ({
+  title: "Herdr line decoder under hostile bytes",
+  sentence: (m) =>
+    `${n(tally.inputs)} generated Herdr socket inputs (random bytes, JSON-ish lines, mutated replies and event ` +
+    `streams, ${n(counts.roundTripSplits)} round-trip splits incl. ${n(counts.insideUtf8Splits)} inside UTF-8 ` +
+    `sequences, ${EDGE.length} JSON edge cases incl. ${n(DEEP)}-deep nesting): 0 crashes, ${n(tally.violations)} ` +
+    `untyped throws, every rejection one of ${tally.rejectionSummary()}; a line without newline refused at exactly ` +
+    `cap + 1 bytes in ${n(counts.oversize)} runs (caps 1 B-64 KiB), never more than the cap held; ` +
+    `Object.prototype never polluted; memory ${m.describe}; the ${n(DEEP)}-deep cases ` +
+    `peak at heapUsed ${m.deepHeapText}.`,
+  counts: () => ({
+    ...tally.counts(),
+    ...counts,
+  }),
+  method:
+    "fast-check properties over lib/herdr/line-buffer.ts + client.ts parseReply + wire-events.ts parseEventLine, " +
+    "fed as LineConnection feeds them (test/reliability/decoders-herdr.test.ts).",
+  deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
+  outcome: tally,
+}));
 
 test.run();

@@ -14,7 +14,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { decodeJournal, MAX_LINE_BYTES, type TailReason } from "../../lib/delivery/codec.js";
 import { JOURNAL_FILE, Journal } from "../../lib/delivery/journal.js";
-import { recordClaim, scaled } from "../helpers/claims.js";
+import { scaled } from "../helpers/claims.js";
+import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
 import { check, seeds } from "./lib/fuzz.js";
 import { journalArb } from "./lib/journal-records.js";
 import {
@@ -26,7 +27,7 @@ import {
   TWO_POW_64_TEXT,
   UNSAFE_INT_TEXT,
 } from "./lib/json-edge.js";
-import { describePeaks, MemoryProbe, peakCounts, withinCaps } from "./lib/memory.js";
+import { MemoryProbe } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n, Tally } from "./lib/outcomes.js";
 import { utf8ishBytesArb } from "./lib/text.js";
@@ -55,18 +56,8 @@ const WARNINGS = new Set([
 ]);
 const memory = new MemoryProbe();
 const counts = { tornOffsets: 0, recoveries: 0, quarantined: 0, reopenedClean: 0, edgeCases: 0 };
-let failures = 0;
-
-function guarded(name: string, body: () => void): void {
-  test(name, () => {
-    try {
-      body();
-    } catch (err) {
-      failures++;
-      throw err;
-    }
-  });
-}
+const properties = new GuardedTests(test, { started, memory });
+const guarded = properties.test;
 
 /** Decode, check the structural invariants any input must satisfy, tally the outcome. */
 function decode(bytes: Buffer, input: () => string): ReturnType<typeof decodeJournal> | null {
@@ -380,37 +371,23 @@ function nextSeed(): number {
   return s;
 }
 
-test("claim: T7-journal-lines", () => {
-  const peaks = memory.peaks();
-  const memoryOk = withinCaps(peaks);
-  const held = failures === 0 && tally.violations === 0 && memoryOk;
-  recordClaim(
-    {
-      id: "T7-journal-lines",
-      title: "Delivery journal decoder and recovery under damaged files",
-      claim:
-        `${n(tally.inputs)} generated journal inputs (random bytes, random lines behind valid checksums, mutated journals, ` +
-        `${n(counts.tornOffsets)} torn writes at every offset, ${EDGE.length + 3} JSON edge cases incl. a ${n(DEEP)}-deep line, ` +
-        `${n(counts.recoveries)} recoveries of real files): 0 crashes, ${n(tally.violations)} untyped throws, every stop one of ` +
-        `${tally.rejectionSummary()}; every line before the damage kept byte for byte, ${n(counts.quarantined)} tails ` +
-        `quarantined exactly, ${n(counts.reopenedClean)} journals admitted a new epoch and reopened clean; lines judged on at ` +
-        `most ${n(MAX_LINE_BYTES)} bytes; memory ${describePeaks(peaks)}.`,
-      counts: {
-        ...tally.counts(),
-        ...counts,
-        ...peakCounts(peaks),
-      },
-      held,
-      seeds,
-      method:
-        "fast-check properties over lib/delivery/codec.ts decodeJournal, and Journal.open on real 0600 files in 0700 " +
-        "temp directories (test/reliability/decoders-journal.test.ts).",
-    },
-    started,
-  );
-  assert.is(tally.violations, 0, tally.problems());
-  assert.ok(memoryOk, `memory over cap: ${JSON.stringify(peaks)}`);
-  assert.is(failures, 0, "every property above held");
-});
+claimTest(test, properties, "T7-journal-lines", () => ({
+  title: "Delivery journal decoder and recovery under damaged files",
+  sentence: (m) =>
+    `${n(tally.inputs)} generated journal inputs (random bytes, random lines behind valid checksums, mutated journals, ` +
+    `${n(counts.tornOffsets)} torn writes at every offset, ${EDGE.length + 3} JSON edge cases incl. a ${n(DEEP)}-deep line, ` +
+    `${n(counts.recoveries)} recoveries of real files): 0 crashes, ${n(tally.violations)} untyped throws, every stop one of ` +
+    `${tally.rejectionSummary()}; every line before the damage kept byte for byte, ${n(counts.quarantined)} tails ` +
+    `quarantined exactly, ${n(counts.reopenedClean)} journals admitted a new epoch and reopened clean; lines judged on at ` +
+    `most ${n(MAX_LINE_BYTES)} bytes; memory ${m.describe}.`,
+  counts: () => ({
+    ...tally.counts(),
+    ...counts,
+  }),
+  method:
+    "fast-check properties over lib/delivery/codec.ts decodeJournal, and Journal.open on real 0600 files in 0700 " +
+    "temp directories (test/reliability/decoders-journal.test.ts).",
+  outcome: tally,
+}));
 
 test.run();

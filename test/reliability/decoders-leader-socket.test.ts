@@ -15,11 +15,12 @@ import {
   type LeaderConnection,
   type LeaderConnectionOptions,
 } from "../../lib/leader/leader-connection.js";
-import { recordClaim, scaled } from "../helpers/claims.js";
+import { scaled } from "../helpers/claims.js";
+import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
 import { FakeLeader, until } from "../helpers/fake-leader.js";
 import { seeds } from "./lib/fuzz.js";
 import { serverMessageArb } from "./lib/leader-messages.js";
-import { describePeaks, MemoryProbe, MiB, peakCounts, withinCaps } from "./lib/memory.js";
+import { MemoryProbe, MiB } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n, Tally } from "./lib/outcomes.js";
 
@@ -47,7 +48,8 @@ const counts = {
   leaderShutdowns: 0,
   oversizeBytesRead: 0,
 };
-let failures = 0;
+const properties = new GuardedTests(test, { started, memory });
+const guarded = properties.test;
 
 let leader: FakeLeader;
 const conns: LeaderConnection[] = [];
@@ -75,17 +77,6 @@ async function peer(): Promise<NonNullable<FakeLeader["clients"][number]>> {
 
 function closedWith(reason: CloseReason): string {
   return reason.kind === "protocol_error" ? reason.error.code : reason.kind;
-}
-
-function guarded(name: string, body: () => Promise<void>): void {
-  test(name, async () => {
-    try {
-      await body();
-    } catch (err) {
-      failures++;
-      throw err;
-    }
-  });
 }
 
 test.before(async () => {
@@ -247,42 +238,30 @@ guarded(
   },
 );
 
-test("claim: T7-leader-stalls", () => {
-  const peaks = memory.peaks();
-  const memoryOk = withinCaps(peaks);
+claimTest(test, properties, "T7-leader-stalls", () => {
   const violations = tally.violations + hostile.violations;
-  const held = failures === 0 && violations === 0 && memoryOk;
-  recordClaim(
-    {
-      id: "T7-leader-stalls",
-      title: "Leader connection against stalled, trickled and hostile frames",
-      claim:
-        `On a real unix socket: ${n(counts.idleTimeouts)} stalled partial frames (any prefix) each closed with ` +
-        `PARTIAL_FRAME_TIMEOUT and a disconnect; ${n(counts.deadlines)} slowloris trickles (one byte per 5-25 ms, ` +
-        `under the idle timeout) each closed with FRAME_DEADLINE_EXCEEDED before the frame completed; ` +
-        `${n(counts.trickledDelivered)} slow but timely frames delivered intact; ${n(counts.hostileRounds)} hostile byte ` +
-        `streams after registration: ${n(counts.stayedOpen)} left the connection healthy (whole valid frames), ${n(counts.leaderShutdowns)} ` +
-        `carried a valid shutdown, the rest closed with ${hostile.rejectionSummary()}; ${n(violations)} untyped throws in all; an oversized announcement closed the connection ` +
-        `after ${n(counts.oversizeBytesRead)} bytes read of 1 MiB sent; memory ${describePeaks(peaks)}.`,
-      counts: {
-        ...counts,
-        untypedThrows: tally.untyped + hostile.untyped,
-        undocumentedCodes: tally.undocumented + hostile.undocumented,
-        ...Object.fromEntries(hostile.rejections().map(([code, k]) => [`hostile_${code}`, k])),
-        ...peakCounts(peaks),
-      },
-      held,
-      seeds,
-      method:
-        "connectLeader over a unix socket to the in-test leader (test/helpers/fake-leader.ts) with short " +
-        "partialFrameIdleMs / frameDeadlineMs; fast-check samples with recorded seeds " +
-        "(test/reliability/decoders-leader-socket.test.ts).",
-    },
-    started,
-  );
-  assert.is(violations, 0, `${tally.problems()}\n${hostile.problems()}`);
-  assert.ok(memoryOk, `memory over cap: ${JSON.stringify(peaks)}`);
-  assert.is(failures, 0, "every property above held");
+  return {
+    title: "Leader connection against stalled, trickled and hostile frames",
+    sentence: (m) =>
+      `On a real unix socket: ${n(counts.idleTimeouts)} stalled partial frames (any prefix) each closed with ` +
+      `PARTIAL_FRAME_TIMEOUT and a disconnect; ${n(counts.deadlines)} slowloris trickles (one byte per 5-25 ms, ` +
+      `under the idle timeout) each closed with FRAME_DEADLINE_EXCEEDED before the frame completed; ` +
+      `${n(counts.trickledDelivered)} slow but timely frames delivered intact; ${n(counts.hostileRounds)} hostile byte ` +
+      `streams after registration: ${n(counts.stayedOpen)} left the connection healthy (whole valid frames), ${n(counts.leaderShutdowns)} ` +
+      `carried a valid shutdown, the rest closed with ${hostile.rejectionSummary()}; ${n(violations)} untyped throws in all; an oversized announcement closed the connection ` +
+      `after ${n(counts.oversizeBytesRead)} bytes read of 1 MiB sent; memory ${m.describe}.`,
+    counts: () => ({
+      ...counts,
+      untypedThrows: tally.untyped + hostile.untyped,
+      undocumentedCodes: tally.undocumented + hostile.undocumented,
+      ...Object.fromEntries(hostile.rejections().map(([code, k]) => [`hostile_${code}`, k])),
+    }),
+    method:
+      "connectLeader over a unix socket to the in-test leader (test/helpers/fake-leader.ts) with short " +
+      "partialFrameIdleMs / frameDeadlineMs; fast-check samples with recorded seeds " +
+      "(test/reliability/decoders-leader-socket.test.ts).",
+    outcome: { violations, problems: () => `${tally.problems()}\n${hostile.problems()}` },
+  };
 });
 
 test.run();

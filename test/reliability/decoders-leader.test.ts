@@ -16,8 +16,9 @@ import {
   MAX_FRAME_BYTES,
 } from "../../lib/leader/frame-codec.js";
 import { parseServerMessage, type ServerMessage } from "../../lib/leader/messages.js";
-import { recordClaim, scaled } from "../helpers/claims.js";
-import { check, seeds } from "./lib/fuzz.js";
+import { scaled } from "../helpers/claims.js";
+import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
+import { check } from "./lib/fuzz.js";
 import {
   DEEP,
   deepArray,
@@ -31,7 +32,7 @@ import {
   UNSAFE_INT_TEXT,
 } from "./lib/json-edge.js";
 import { invalidServerMessageArb, serverMessageArb } from "./lib/leader-messages.js";
-import { describePeaks, MemoryProbe, MiB, mib, peakCounts, withinCaps } from "./lib/memory.js";
+import { MemoryProbe, MiB } from "./lib/memory.js";
 import { duplicateKey, mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n, Tally } from "./lib/outcomes.js";
 import { bytewise, cutsArb, everySplit, insideUtf8Offsets, splitAt } from "./lib/split.js";
@@ -56,7 +57,8 @@ const memory = new MemoryProbe();
 const DEEP_HEAP_CAP = 512 * MiB;
 let edgeMemory: MemoryProbe | null = null;
 const counts = { roundTripSplits: 0, insideUtf8Splits: 0, oversize: 0, edgeCases: 0 };
-let failures = 0;
+const properties = new GuardedTests(test, { started, memory });
+const guarded = properties.test;
 
 interface Run {
   /** Raw decoded values of the frames parsed as ServerMessages, in order. */
@@ -113,17 +115,6 @@ function judge(r: Run, cap: number, input: () => string): void {
 }
 
 const reference = (messages: readonly unknown[]): unknown => JSON.parse(JSON.stringify(messages));
-
-function guarded(name: string, body: () => void | Promise<void>): void {
-  test(name, async () => {
-    try {
-      await body();
-    } catch (err) {
-      failures++;
-      throw err;
-    }
-  });
-}
 
 guarded("random bytes, any cap, any split: frames or a documented typed error", () => {
   check(
@@ -499,44 +490,28 @@ guarded(
   },
 );
 
-test("claim: T7-leader-frames", () => {
-  const peaks = memory.peaks();
-  // -1: the edge cases did not run (and the claim cannot hold).
-  const deepHeap = edgeMemory?.peaks().heapUsed ?? -1;
-  const memoryOk = withinCaps(peaks) && deepHeap >= 0 && deepHeap < DEEP_HEAP_CAP;
-  const held = failures === 0 && tally.violations === 0 && memoryOk;
-  recordClaim(
-    {
-      id: "T7-leader-frames",
-      title: "Leader frame decoder under hostile bytes",
-      claim:
-        `${n(tally.inputs)} generated leader-socket inputs (random bytes, random bodies behind valid headers, ` +
-        `mutated valid streams, duplicated keys, ${n(counts.roundTripSplits)} round-trip splits incl. ` +
-        `${n(counts.insideUtf8Splits)} inside UTF-8 sequences, ${EDGE.length} JSON edge cases incl. ${n(DEEP)}-deep nesting): ` +
-        `0 crashes, ${n(tally.violations)} untyped throws, every rejection one of ${tally.rejectionSummary()}; ` +
-        `oversized frames refused from their 4 header bytes (0 body bytes read) in ${n(counts.oversize)} runs; ` +
-        `Object.prototype never polluted; memory ${describePeaks(peaks)}; ` +
-        `the ${n(DEEP)}-deep cases peak at heapUsed +${mib(deepHeap)} MiB (cap ${mib(DEEP_HEAP_CAP)} MiB).`,
-      counts: {
-        ...tally.counts(),
-        roundTripSplits: counts.roundTripSplits,
-        insideUtf8Splits: counts.insideUtf8Splits,
-        oversizeRuns: counts.oversize,
-        edgeCaseRuns: counts.edgeCases,
-        ...peakCounts(peaks),
-        deepCasesPeakHeapUsedBytes: deepHeap,
-      },
-      held,
-      seeds,
-      method:
-        "fast-check properties over lib/leader/frame-codec.ts + messages.ts, driven as leader-connection.ts drives them " +
-        "(test/reliability/decoders-leader.test.ts); process.memoryUsage() sampled every 2,048 inputs after a forced GC.",
-    },
-    started,
-  );
-  assert.is(tally.violations, 0, tally.problems());
-  assert.ok(memoryOk, `memory over cap: ${JSON.stringify({ ...peaks, deepHeap })}`);
-  assert.is(failures, 0, "every property above held");
-});
+claimTest(test, properties, "T7-leader-frames", () => ({
+  title: "Leader frame decoder under hostile bytes",
+  sentence: (m) =>
+    `${n(tally.inputs)} generated leader-socket inputs (random bytes, random bodies behind valid headers, ` +
+    `mutated valid streams, duplicated keys, ${n(counts.roundTripSplits)} round-trip splits incl. ` +
+    `${n(counts.insideUtf8Splits)} inside UTF-8 sequences, ${EDGE.length} JSON edge cases incl. ${n(DEEP)}-deep nesting): ` +
+    `0 crashes, ${n(tally.violations)} untyped throws, every rejection one of ${tally.rejectionSummary()}; ` +
+    `oversized frames refused from their 4 header bytes (0 body bytes read) in ${n(counts.oversize)} runs; ` +
+    `Object.prototype never polluted; memory ${m.describe}; ` +
+    `the ${n(DEEP)}-deep cases peak at heapUsed ${m.deepHeapText}.`,
+  counts: () => ({
+    ...tally.counts(),
+    roundTripSplits: counts.roundTripSplits,
+    insideUtf8Splits: counts.insideUtf8Splits,
+    oversizeRuns: counts.oversize,
+    edgeCaseRuns: counts.edgeCases,
+  }),
+  method:
+    "fast-check properties over lib/leader/frame-codec.ts + messages.ts, driven as leader-connection.ts drives them " +
+    "(test/reliability/decoders-leader.test.ts); process.memoryUsage() sampled every 2,048 inputs after a forced GC.",
+  deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
+  outcome: tally,
+}));
 
 test.run();

@@ -22,8 +22,9 @@ import fc from "fast-check";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { readSeatRecord, type SeatRecord, writeSeatRecord } from "../../lib/seat/seat-record.js";
-import { recordClaim, scaled } from "../helpers/claims.js";
-import { check, seeds } from "./lib/fuzz.js";
+import { scaled } from "../helpers/claims.js";
+import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
+import { check } from "./lib/fuzz.js";
 import {
   DEEP,
   deepArray,
@@ -32,7 +33,7 @@ import {
   prototypeClean,
   TWO_POW_64_TEXT,
 } from "./lib/json-edge.js";
-import { describePeaks, MemoryProbe, MiB, mib, peakCounts, withinCaps } from "./lib/memory.js";
+import { MemoryProbe, MiB } from "./lib/memory.js";
 import { duplicateKey, mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n, Tally } from "./lib/outcomes.js";
 import { seatRecordArb } from "./lib/seat-records.js";
@@ -46,23 +47,13 @@ const DEEP_HEAP_CAP = 512 * MiB;
 const MAX_RECORD_BYTES = 4 * MiB;
 const counts = { roundTrips: 0, truncations: 0, edgeCases: 0, oversizeBytesRead: -1 };
 let edgeMemory: MemoryProbe | null = null;
-let failures = 0;
+const properties = new GuardedTests(test, { started, memory });
+const guarded = properties.test;
 
 // tmpfs when there is one: tens of thousands of small files.
 const dir = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "gs-t7-seat-"));
 const file = join(dir, "seat.json");
 test.after(() => rmSync(dir, { recursive: true, force: true }));
-
-function guarded(name: string, body: () => void | Promise<void>): void {
-  test(name, async () => {
-    try {
-      await body();
-    } catch (err) {
-      failures++;
-      throw err;
-    }
-  });
-}
 
 /** Write the bytes, read them as a seat record, tally the outcome. */
 function read(bytes: Uint8Array, input: () => string): SeatRecord | null {
@@ -309,41 +300,25 @@ guarded("bounded read and file types: over 4 MiB, symlink, FIFO, directory, miss
   }
 });
 
-test("claim: T7-seat-records", () => {
-  const peaks = memory.peaks();
-  // -1: the edge cases did not run (and the claim cannot hold).
-  const deepHeap = edgeMemory?.peaks().heapUsed ?? -1;
-  const memoryOk = withinCaps(peaks) && deepHeap >= 0 && deepHeap < DEEP_HEAP_CAP;
-  const held = failures === 0 && tally.violations === 0 && memoryOk;
-  recordClaim(
-    {
-      id: "T7-seat-records",
-      title: "Seat record reader under hostile files",
-      claim:
-        `${n(tally.inputs)} seat-record files (random bytes, JSON-ish text, ${n(counts.roundTrips)} generated records ` +
-        `round-tripped then mutated, duplicated keys, ${n(counts.truncations)} truncations at every offset, ` +
-        `${counts.edgeCases} JSON edge cases incl. ${n(DEEP)}-deep nesting, a symlink, a FIFO, a directory): 0 crashes, ` +
-        `${n(tally.violations)} untyped throws, every refusal one of ${tally.rejectionSummary()}; a file over the 4 MiB ` +
-        `limit refused after ${counts.oversizeBytesRead < 0 ? "(not measured)" : n(counts.oversizeBytesRead)} bytes read ` +
-        `(kernel rchar); Object.prototype never polluted; memory ${describePeaks(peaks)}; the ${n(DEEP)}-deep cases ` +
-        `peak at heapUsed +${mib(deepHeap)} MiB (cap ${mib(DEEP_HEAP_CAP)} MiB).`,
-      counts: {
-        ...tally.counts(),
-        ...counts,
-        ...peakCounts(peaks),
-        deepCasesPeakHeapUsedBytes: deepHeap,
-      },
-      held,
-      seeds,
-      method:
-        "fast-check properties over lib/seat/seat-record.ts readSeatRecord / writeSeatRecord on real files (tmpfs), " +
-        "/proc/self/io rchar as the bytes-read oracle (test/reliability/decoders-seat.test.ts).",
-    },
-    started,
-  );
-  assert.is(tally.violations, 0, tally.problems());
-  assert.ok(memoryOk, `memory over cap: ${JSON.stringify({ ...peaks, deepHeap })}`);
-  assert.is(failures, 0, "every property above held");
-});
+claimTest(test, properties, "T7-seat-records", () => ({
+  title: "Seat record reader under hostile files",
+  sentence: (m) =>
+    `${n(tally.inputs)} seat-record files (random bytes, JSON-ish text, ${n(counts.roundTrips)} generated records ` +
+    `round-tripped then mutated, duplicated keys, ${n(counts.truncations)} truncations at every offset, ` +
+    `${counts.edgeCases} JSON edge cases incl. ${n(DEEP)}-deep nesting, a symlink, a FIFO, a directory): 0 crashes, ` +
+    `${n(tally.violations)} untyped throws, every refusal one of ${tally.rejectionSummary()}; a file over the 4 MiB ` +
+    `limit refused after ${counts.oversizeBytesRead < 0 ? "(not measured)" : n(counts.oversizeBytesRead)} bytes read ` +
+    `(kernel rchar); Object.prototype never polluted; memory ${m.describe}; the ${n(DEEP)}-deep cases ` +
+    `peak at heapUsed ${m.deepHeapText}.`,
+  counts: () => ({
+    ...tally.counts(),
+    ...counts,
+  }),
+  method:
+    "fast-check properties over lib/seat/seat-record.ts readSeatRecord / writeSeatRecord on real files (tmpfs), " +
+    "/proc/self/io rchar as the bytes-read oracle (test/reliability/decoders-seat.test.ts).",
+  deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
+  outcome: tally,
+}));
 
 test.run();

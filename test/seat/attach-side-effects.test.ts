@@ -12,7 +12,7 @@ import * as assert from "uvu/assert";
 import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { typeAsOwner } from "../../scripts/lib/owner.js";
-import { get, RawClient } from "../sim-grok/raw.js";
+import { get, RawClient } from "../sim/grok/tests/raw.js";
 import { startStack } from "./stack.js";
 
 /** Block (synchronously) until `cond` holds: a progress listener cannot await. */

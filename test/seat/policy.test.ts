@@ -8,6 +8,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { checkResume, freshSessionId, tuiArgv } from "../../lib/seat/policy.js";
 import type { SeatRecord } from "../../lib/seat/seat-record.js";
+import { seatRecord } from "../helpers/seat-record.js";
 
 test("fresh launches get new UUIDs and --session-id; resume uses --resume", () => {
   const ids = new Set(Array.from({ length: 100 }, () => freshSessionId()));
@@ -30,81 +31,34 @@ function record(
 ): SeatRecord {
   // Only the fields checkResume reads matter; the rest is a minimal valid shape.
   const id = { kind: "linux-pidfs" as const, value: "b:1" };
-  return {
-    kind: "grok-seat/seat-record",
-    version: 1,
-    createdAt: "",
-    sessionId: "s-1",
-    conversationId,
-    cwd: "/w",
-    runtimeDir: "/r",
-    socketPath: "/r/leader.sock",
-    lockPath: "/r/leader.lock",
-    controller: { pid: 1, identity: id, epoch: 1 },
-    profile: { kind: "grok-home", grokHome: "/h", loginFile: null },
-    skills: [],
-    grok: { executable: "/g", versionLine: "grok 1.0.48" },
-    versions: {
-      cli: "1.0.48",
-      leader: "1.0.48",
-      agent: "1.0.48",
-      leaderProtocol: 1,
-      controlV1: true,
-      acpProtocol: 1,
+  const base = { startTimeUs: 0, startTimePrecisionUs: 1, executable: "/g", cwd: "/w", uid: 0 };
+  return seatRecord({
+    top: {
+      createdAt: "",
+      sessionId: "s-1",
+      conversationId,
+      controller: { pid: 1, identity: id, epoch: 1 },
+      grok: { executable: "/g", versionLine: "grok 1.0.48" },
+      activeSession: { session_id: "s-1", pid: 2, cwd: "/w", opened_at: "" },
+      agent: null,
+      release,
     },
     pane: {
-      version: 1,
       boundAt: "",
       pane: { paneId: "w1:p1", terminalId: "t", workspaceId: "w1", tabId: "w1:t1" },
       launch: null,
-      process: {
-        pid: 2,
-        identity: id,
-        startTimeUs: 0,
-        startTimePrecisionUs: 1,
-        executable: "/g",
-        cwd: "/w",
-        uid: 0,
-        tty: "/dev/pts/0",
-      },
-      herdr: {
-        socketPath: "/s",
-        sessionName: null,
-        version: "0.8.0",
-        protocol: null,
-        capabilities: null,
-        socketFile: { device: "1", inode: "1", uid: 0, mode: 384 },
-        server: { pid: 3, uid: 0, identity: null, method: "SO_PEERCRED" },
-      },
       nativeSessionId: "s-1",
-      expectedAgent: "grok",
     },
-    leader: {
-      pid: 4,
-      identity: id,
-      startTimeUs: 0,
-      startTimePrecisionUs: 1,
-      executable: "/g",
-      cwd: "/w",
-      uid: 0,
-      ppid: 2,
-      info: null,
+    process: { pid: 2, identity: id, ...base, tty: "/dev/pts/0" },
+    herdr: {
+      sessionName: null,
+      protocol: null,
+      socketFile: { device: "1", inode: "1", uid: 0, mode: 384 },
+      server: { pid: 3, uid: 0, identity: null, method: "SO_PEERCRED" },
     },
-    socket: {
-      path: "/r/leader.sock",
-      device: "1",
-      inode: "2",
-      uid: 0,
-      mode: 493,
-      dir: { path: "/r", uid: 0, mode: 448 },
-      listeners: [4],
-    },
-    activeSession: { session_id: "s-1", pid: 2, cwd: "/w", opened_at: "" },
-    agent: null,
-    model: null,
-    proofs: {},
-    release,
-  };
+    leader: { pid: 4, identity: id, ...base, ppid: 2, info: null },
+    socket: { inode: "2", listeners: [4] },
+  });
 }
 
 const exited = {

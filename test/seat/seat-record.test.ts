@@ -16,89 +16,21 @@ import {
   writeSeatRecord,
 } from "../../lib/seat/seat-record.js";
 import { checkRecordFile } from "../../lib/seat/verify-seat-record.js";
+import { codeOf as codeOfError } from "../helpers/error-code.js";
+import { seatRecord } from "../helpers/seat-record.js";
 
-const id = { kind: "linux-pidfs" as const, value: "boot:7" };
+const _id = { kind: "linux-pidfs" as const, value: "boot:7" };
 
 function sample(): SeatRecord {
-  return {
-    kind: SEAT_RECORD_KIND,
-    version: 1,
-    createdAt: "2026-11-29T00:00:00.000Z",
-    sessionId: "0198c2d4-7f3a-7b21-9e55-3c1d2a4b5e6f",
-    conversationId: null,
-    cwd: "/w",
-    runtimeDir: "/r",
-    socketPath: "/r/leader.sock",
-    lockPath: "/r/leader.lock",
-    controller: { pid: 1, identity: id, epoch: 1 },
-    profile: { kind: "grok-home", grokHome: "/h", loginFile: null },
-    skills: [],
-    grok: { executable: "/bin/grok", versionLine: "grok 1.0.48 (abc1234)" },
-    versions: {
-      cli: "1.0.48",
-      leader: "1.0.48",
-      agent: "1.0.48",
-      leaderProtocol: 1,
-      controlV1: true,
-      acpProtocol: 1,
-    },
-    pane: {
-      version: 1,
-      boundAt: "2026-11-29T00:00:00.000Z",
-      pane: { paneId: "w1:p1", terminalId: "t1", workspaceId: "w1", tabId: "w1:t1" },
-      launch: { argv: ["/bin/grok", "--leader"], cwd: "/w" },
-      process: {
-        pid: 10,
-        identity: id,
-        startTimeUs: 1,
-        startTimePrecisionUs: 10000,
-        executable: "/bin/grok",
-        cwd: "/w",
-        uid: 0,
-        tty: "/dev/pts/1",
+  return seatRecord({
+    top: {
+      proofs: {
+        pane_proof: [
+          { check: "pane.present", ok: true, expected: "w1:p1", received: "w1:p1", reason: null },
+        ],
       },
-      herdr: {
-        socketPath: "/s",
-        sessionName: "default",
-        version: "0.8.0",
-        protocol: 19,
-        capabilities: null,
-        socketFile: { device: "1", inode: "2", uid: 0, mode: 0o600 },
-        server: { pid: 5, uid: 0, identity: null, method: "SO_PEERCRED" },
-      },
-      nativeSessionId: null,
-      expectedAgent: "grok",
     },
-    leader: {
-      pid: 11,
-      identity: id,
-      startTimeUs: 2,
-      startTimePrecisionUs: 10000,
-      executable: "/bin/grok",
-      cwd: "/w",
-      uid: 0,
-      ppid: 10,
-      info: { pid: 11 },
-    },
-    socket: {
-      path: "/r/leader.sock",
-      device: "1",
-      inode: "3",
-      uid: 0,
-      mode: 0o755,
-      dir: { path: "/r", uid: 0, mode: 0o700 },
-      listeners: [11],
-    },
-    activeSession: { session_id: "s", pid: 10, cwd: "/w", opened_at: "2026-11-29T00:00:00Z" },
-    agent: { ok: true },
-    model: null,
-    proofs: {
-      pane_proof: [
-        { check: "pane.present", ok: true, expected: "w1:p1", received: "w1:p1", reason: null },
-      ],
-    },
-    release: null,
-  };
+  });
 }
 
 let dir: string;
@@ -107,15 +39,7 @@ test.before.each(() => {
 });
 test.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof GrokSeatError) return err.code;
-    throw err;
-  }
-  return "NO_ERROR";
-}
+const codeOf = (fn: () => unknown): string => codeOfError(fn, "NO_ERROR");
 
 test("write then read: 0600, nothing else left in the directory, same content", () => {
   const path = join(dir, "seat.json");

@@ -44,8 +44,10 @@ function sourceFiles(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
-    else if (name.endsWith(".ts") || name.endsWith(".c")) out.push(p);
+    // The simulator's own tests (tests/) are not part of the binary.
+    if (statSync(p).isDirectory()) {
+      if (name !== "tests") out.push(...sourceFiles(p));
+    } else if (name.endsWith(".ts") || name.endsWith(".c")) out.push(p);
   }
   return out.sort();
 }

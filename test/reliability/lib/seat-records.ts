@@ -5,7 +5,8 @@
  */
 import fc from "fast-check";
 import type { JsonValue } from "../../../lib/json.js";
-import { SEAT_RECORD_KIND, type SeatRecord } from "../../../lib/seat/seat-record.js";
+import type { SeatRecord } from "../../../lib/seat/seat-record.js";
+import { seatRecord } from "../../helpers/seat-record.js";
 import { textArb } from "./text.js";
 
 const text = textArb(24);
@@ -63,91 +64,53 @@ export const seatRecordArb: fc.Arbitrary<SeatRecord> = fc
     released: fc.boolean(),
   })
   .map(
-    (g): SeatRecord => ({
-      kind: SEAT_RECORD_KIND,
-      version: 1,
-      createdAt: "2026-11-29T00:00:00.000Z",
-      sessionId: g.sessionId,
-      conversationId: g.conversationId,
-      cwd: g.cwd,
-      runtimeDir: g.dir,
-      socketPath: `${g.dir}/leader.sock`,
-      lockPath: `${g.dir}/leader.lock`,
-      controller: g.controller,
-      profile: { kind: "grok-home", grokHome: "/h", loginFile: null },
-      skills: [{ path: "/s", realPath: "/s", kind: "directory", bytes: null }],
-      grok: { executable: "/bin/grok", versionLine: g.versionLine },
-      versions: {
-        cli: "1.0.48",
-        leader: "1.0.48",
-        agent: null,
-        leaderProtocol: 1,
-        controlV1: true,
-        acpProtocol: 1,
-      },
-      pane: {
-        version: 1,
-        boundAt: "2026-11-29T00:00:00.000Z",
-        pane: { paneId: "w1:p1", terminalId: "t1", workspaceId: "w1", tabId: "w1:t1" },
-        launch: { argv: ["/bin/grok", "--leader"], cwd: g.cwd },
-        process: {
-          pid: g.pids[0],
-          identity: g.identity,
-          startTimeUs: 1,
-          startTimePrecisionUs: 10_000,
-          executable: "/bin/grok",
+    (g): SeatRecord =>
+      seatRecord({
+        top: {
+          sessionId: g.sessionId,
+          conversationId: g.conversationId,
           cwd: g.cwd,
-          uid: 0,
-          tty: "/dev/pts/1",
+          runtimeDir: g.dir,
+          socketPath: `${g.dir}/leader.sock`,
+          lockPath: `${g.dir}/leader.lock`,
+          controller: g.controller,
+          skills: [{ path: "/s", realPath: "/s", kind: "directory", bytes: null }],
+          grok: { executable: "/bin/grok", versionLine: g.versionLine },
+          activeSession: {
+            session_id: g.sessionId,
+            pid: g.pids[0],
+            cwd: g.cwd,
+            opened_at: "2026-11-29T00:00:00Z",
+          },
+          agent: g.agent,
+          proofs: g.proofs,
+          release: g.released
+            ? {
+                at: "2026-11-29T01:00:00.000Z",
+                tuiExit: { observed: true },
+                tuiExitObserved: true,
+                leader: { action: "stopped", reasons: [] },
+              }
+            : null,
         },
-        herdr: {
-          socketPath: "/s",
-          sessionName: "default",
-          version: "0.8.0",
-          protocol: 19,
-          capabilities: null,
-          socketFile: { device: "1", inode: "2", uid: 0, mode: 0o600 },
-          server: { pid: g.pids[2], uid: 0, identity: null, method: "SO_PEERCRED" },
+        versions: { agent: null },
+        pane: {
+          launch: { argv: ["/bin/grok", "--leader"], cwd: g.cwd },
+          nativeSessionId: g.sessionId,
         },
-        nativeSessionId: g.sessionId,
-        expectedAgent: "grok",
-      },
-      leader: {
-        pid: g.pids[1],
-        identity: g.identity,
-        startTimeUs: 2,
-        startTimePrecisionUs: 10_000,
-        executable: "/bin/grok",
-        cwd: g.cwd,
-        uid: 0,
-        ppid: g.pids[0],
-        info: g.info,
-      },
-      socket: {
-        path: `${g.dir}/leader.sock`,
-        device: "1",
-        inode: "3",
-        uid: 0,
-        mode: 0o755,
-        dir: { path: g.dir, uid: 0, mode: 0o700 },
-        listeners: [g.pids[1]],
-      },
-      activeSession: {
-        session_id: g.sessionId,
-        pid: g.pids[0],
-        cwd: g.cwd,
-        opened_at: "2026-11-29T00:00:00Z",
-      },
-      agent: g.agent,
-      model: null,
-      proofs: g.proofs,
-      release: g.released
-        ? {
-            at: "2026-11-29T01:00:00.000Z",
-            tuiExit: { observed: true },
-            tuiExitObserved: true,
-            leader: { action: "stopped", reasons: [] },
-          }
-        : null,
-    }),
+        process: { pid: g.pids[0], identity: g.identity, cwd: g.cwd },
+        herdr: { server: { pid: g.pids[2], uid: 0, identity: null, method: "SO_PEERCRED" } },
+        leader: {
+          pid: g.pids[1],
+          identity: g.identity,
+          cwd: g.cwd,
+          ppid: g.pids[0],
+          info: g.info,
+        },
+        socket: {
+          path: `${g.dir}/leader.sock`,
+          dir: { path: g.dir, uid: 0, mode: 0o700 },
+          listeners: [g.pids[1]],
+        },
+      }),
   );
