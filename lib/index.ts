@@ -42,6 +42,7 @@ export {
   readNativeTranscript,
   type UnreadableLine,
 } from "./grok/native-transcript.js";
+export type { OwnerGate } from "./grok/owner-gates.js";
 export {
   TRANSCRIPT_ENTRY_MAX_CHARS,
   TRANSCRIPT_ENTRY_VERSION,
@@ -49,7 +50,6 @@ export {
 } from "./grok/transcript-entry.js";
 export type { TranscriptPage } from "./grok/transcript-page.js";
 export { TranscriptReconciler } from "./grok/transcript-reconcile.js";
-export type { OwnerGate } from "./grok/owner-gates.js";
 export type { JsonValue } from "./json.js";
 // ── Hire, resume, the seat ─────────────────────────────────────────────────────────────────
 export { type HireOptions, type HireTimeouts, hire, type PanePlacement } from "./seat/hire.js";

@@ -22,7 +22,7 @@ import type { Seat } from "../lib/seat/seat.js";
 import { echoBehaviour, OperatorBank } from "../test/sim/mcp-bank/bank.js";
 import { loadBankTools } from "../test/sim/mcp-bank/fixture.js";
 import { type BankHttp, serveBankHttp } from "../test/sim/mcp-bank/http.js";
-import { attachHint, capturePane, quitTuiAsOwner } from "./lib/owner.js";
+import { attachHint, quitTuiAsOwner } from "./lib/owner.js";
 import { color, progressLine, refusalLines, useColor } from "./lib/print.js";
 import { requireTmux, type SimWorld, startSimWorld } from "./lib/sims.js";
 

@@ -6,7 +6,7 @@
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { failureOr } from "../errors.js";
 import { checkActiveSession, readActiveSessions } from "../grok/active-sessions.js";
-import { HerdrClient } from "../herdr/client.js";
+import type { HerdrClient } from "../herdr/client.js";
 import {
   type KernelPort,
   readProcess,

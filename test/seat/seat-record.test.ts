@@ -7,14 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { GrokSeatError } from "../../lib/errors.js";
 import type { JsonValue } from "../../lib/json.js";
-import {
-  readSeatRecord,
-  SEAT_RECORD_KIND,
-  type SeatRecord,
-  writeSeatRecord,
-} from "../../lib/seat/seat-record.js";
+import { readSeatRecord, type SeatRecord, writeSeatRecord } from "../../lib/seat/seat-record.js";
 import { checkRecordFile } from "../../lib/seat/verify-seat-record.js";
 import { codeOf as codeOfError } from "../helpers/error-code.js";
 import { seatRecord } from "../helpers/seat-record.js";

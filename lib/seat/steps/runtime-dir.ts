@@ -11,17 +11,17 @@ import { firstFailure } from "../../check.js";
 import { lockPathForSocket } from "../../grok/paths.js";
 import type { McpBank } from "../bank.js";
 import {
-  type ProfileConfigSpec,
-  profileConfigToml,
-  type WrittenConfig,
-  writeProfileConfig,
-} from "../profile-config.js";
-import {
   materializeProfile,
   type Profile,
   type ProfileSpec,
   removeTemporaryProfile,
 } from "../profile.js";
+import {
+  type ProfileConfigSpec,
+  profileConfigToml,
+  type WrittenConfig,
+  writeProfileConfig,
+} from "../profile-config.js";
 import { refuseOnCheck, refuseOnThrow } from "../refusal.js";
 import {
   checkHeldDir,
