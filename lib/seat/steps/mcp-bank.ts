@@ -41,8 +41,13 @@ const Row = v.looseObject({
   ),
 });
 
+/** The bank as the seat record keeps it (never a token). */
 export interface ProvenBank {
-  readonly tools: readonly string[];
+  readonly name: string;
+  readonly proxy: string;
+  readonly scope: "profile" | "session";
+  readonly tools: string[];
+  readonly toolsDigest: string;
 }
 
 /** The proxy's tools Grok can register under `name` (what the catalog and this step expect). */
@@ -112,16 +117,17 @@ export const mcpBank = hireStep("mcp_bank", async (input: McpBankInput, ctx) => 
   if (failed !== undefined) {
     throw refuseOnCheck("mcp_bank", "BANK_NOT_READY", failed, { proxy: proxy.url.href });
   }
+  const proven: ProvenBank = {
+    name,
+    proxy: proxy.url.href,
+    scope: input.scope,
+    tools: [...expected],
+    toolsDigest: proxy.toolsDigest(),
+  };
   return outcome<ProvenBank>(
-    { tools: expected },
+    proven,
     `Grok lists bank ${name} ready through the seat's proxy at ${proxy.url.href} (${expected.length} tools${input.scope === "session" ? "; added to the live session, in memory only" : ""})`,
     checks,
-    {
-      name,
-      proxy: proxy.url.href,
-      scope: input.scope,
-      tools: [...expected],
-      toolsDigest: proxy.toolsDigest(),
-    },
+    { ...proven, tools: [...expected] },
   );
 });
