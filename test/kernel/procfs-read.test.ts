@@ -15,11 +15,17 @@ import { cleanup, onCleanup, spawnChild } from "../helpers/kernel-children.js";
 
 test.after.each(cleanup);
 
-test("processArgv: exactly the argv a process was exec'd with", () => {
-  const args = ["30", "", "two words", "ünï-cödé ✓", "--flag=x"];
-  const child = spawnChild("sleep", args);
-  const argv = processArgv(child.pid ?? 0);
-  assert.equal(argv, ["sleep", ...args]);
+test("processArgv: exactly the argv a process was exec'd with", async () => {
+  // A shell that stays alive (`; :` keeps it from exec'ing sleep) with awkward arguments; sleep
+  // itself would exit at once on them and leave a zombie, whose cmdline is empty.
+  const args = ["-c", "sleep 30; :", "x", "", "two words", "ünï-cödé ✓", "--flag=x"];
+  const child = spawnChild("sh", args);
+  const pid = child.pid ?? 0;
+  // spawn() returns after fork: the argv is the new image's once exec is done.
+  for (let i = 0; i < 500 && readlinkSync(`/proc/${pid}/exe`) === process.execPath; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(processArgv(pid), ["sh", ...args]);
   assert.is(processArgv(process.pid)[0], process.argv0);
 });
 
