@@ -32,6 +32,7 @@
         }],
         ["OS=='mac'", {
           "sources": [
+            "native/darwin/argv.cc",
             "native/darwin/handle.cc",
             "native/darwin/image.cc",
             "native/darwin/libproc.cc",

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace proofs {
 
@@ -126,6 +128,12 @@ struct ProcessHandle {
   char identity[kIdentityCapacity];
 };
 
+// argv as the kernel holds it (macOS KERN_PROCARGS2, kernel-proofs.md §1.1): the process's
+// current argument strings, which it may have rewritten since exec.
+struct ProcessArgv {
+  std::vector<std::string> argv;
+};
+
 enum class LockOp : int { kExclusive, kShared, kUnlock };
 
 // --- one declaration per fact ---------------------------------------------------------------
@@ -138,6 +146,8 @@ Error socket_facts(const char* path, const char* dir, int32_t pid, SocketFacts* 
 Error peer_credentials(int fd, PeerCredentials* out);
 Error peer_socket_file(int fd, PeerSocketFile* out);
 Error kernel_info(KernelInfo* out);
+// macOS only; kUnsupported elsewhere (Linux reads /proc/<pid>/cmdline in lib/kernel).
+Error process_argv(int32_t pid, ProcessArgv* out);
 
 // Opens a handle; when expected_identity is non-null and differs, refuses with kNoSuchProcess.
 Error handle_open(int32_t pid, const char* expected_identity, ProcessHandle* out);

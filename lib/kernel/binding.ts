@@ -29,6 +29,8 @@ export interface NativeAddon {
   peerCredentials(fd: number): unknown;
   peerSocketFile(fd: number): unknown;
   kernelInfo(): unknown;
+  /** macOS KERN_PROCARGS2; UNSUPPORTED elsewhere (Linux reads /proc/<pid>/cmdline). */
+  processArgv(pid: number): unknown;
   openProcessHandle(pid: number, expectedIdentity: string | null): NativeProcessHandle;
 }
 
@@ -129,6 +131,9 @@ export const RawPeerCredentials = v.object({
   identityKind: v.nullable(identityKind),
   identity: v.nullable(v.string()),
 });
+
+/** processArgv's result: the argument strings, in order. */
+export const RawProcessArgv = v.array(v.string());
 
 export const RawPeerSocketFile = v.object({
   ownSocketInode: decimal,

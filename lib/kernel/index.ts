@@ -1,5 +1,6 @@
 /** lib/kernel: the only layer that touches the native addon. Exports by name. */
 
+export { processArgv } from "./argv.js";
 export { type FlockMode, flock } from "./flock.js";
 export { openProcessHandle, signalNumber } from "./handle.js";
 export { type KernelInfoDetails, kernelInfo } from "./info.js";
@@ -18,7 +19,7 @@ export {
   systemKernel,
 } from "./port.js";
 export { processFacts } from "./process.js";
-export { processArgv, ptyMasters } from "./procfs-read.js";
+export { ptyMasters } from "./procfs-read.js";
 export {
   FileReadError,
   type FileReadErrorCode,

@@ -7,12 +7,13 @@
  */
 import type { Socket } from "node:net";
 import { GrokSeatError } from "../errors.js";
+import { processArgv } from "./argv.js";
 import { openProcessHandle } from "./handle.js";
 import { type KernelInfoDetails, kernelInfo } from "./info.js";
 import { peerCredentials } from "./peer.js";
 import { type PeerSocketFile, peerSocketFile } from "./peer-socket.js";
 import { processFacts } from "./process.js";
-import { processArgv, ptyMasters } from "./procfs-read.js";
+import { ptyMasters } from "./procfs-read.js";
 import { type SocketFactsOptions, socketFacts } from "./socket.js";
 import type {
   PeerCredentials,
@@ -30,7 +31,7 @@ export interface KernelPort {
   peerSocketFile(socket: Socket): PeerSocketFile;
   kernelInfo(): KernelInfoDetails;
   openProcessHandle(pid: number, identity: ProcessIdentity): ProcessHandle;
-  /** argv as the kernel holds it (Linux /proc/<pid>/cmdline; UNSUPPORTED on macOS for now). */
+  /** argv as the kernel holds it (Linux /proc/<pid>/cmdline, macOS KERN_PROCARGS2). */
   processArgv(pid: number): readonly string[];
   /** pty indexes whose master `pid` holds (Linux fdinfo; null: not reported; macOS UNSUPPORTED). */
   ptyMasters(pid: number): readonly number[] | null;

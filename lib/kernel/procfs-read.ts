@@ -3,9 +3,10 @@
  * (docs/design/kernel-proofs.md; the same files `ps` and `lsof` read): the argv a process runs
  * with (`/proc/<pid>/cmdline`) and the pty masters it holds (`/proc/<pid>/fd` links to
  * `/dev/ptmx`, each with the `tty-index:` of its pty in `/proc/<pid>/fdinfo/<fd>`, Linux >= 4.18,
- * drivers/tty/pty.c `pty_show_fdinfo`). On macOS both are UNSUPPORTED for now (KERN_PROCARGS2 and
- * PROC_PIDFDVNODEPATHINFO would need the addon); callers name the weaker fact they fall back to.
- * Failures are KernelErrors classified by errno like the addon's.
+ * drivers/tty/pty.c `pty_show_fdinfo`). On macOS the addon reads argv (lib/kernel/argv.ts picks);
+ * pty masters are UNSUPPORTED there for now (PROC_PIDFDVNODEPATHINFO would need the addon), and
+ * callers name the weaker fact they fall back to. Failures are KernelErrors classified by errno
+ * like the addon's.
  */
 import { readdirSync, readlinkSync } from "node:fs";
 import { requirePid } from "./arguments.js";
@@ -51,8 +52,8 @@ function unsupported(pid: number, syscall: string): KernelError {
   });
 }
 
-/** The argv of `pid` as the kernel holds it (what the process was exec'd with, or rewrote). */
-export function processArgv(pid: number): readonly string[] {
+/** Linux's half of `processArgv` (lib/kernel/argv.ts): /proc/<pid>/cmdline, split at NULs. */
+export function procfsArgv(pid: number): readonly string[] {
   requirePid(pid, "processArgv");
   if (process.platform !== "linux") throw unsupported(pid, "cmdline");
   let bytes: Buffer;

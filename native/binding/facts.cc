@@ -202,6 +202,19 @@ Napi::Value KernelInfo(const Napi::CallbackInfo& info) {
   return o;
 }
 
+// argv as an array of strings (macOS; Linux answers UNSUPPORTED, lib/kernel reads /proc there).
+Napi::Value ProcessArgv(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int32_t pid = pid_arg(info, 0);
+  proofs::ProcessArgv a;
+  check(env, proofs::process_argv(pid, &a));
+  Napi::Array out = Napi::Array::New(env, a.argv.size());
+  for (size_t i = 0; i < a.argv.size(); i++) {
+    out.Set(static_cast<uint32_t>(i), Napi::String::New(env, a.argv[i]));
+  }
+  return out;
+}
+
 }  // namespace
 
 void init_facts(Napi::Env env, Napi::Object exports) {
@@ -211,6 +224,7 @@ void init_facts(Napi::Env env, Napi::Object exports) {
   exports.Set("flock", Napi::Function::New(env, Flock, "flock"));
   exports.Set("processFacts", Napi::Function::New(env, ProcessFacts, "processFacts"));
   exports.Set("kernelInfo", Napi::Function::New(env, KernelInfo, "kernelInfo"));
+  exports.Set("processArgv", Napi::Function::New(env, ProcessArgv, "processArgv"));
 }
 
 }  // namespace binding

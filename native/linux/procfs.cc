@@ -250,4 +250,11 @@ Error process_facts(int32_t pid, ProcessFacts* out) {
   return ok();
 }
 
+// Linux reads /proc/<pid>/cmdline in TypeScript (lib/kernel/procfs-read.ts); the addon's call
+// is the macOS one (native/darwin/argv.cc).
+Error process_argv(int32_t pid, ProcessArgv* out) {
+  out->argv.clear();
+  return Error{Failure::kUnsupported, 0, "process argv (read from /proc/<pid>/cmdline)", pid};
+}
+
 }  // namespace proofs

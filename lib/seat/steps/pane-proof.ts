@@ -48,10 +48,11 @@ export interface ProvenPane {
 export const GROK_BINDING: HarnessBinding = { expectedAgent: "grok", expectedSessionKind: "id" };
 
 /**
- * `pane.argv`: the argv the kernel holds for the TUI (Linux /proc/<pid>/cmdline) is the one we
- * launched, not merely the one Herdr echoed. Where the kernel's cannot be read here (macOS for
- * now) the check says so and passes on the weaker evidence: the executable, cwd and uid above, and
- * the leader and session the later steps prove through this argv's socket and session id.
+ * `pane.argv`: the argv the kernel holds for the TUI (Linux /proc/<pid>/cmdline, macOS sysctl
+ * KERN_PROCARGS2) is the one we launched, not merely the one Herdr echoed. Where the kernel's
+ * cannot be read (a platform without either) the check says so and passes on the weaker evidence:
+ * the executable, cwd and uid above, and the leader and session the later steps prove through this
+ * argv's socket and session id.
  */
 function argvCheck(kernel: KernelPort, pid: number, sent: readonly string[]): CheckResult {
   let argv: readonly string[];

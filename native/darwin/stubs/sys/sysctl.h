@@ -8,8 +8,10 @@
 #include <sys/types.h>
 
 #define CTL_KERN 1
+#define KERN_ARGMAX 8
 #define KERN_PROC 14
 #define KERN_PROC_PID 1
+#define KERN_PROCARGS2 49
 
 struct extern_proc {
   char p_stat;  // S* process status (the only member declared here)
