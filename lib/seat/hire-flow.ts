@@ -13,7 +13,7 @@
 import { GrokSeatError } from "../errors.js";
 import { systemKernel } from "../kernel/index.js";
 import { DisposeStack } from "./dispose-stack.js";
-import type { HireOptions } from "./hire.js";
+import type { HireOptions } from "./hire-options.js";
 import { journalDirOf, type LaunchMode } from "./policy.js";
 import { BANK_TOKEN_ENV } from "./profile-config.js";
 import { SeatRefusal } from "./refusal.js";
