@@ -16,15 +16,16 @@ export type { OwnerAction } from "./acp/owner-actions.js";
 export type { PromptUsage, Reply, ReplyToolCall } from "./acp/replies.js";
 // ── Errors and values ───────────────────────────────────────────────────────────────────────
 export type { CheckResult } from "./check.js";
+// From the receipt module itself: delivery/index.js would load the journal and its recovery.
 export {
   isConsumed,
   isModelFinished,
   isTerminal,
   type Receipt,
   type ReceiptState,
-  type Rejection,
   TERMINAL_STATES,
-} from "./delivery/index.js";
+} from "./delivery/receipt.js";
+export type { Rejection } from "./delivery/receipt-types.js";
 export {
   failureOf,
   failureOr,
@@ -89,4 +90,5 @@ export {
   writeSeatRecord,
 } from "./seat/seat-record.js";
 export type { SkillEntry } from "./seat/skills.js";
-export { type RecordVerification, verifyRecord } from "./seat/verify-seat-record.js";
+export { verifyRecord } from "./seat/verify-record-entry.js";
+export type { RecordVerification } from "./seat/verify-seat-record.js";

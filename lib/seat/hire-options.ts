@@ -1,7 +1,6 @@
 /**
- * What a caller passes to `hire()` (lib/seat/hire.ts): where the TUI runs, which profile, Herdr
- * server and grok, and what the seat carries (model, persona, MCP bank, skills), with the bounds
- * of every wait.
+ * The options of `hire()` (lib/seat/hire.ts), in a module of their own so that the hire flow
+ * (lib/seat/hire-flow.ts), which hire() loads on its first call, can name them without a cycle.
  */
 import type { KernelPort } from "../kernel/index.js";
 import type { McpBankOption } from "./bank.js";
@@ -10,6 +9,8 @@ import type { ProfileSpec } from "./profile.js";
 import type { SeatRegistry } from "./registry.js";
 import type { Seat } from "./seat.js";
 import type { PanePlacement } from "./steps/launch.js";
+
+export type { PanePlacement };
 
 export interface HireTimeouts {
   /** TUI start to a listening leader (default 30 s; grok waits 10 s for its own spawn). */

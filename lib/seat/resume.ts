@@ -9,7 +9,7 @@
 import { realpathSync } from "node:fs";
 import { firstFailure } from "../check.js";
 import { type KernelPort, readProcess, systemKernel } from "../kernel/index.js";
-import { type HireOptions, hireWith } from "./hire.js";
+import type { HireOptions } from "./hire.js";
 import { checkResume, type Requester, type ResumeFacts } from "./policy.js";
 import { refuseOnCheck } from "./refusal.js";
 import { defaultSeatRegistry, type Seat } from "./seat.js";
@@ -70,15 +70,19 @@ export function resumeChecks(options: ResumeOptions): ReturnType<typeof checkRes
   );
 }
 
-/** Resume when the policy admits it; otherwise RESUME_REFUSED naming the failed check. */
-export function resume(options: ResumeOptions): Promise<Seat> {
+/**
+ * Resume when the policy admits it; otherwise RESUME_REFUSED naming the failed check. The hire
+ * flow is loaded on the first call, as for `hire()` (lib/seat/hire.ts).
+ */
+export async function resume(options: ResumeOptions): Promise<Seat> {
   const checks = resumeChecks(options);
   const failed = firstFailure(checks);
   if (failed !== undefined) {
-    return Promise.reject(
-      refuseOnCheck("resume", "RESUME_REFUSED", failed, { sessionId: options.record.sessionId }),
-    );
+    throw refuseOnCheck("resume", "RESUME_REFUSED", failed, {
+      sessionId: options.record.sessionId,
+    });
   }
+  const { hireWith } = await import("./hire-flow.js");
   const r = options.record;
   return hireWith(
     {

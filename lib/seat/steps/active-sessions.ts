@@ -22,7 +22,8 @@ import {
 import type { ProcessHandle } from "../../kernel/index.js";
 import { refuseOnCheck, SeatRefusal } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
-import { pauseWhileTuiLives, tuiExited } from "./tui-alive.js";
+import { watchDir } from "./dir-wake.js";
+import { tuiExited } from "./tui-alive.js";
 
 /** The owner's bound on a startup screen (issue 13: minutes, not seconds). */
 export const DEFAULT_OWNER_MS = 10 * 60_000;
@@ -66,69 +67,75 @@ export const activeSessions = hireStep(
         timeoutMs: ownerMs,
       });
     };
-    for (;;) {
-      const read = await readActiveSessions(input.grokHome);
-      const checks = checkActiveSession(read, expected);
-      const failed = firstFailure(checks);
-      if (failed === undefined && read.status === "ok") {
-        const id = input.sessionId.toLowerCase();
-        const entry = read.entries.find((e) => e.session_id.toLowerCase() === id);
-        if (entry !== undefined) {
-          const owner = wait.owner;
-          const waited: { gate: OwnerGate; waitedMs: number } | null =
-            owner === null
-              ? null
-              : { gate: owner.gate, waitedMs: Math.round(performance.now() - owner.at) };
-          return outcome(
-            entry,
-            `active_sessions.json names session ${entry.session_id} for TUI pid ${entry.pid} in ${entry.cwd}${waited === null ? "" : ` (after the owner's ${waited.gate} screen)`}`,
-            checks,
-            { ...entry, ownerAction: waited },
-          );
+    // GROK_HOME is where the TUI writes the file: look again when it changes (dir-wake.ts).
+    const dir = watchDir(input.grokHome, input.pollMs ?? 10);
+    try {
+      for (;;) {
+        const read = await readActiveSessions(input.grokHome);
+        const checks = checkActiveSession(read, expected);
+        const failed = firstFailure(checks);
+        if (failed === undefined && read.status === "ok") {
+          const id = input.sessionId.toLowerCase();
+          const entry = read.entries.find((e) => e.session_id.toLowerCase() === id);
+          if (entry !== undefined) {
+            const owner = wait.owner;
+            const waited: { gate: OwnerGate; waitedMs: number } | null =
+              owner === null
+                ? null
+                : { gate: owner.gate, waitedMs: Math.round(performance.now() - owner.at) };
+            return outcome(
+              entry,
+              `active_sessions.json names session ${entry.session_id} for TUI pid ${entry.pid} in ${entry.cwd}${waited === null ? "" : ` (after the owner's ${waited.gate} screen)`}`,
+              checks,
+              { ...entry, ownerAction: waited },
+            );
+          }
         }
-      }
-      // Waiting makes sense only while our entry is not there yet (or the file is mid-write).
-      const waiting =
-        failed !== undefined &&
-        (failed.check === "active_sessions.readable" ||
-          (failed.check === "active_sessions.entry" && failed.received === 0));
-      if (failed !== undefined && !waiting) {
-        throw refuseOnCheck("active_sessions", "ACTIVE_SESSION_UNPROVEN", failed, {
-          path: read.path,
-        });
-      }
-      if (!input.tui.isAlive()) throw tuiExited("active_sessions", input.tui);
-      if (ctx.signal?.aborted === true) {
-        throw new SeatRefusal({
-          step: "active_sessions",
-          code: "HIRE_ABORTED",
-          reason: "the caller aborted the hire",
-        });
-      }
-      const now = performance.now();
-      const owner = wait.owner;
-      if (owner === null) {
-        const likely = input.gates?.expected[0];
-        if (likely !== undefined) announce(likely);
-        else if (now - start >= sessionMs) announce("unknown");
-      } else if (now - owner.at >= ownerMs) {
-        const o = owner;
-        throw new SeatRefusal({
-          step: "active_sessions",
-          code: "OWNER_GATE_TIMEOUT",
-          check: "active_sessions.owner_gate",
-          reason: `the TUI created no session within ${ownerMs} ms of waiting for the owner (likely screen: ${o.gate})`,
-          ownerNextStep: `${o.step.replace(/; the seat waits\.$/, ".")} Then hire again (timeouts.ownerMs gives more time).`,
-          details: {
-            gate: o.gate,
-            paneId: input.paneId,
-            ownerMs,
+        // Waiting makes sense only while our entry is not there yet (or the file is mid-write).
+        const waiting =
+          failed !== undefined &&
+          (failed.check === "active_sessions.readable" ||
+            (failed.check === "active_sessions.entry" && failed.received === 0));
+        if (failed !== undefined && !waiting) {
+          throw refuseOnCheck("active_sessions", "ACTIVE_SESSION_UNPROVEN", failed, {
             path: read.path,
-            expectedGates: input.gates === null ? null : [...input.gates.expected],
-          },
-        });
+          });
+        }
+        if (!input.tui.isAlive()) throw tuiExited("active_sessions", input.tui);
+        if (ctx.signal?.aborted === true) {
+          throw new SeatRefusal({
+            step: "active_sessions",
+            code: "HIRE_ABORTED",
+            reason: "the caller aborted the hire",
+          });
+        }
+        const now = performance.now();
+        const owner = wait.owner;
+        if (owner === null) {
+          const likely = input.gates?.expected[0];
+          if (likely !== undefined) announce(likely);
+          else if (now - start >= sessionMs) announce("unknown");
+        } else if (now - owner.at >= ownerMs) {
+          const o = owner;
+          throw new SeatRefusal({
+            step: "active_sessions",
+            code: "OWNER_GATE_TIMEOUT",
+            check: "active_sessions.owner_gate",
+            reason: `the TUI created no session within ${ownerMs} ms of waiting for the owner (likely screen: ${o.gate})`,
+            ownerNextStep: `${o.step.replace(/; the seat waits\.$/, ".")} Then hire again (timeouts.ownerMs gives more time).`,
+            details: {
+              gate: o.gate,
+              paneId: input.paneId,
+              ownerMs,
+              path: read.path,
+              expectedGates: input.gates === null ? null : [...input.gates.expected],
+            },
+          });
+        }
+        await dir.pause(input.tui);
       }
-      await pauseWhileTuiLives(input.pollMs ?? 10, input.tui);
+    } finally {
+      dir.close();
     }
   },
 );

@@ -2,12 +2,13 @@
  * Step `leader_wait`: the bounded wait for the TUI's leader. The TUI spawns `grok agent leader` and
  * polls for its socket for up to 10 s (docs/design/grok-leader-protocol.md §1,
  * `SPAWN_WAIT_TIMEOUT`); the leader locks `<socket>.lock`, writes its pid there and binds the
- * socket before auth. We poll the same two files plus the lock pid's own fds, every few
- * milliseconds, until the lock names a pid that listens on that very socket file — or the TUI exits
+ * socket before auth. We look at the same two files plus the lock pid's own fds whenever the
+ * runtime directory changes (with a backing-off poll beneath: lib/seat/steps/dir-wake.ts), until the lock names a pid that listens on that very socket file — or the TUI exits
  * (kernel handle), or the deadline passes. Nothing is connected to here: the socket proof comes
  * first.
  */
 import { lstatSync } from "node:fs";
+import { dirname } from "node:path";
 import { pass } from "../../check.js";
 import { GrokSeatError } from "../../errors.js";
 import {
@@ -20,6 +21,7 @@ import { readSmallFile } from "../../leader/lock-file.js";
 import { parseLockPid } from "../../proof/leader.js";
 import { SeatRefusal } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
+import { watchDir } from "./dir-wake.js";
 
 export interface LeaderWaitInput {
   readonly socketPath: string;
@@ -118,49 +120,45 @@ export const leaderWait = hireStep("leader_wait", async (input: LeaderWaitInput,
   );
   let polls = 0;
   let last: Seen = { kind: "no_socket" };
-  for (;;) {
-    polls += 1;
-    last = await look(ctx.kernel, input.socketPath, input.lockPath);
-    if (last.kind === "ready") break;
-    if (tuiExited || !input.tui.isAlive()) {
-      throw new SeatRefusal({
-        step: "leader_wait",
-        code: "TUI_EXITED",
-        check: "leader_wait.tui_alive",
-        reason: `the TUI (pid ${input.tui.pid}) exited before its leader was listening`,
-        details: { last: last.kind },
-      });
+  const dir = watchDir(dirname(input.socketPath), pollMs);
+  try {
+    for (;;) {
+      polls += 1;
+      last = await look(ctx.kernel, input.socketPath, input.lockPath);
+      if (last.kind === "ready") break;
+      if (tuiExited || !input.tui.isAlive()) {
+        throw new SeatRefusal({
+          step: "leader_wait",
+          code: "TUI_EXITED",
+          check: "leader_wait.tui_alive",
+          reason: `the TUI (pid ${input.tui.pid}) exited before its leader was listening`,
+          details: { last: last.kind },
+        });
+      }
+      if (ctx.signal?.aborted === true) {
+        throw new SeatRefusal({
+          step: "leader_wait",
+          code: "HIRE_ABORTED",
+          reason: "the caller aborted the hire",
+        });
+      }
+      if (performance.now() >= deadline) {
+        throw new SeatRefusal({
+          step: "leader_wait",
+          code: "LEADER_NOT_READY",
+          check: "leader_wait.listening",
+          reason: `no leader listened on ${input.socketPath} within ${timeoutMs} ms (last seen: ${last.kind})`,
+          details: {
+            last: { ...lastSeen(ctx.kernel, input.socketPath, last) },
+            socketPath: input.socketPath,
+            timeoutMs,
+          },
+        });
+      }
+      await dir.pause(input.tui);
     }
-    if (ctx.signal?.aborted === true) {
-      throw new SeatRefusal({
-        step: "leader_wait",
-        code: "HIRE_ABORTED",
-        reason: "the caller aborted the hire",
-      });
-    }
-    if (performance.now() >= deadline) {
-      throw new SeatRefusal({
-        step: "leader_wait",
-        code: "LEADER_NOT_READY",
-        check: "leader_wait.listening",
-        reason: `no leader listened on ${input.socketPath} within ${timeoutMs} ms (last seen: ${last.kind})`,
-        details: {
-          last: { ...lastSeen(ctx.kernel, input.socketPath, last) },
-          socketPath: input.socketPath,
-          timeoutMs,
-        },
-      });
-    }
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, pollMs);
-      void input.tui.exited.then(
-        () => {
-          clearTimeout(t);
-          resolve();
-        },
-        () => {},
-      );
-    });
+  } finally {
+    dir.close();
   }
   const { lockPid, facts } = last;
   ctx.left.leaderPid = lockPid;
