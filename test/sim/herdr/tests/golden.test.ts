@@ -241,7 +241,10 @@ test("lifecycle event lines: struct order as in the note, sorted as Herdr writes
 
 test("the OpenCode and Pi goldens are what the simulator's rules produce now (regenerated, never hand-edited)", () => {
   const file = JSON.parse(
-    readFileSync(join(import.meta.dirname, "..", "fixtures", "herdr", "agent-golden.json"), "utf8"),
+    readFileSync(
+      join(import.meta.dirname, "..", "..", "..", "fixtures", "herdr", "agent-golden.json"),
+      "utf8",
+    ),
   ) as {
     cases: Array<{
       name: string;
