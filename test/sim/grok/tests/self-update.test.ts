@@ -16,15 +16,13 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import {
   ensureGrokSim,
-  type GrokTui,
   grokHomeFixture,
   pidAlive,
   simEnv,
   startGrokLeader,
-  startGrokTui,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { traceEvents } from "../../../helpers/grok-sim-clients.js";
+import { traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
 import { stat } from "./kernel-oracles.js";
 import { get, RawClient } from "./raw.js";
 
@@ -53,26 +51,6 @@ async function withTracedLeader(
   }
 }
 
-/** A TUI with `env`, tracing into a log beside its GROK_HOME; stopped and removed after `body`. */
-async function withTracedTui(
-  env: Record<string, string>,
-  body: (tui: GrokTui, home: Home, log: string) => Promise<void>,
-): Promise<void> {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.log");
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { ...env, GROK_SIM_LOG: log },
-  });
-  try {
-    await body(tui, home, log);
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
-}
-
 /** A client registered on the leader sees it close with the auto_update shutdown frame. */
 async function closedForAutoUpdate(socketPath: string): Promise<void> {
   const c = await RawClient.open(socketPath);
@@ -88,7 +66,7 @@ test.before(async () => {
 test("by default the leader installs the newer build, shuts down for auto_update, and the TUI respawns a leader", async () => {
   // An empty GROK_DISABLE_AUTOUPDATER is no opt-out (env_flag_enabled("") is false).
   const env = { GROK_DISABLE_AUTOUPDATER: "", GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "1500" };
-  await withTracedTui(env, async (tui, home, log) => {
+  await withSimTui({ env }, async ({ tui, home, log }) => {
     await tui.sessionReady();
     const first = await tui.leaderPid();
     const c = await RawClient.open(tui.paths.socketPath);
@@ -277,7 +255,7 @@ test("[cli] auto_update = false keeps the leader's check from installing anythin
 
 test("the TUI's startup check: current → version.json; behind → a detached `grok update` downloads it", async () => {
   const currentEnv = { GROK_DISABLE_AUTOUPDATER: "", GROK_SIM_LATEST_VERSION: "1.0.48" };
-  await withTracedTui(currentEnv, async (tui, current) => {
+  await withSimTui({ env: currentEnv }, async ({ tui, home: current }) => {
     await tui.sessionReady();
     const doc = await waitFor("version.json", () => {
       const p = join(current.dir, "version.json");
@@ -287,23 +265,26 @@ test("the TUI's startup check: current → version.json; behind → a detached `
     assert.is(doc.stable_version, "1.0.48");
     assert.ok(!existsSync(join(current.dir, "bin", "grok")), "nothing to download");
   });
-  await withTracedTui({ GROK_DISABLE_AUTOUPDATER: "" }, async (tui2, behind, log2) => {
-    await tui2.sessionReady();
-    await tui2.waitForScreen("Update: v1.0.49 available — press ctrl+u to restart");
-    const spawned = await waitFor("the download child", () =>
-      traceEvents(log2).find((e) => e.event === "update_download_spawned"),
-    );
-    assert.is(spawned.pid === tui2.tuiPid, false);
-    const installed = await waitFor("the download's install", () =>
-      traceEvents(log2).find((e) => e.event === "update_installed"),
-    );
-    assert.is(installed.pid, spawned.pid, "the `grok update` child installed it");
-    assert.is(installed.role, "update");
-    assert.is(
-      readlinkSync(join(behind.dir, "bin", "grok")),
-      join("..", "downloads", `grok-1.0.49-${PLATFORM}`),
-    );
-  });
+  await withSimTui(
+    { env: { GROK_DISABLE_AUTOUPDATER: "" } },
+    async ({ tui: tui2, home: behind, log: log2 }) => {
+      await tui2.sessionReady();
+      await tui2.waitForScreen("Update: v1.0.49 available — press ctrl+u to restart");
+      const spawned = await waitFor("the download child", () =>
+        traceEvents(log2).find((e) => e.event === "update_download_spawned"),
+      );
+      assert.is(spawned.pid === tui2.tuiPid, false);
+      const installed = await waitFor("the download's install", () =>
+        traceEvents(log2).find((e) => e.event === "update_installed"),
+      );
+      assert.is(installed.pid, spawned.pid, "the `grok update` child installed it");
+      assert.is(installed.role, "update");
+      assert.is(
+        readlinkSync(join(behind.dir, "bin", "grok")),
+        join("..", "downloads", `grok-1.0.49-${PLATFORM}`),
+      );
+    },
+  );
 });
 
 test.run();
