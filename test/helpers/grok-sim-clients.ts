@@ -94,12 +94,15 @@ export async function withSimTui(
   opts: {
     env?: Record<string, string>;
     home?: Parameters<typeof grokHomeFixture>[0];
+    /** Runs on the new home before the TUI starts (e.g. writes repo-local config into its cwd). */
+    prepare?: (home: GrokHomeFixture) => void;
     tui?: Omit<Parameters<typeof startGrokTui>[0], "grokHome" | "cwd" | "env">;
   },
   fn: (ctx: SimTuiCtx) => Promise<void>,
 ): Promise<void> {
   const home = grokHomeFixture(opts.home);
   const log = join(home.dir, "..", "trace.log");
+  opts.prepare?.(home);
   const tui = await startGrokTui({
     grokHome: home.dir,
     cwd: home.cwd,
