@@ -78,6 +78,11 @@ function sink() {
   };
 }
 
+/** `grok-seat pane <paneId> --herdr-socket <the simulator> ...extra`. */
+function paneCli(paneId: string, ...extra: string[]) {
+  return run(["pane", paneId, "--herdr-socket", sim.socketPath, ...extra]);
+}
+
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const stdout = sink();
   const stderr = sink();
@@ -112,15 +117,7 @@ test("a proven pane: exit 0, --json with herdr, pane, process, agent and every c
     argv: [join(grok.dir, "grok")],
   });
   pids.push(record.process.pid);
-  const r = await run([
-    "pane",
-    record.pane.paneId,
-    "--herdr-socket",
-    sim.socketPath,
-    "--expect-agent",
-    "grok",
-    "--json",
-  ]);
+  const r = await paneCli(record.pane.paneId, "--expect-agent", "grok", "--json");
   assert.is(r.code, 0, r.out);
   const doc = v.parse(JsonReport, JSON.parse(r.out));
   assert.is(doc.ok, true);
@@ -174,15 +171,7 @@ test("--expect-agent grok on a pane where no grok runs, after a herdr:grok repor
     agent: "grok",
     agent_session_id: "0198c2d4-0000-7000-8000-0000000000cc",
   });
-  const r = await run([
-    "pane",
-    paneId,
-    "--herdr-socket",
-    sim.socketPath,
-    "--expect-agent",
-    "grok",
-    "--json",
-  ]);
+  const r = await paneCli(paneId, "--expect-agent", "grok", "--json");
   assert.is(r.code, 1, r.out);
   const doc = v.parse(JsonReport, JSON.parse(r.out));
   const failed = doc.checks.filter((c) => !c.ok).map((c) => c.check);
@@ -192,7 +181,7 @@ test("--expect-agent grok on a pane where no grok runs, after a herdr:grok repor
   const evidence = v.parse(Evidence, doc.facts.agentEvidence);
   assert.equal([evidence.basis, evidence.process.agent], ["herdr_report", null]);
   // Without an agent claim the same pane passes, and the evidence still says what it rests on.
-  const plain = await run(["pane", paneId, "--herdr-socket", sim.socketPath, "--json"]);
+  const plain = await paneCli(paneId, "--json");
   assert.is(plain.code, 0, plain.out);
   const plainDoc = v.parse(JsonReport, JSON.parse(plain.out));
   assert.is(
@@ -215,17 +204,7 @@ test("--expect-agent pi: a node-run Pi with its session path claimed and reporte
   let doc: v.InferOutput<typeof JsonReport> | undefined;
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const r = await run([
-      "pane",
-      paneId,
-      "--herdr-socket",
-      sim.socketPath,
-      "--expect-agent",
-      "pi",
-      "--expect-session",
-      session,
-      "--json",
-    ]);
+    const r = await paneCli(paneId, "--expect-agent", "pi", "--expect-session", session, "--json");
     doc = v.parse(JsonReport, JSON.parse(r.out));
     if (r.code === 0 || Date.now() > deadline) break;
     await new Promise((res) => setTimeout(res, 100)); // Herdr's detection anchors the claim
@@ -249,15 +228,7 @@ test("--expect-agent pi: a node-run Pi with its session path claimed and reporte
     ["both", "pi", "package_path"],
   );
   // grok is not what runs there: by Herdr's report and by the process.
-  const asGrok = await run([
-    "pane",
-    paneId,
-    "--herdr-socket",
-    sim.socketPath,
-    "--expect-agent",
-    "grok",
-    "--json",
-  ]);
+  const asGrok = await paneCli(paneId, "--expect-agent", "grok", "--json");
   assert.is(asGrok.code, 1);
   const grokDoc = v.parse(JsonReport, JSON.parse(asGrok.out));
   const failed = grokDoc.checks.filter((c) => !c.ok).map((c) => c.check);
@@ -267,14 +238,14 @@ test("--expect-agent pi: a node-run Pi with its session path claimed and reporte
 test("the human report says PROVEN and lists the checks", async () => {
   const { record } = await launchAndBind(newClient(sim.socketPath), sim.sessionName);
   pids.push(record.process.pid);
-  const r = await run(["pane", record.pane.paneId, "--herdr-socket", sim.socketPath]);
+  const r = await paneCli(record.pane.paneId);
   assert.is(r.code, 0);
   assert.match(r.out, /\npane: PROVEN \(\d+ checks passed\)\n$/, r.out);
   assert.ok(r.out.includes("pane.process_identity"));
 });
 
 test("an unknown pane: exit 1 with pane.present failing on pane_not_found", async () => {
-  const r = await run(["pane", "w9:p9", "--herdr-socket", sim.socketPath, "--json"]);
+  const r = await paneCli("w9:p9", "--json");
   assert.is(r.code, 1);
   const doc = v.parse(JsonReport, JSON.parse(r.out));
   assert.is(doc.ok, false);
@@ -286,30 +257,15 @@ test("an unknown pane: exit 1 with pane.present failing on pane_not_found", asyn
 test("--record re-verifies a saved proof: exit 1 once the process is gone", async () => {
   const { record } = await launchAndBind(newClient(sim.socketPath), sim.sessionName);
   pids.push(record.process.pid);
-  const first = await run(["pane", record.pane.paneId, "--herdr-socket", sim.socketPath, "--json"]);
+  const first = await paneCli(record.pane.paneId, "--json");
   assert.is(first.code, 0);
   const file = join(dir, "proof.json");
   writeFileSync(file, first.out);
-  const again = await run([
-    "pane",
-    record.pane.paneId,
-    "--herdr-socket",
-    sim.socketPath,
-    "--record",
-    file,
-  ]);
+  const again = await paneCli(record.pane.paneId, "--record", file);
   assert.is(again.code, 0, again.out);
   kill(record.process.pid);
   await waitGone(record.process.pid);
-  const after = await run([
-    "pane",
-    record.pane.paneId,
-    "--herdr-socket",
-    sim.socketPath,
-    "--record",
-    file,
-    "--json",
-  ]);
+  const after = await paneCli(record.pane.paneId, "--record", file, "--json");
   assert.is(after.code, 1);
   const doc = v.parse(JsonReport, JSON.parse(after.out));
   const failed = doc.checks.filter((c) => !c.ok).map((c) => c.check);
@@ -326,15 +282,12 @@ test("--expect-session against another reported session: exit 1 on pane.native_s
     agent: "grok",
     agent_session_id: "0198c2d4-0000-7000-8000-0000000000aa",
   });
-  const r = await run([
-    "pane",
+  const r = await paneCli(
     record.pane.paneId,
-    "--herdr-socket",
-    sim.socketPath,
     "--expect-session",
     "0198c2d4-0000-7000-8000-0000000000bb",
     "--json",
-  ]);
+  );
   assert.is(r.code, 1);
   const doc = v.parse(JsonReport, JSON.parse(r.out));
   assert.ok(doc.checks.some((c) => c.check === "pane.native_session" && !c.ok));
@@ -344,15 +297,7 @@ test("usage errors exit 2: missing pane id, unreadable record", async () => {
   assert.is((await run(["pane"])).code, 2);
   const bad = join(dir, "bad.json");
   writeFileSync(bad, "{}");
-  const r = await run([
-    "pane",
-    "w1:p2",
-    "--herdr-socket",
-    sim.socketPath,
-    "--record",
-    bad,
-    "--json",
-  ]);
+  const r = await paneCli("w1:p2", "--record", bad, "--json");
   assert.is(r.code, 2);
   assert.is(JSON.parse(r.out).error.code, "RECORD_INVALID");
 });

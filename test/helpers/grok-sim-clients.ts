@@ -9,8 +9,10 @@ import { RawClient } from "../sim/grok/tests/raw.js";
 import {
   type GrokHomeFixture,
   type GrokLeader,
+  type GrokTui,
   grokHomeFixture,
   startGrokLeader,
+  startGrokTui,
 } from "./grok-sim.js";
 
 /** The simulator's GROK_SIM_LOG trace, one JSON object a line; none when it was not written. */
@@ -73,6 +75,44 @@ export async function withSimLeader(
     await fn({ leader, home, log });
   } finally {
     await leader.stop();
+    home.remove();
+  }
+}
+
+export interface SimTuiCtx {
+  readonly tui: GrokTui;
+  readonly home: GrokHomeFixture;
+  /** The GROK_SIM_LOG trace file, beside GROK_HOME. */
+  readonly log: string;
+}
+
+/**
+ * A TUI in a fresh GROK_HOME tracing to `trace.log` beside it; stopped and removed after `fn`.
+ * `tui` passes the other start options (prompt, extra arguments, ...) through.
+ */
+export async function withSimTui(
+  opts: {
+    env?: Record<string, string>;
+    home?: Parameters<typeof grokHomeFixture>[0];
+    /** Runs on the new home before the TUI starts (e.g. writes repo-local config into its cwd). */
+    prepare?: (home: GrokHomeFixture) => void;
+    tui?: Omit<Parameters<typeof startGrokTui>[0], "grokHome" | "cwd" | "env">;
+  },
+  fn: (ctx: SimTuiCtx) => Promise<void>,
+): Promise<void> {
+  const home = grokHomeFixture(opts.home);
+  const log = join(home.dir, "..", "trace.log");
+  opts.prepare?.(home);
+  const tui = await startGrokTui({
+    grokHome: home.dir,
+    cwd: home.cwd,
+    env: { ...opts.env, GROK_SIM_LOG: log },
+    ...opts.tui,
+  });
+  try {
+    await fn({ tui, home, log });
+  } finally {
+    await tui.stop();
     home.remove();
   }
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import {
   chmodSync,
   lstatSync,
@@ -85,6 +85,26 @@ linuxTest(
   },
 );
 
+/** The two pids a forking python holder prints as `PIDS a b`, sorted; both killed at cleanup. */
+async function forkedHolders(child: ChildProcess): Promise<number[]> {
+  const line = await lineFrom(child, /(PIDS \d+ \d+)/);
+  const pids = line
+    .split(" ")
+    .slice(1)
+    .map(Number)
+    .sort((a, b) => a - b);
+  onCleanup(() => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  });
+  return pids;
+}
+
 linuxTest(
   "a listening fd shared by a forked child: both holders are listed, as ss -xlp shows",
   async () => {
@@ -98,21 +118,7 @@ linuxTest(
       "time.sleep(30)",
     ].join("\n");
     const child = spawnChild("/usr/bin/python3", ["-c", py], { env: { ...process.env, P: path } });
-    const line = await lineFrom(child, /(PIDS \d+ \d+)/);
-    const pids = line
-      .split(" ")
-      .slice(1)
-      .map(Number)
-      .sort((a, b) => a - b);
-    onCleanup(() => {
-      for (const pid of pids) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    });
+    const pids = await forkedHolders(child);
     const f = socketFacts(path);
     assert.equal([...f.listeners], pids);
     if (haveCommand("ss")) assert.equal(ssListeners(path), pids);
@@ -146,21 +152,7 @@ linuxTest(
     );
     await lineFrom(crowd, /(SPAWNED)/);
     holder.stdin?.write("\n");
-    const line = await lineFrom(holder, /(PIDS \d+ \d+)/);
-    const pids = line
-      .split(" ")
-      .slice(1)
-      .map(Number)
-      .sort((a, b) => a - b);
-    onCleanup(() => {
-      for (const pid of pids) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    });
+    const pids = await forkedHolders(holder);
     const procs = readdirSync("/proc").filter((n) => /^\d+$/.test(n)).length;
     assert.ok(procs >= 256, `${procs} processes: enough for the two-thread scan`);
     assert.equal([...socketFacts(path).listeners], pids);

@@ -8,7 +8,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { HerdrClient } from "../../lib/herdr/client.js";
 import { processFacts, systemKernel } from "../../lib/kernel/index.js";
-import { watchPaneExit } from "../../lib/observe/pane-exit.js";
+import { type ExitWatchOptions, watchPaneExit } from "../../lib/observe/pane-exit.js";
 import type { PaneProofRecord } from "../../lib/proof/pane.js";
 import { type FakeConn, startFakeHerdr, until } from "../herdr/fake-server.js";
 
@@ -143,12 +143,29 @@ function sleeper(): ChildProcess {
   return spawn("sleep", ["1000"], { stdio: "ignore" });
 }
 
-test("kernel exit on the bound identity, corroborated by a live pane_exited; history ignored", async () => {
+/** Watch the world's child under the record its pid gives now. */
+const watchChild = (world: World, client: HerdrClient, options?: ExitWatchOptions) =>
+  watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0), options);
+
+/** A sleeping child in pane w1:p2 of a fake Herdr and a client on it; all ended after `body`. */
+async function inWorld(
+  opts: FakeOptions,
+  body: (world: World, client: HerdrClient) => Promise<void>,
+): Promise<void> {
   const world: World = { child: sleeper(), streams: [], paneAlive: true };
-  const fake = await fakeFor(world, { liveEvent: true });
+  const fake = await fakeFor(world, opts);
   try {
-    const client = new HerdrClient({ socketPath: fake.socketPath });
-    const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0));
+    await body(world, new HerdrClient({ socketPath: fake.socketPath }));
+  } finally {
+    world.stop?.();
+    world.child.kill("SIGKILL");
+    await fake.stop();
+  }
+}
+
+test("kernel exit on the bound identity, corroborated by a live pane_exited; history ignored", async () => {
+  await inWorld({ liveEvent: true }, async (world, client) => {
+    const watch = await watchChild(world, client);
     assert.is(watch.anchored, true);
     world.child.kill("SIGTERM");
     const verdict = await watch.verdict;
@@ -166,18 +183,12 @@ test("kernel exit on the bound identity, corroborated by a live pane_exited; his
       "stream close",
     );
     assert.ok(world.streams.every((s) => s.extraBytes() === 0));
-  } finally {
-    world.child.kill("SIGKILL");
-    await fake.stop();
-  }
+  });
 });
 
 test("a Herdr exit event alone establishes nothing while the process lives", async () => {
-  const world: World = { child: sleeper(), streams: [], paneAlive: true };
-  const fake = await fakeFor(world, { liveEvent: false });
-  try {
-    const client = new HerdrClient({ socketPath: fake.socketPath });
-    const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0), {
+  await inWorld({ liveEvent: false }, async (world, client) => {
+    const watch = await watchChild(world, client, {
       timeoutMs: 300,
     });
     for (const s of world.streams) s.writeRaw(exitedLine(PANE)); // a lying or confused server
@@ -187,17 +198,11 @@ test("a Herdr exit event alone establishes nothing while the process lives", asy
     assert.equal(verdict.kernel, { kind: "pending", reason: "timeout" });
     assert.is(verdict.herdr.kind, "pane_exited");
     assert.ok(world.child.exitCode === null && world.child.signalCode === null, "child still runs");
-  } finally {
-    world.child.kill("SIGKILL");
-    await fake.stop();
-  }
+  });
 });
 
 test("a pid whose identity differs from the record is never watched", async () => {
-  const world: World = { child: sleeper(), streams: [], paneAlive: true };
-  const fake = await fakeFor(world, { liveEvent: false });
-  try {
-    const client = new HerdrClient({ socketPath: fake.socketPath });
+  await inWorld({ liveEvent: false }, async (world, client) => {
     const rec = recordFor(world.child.pid ?? 0);
     const forged = {
       ...rec,
@@ -211,18 +216,12 @@ test("a pid whose identity differs from the record is never watched", async () =
     assert.is(verdict.exited, false);
     assert.is(verdict.kernel.kind, "unavailable");
     if (verdict.kernel.kind === "unavailable") assert.is(verdict.kernel.code, "NO_SUCH_PROCESS");
-  } finally {
-    world.child.kill("SIGKILL");
-    await fake.stop();
-  }
+  });
 });
 
 test("no event and a failed subscription: the kernel still establishes the exit; pane_gone noted", async () => {
-  const world: World = { child: sleeper(), streams: [], paneAlive: true };
-  const fake = await fakeFor(world, { liveEvent: false, refuseSubscribe: true });
-  try {
-    const client = new HerdrClient({ socketPath: fake.socketPath });
-    const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0));
+  await inWorld({ liveEvent: false, refuseSubscribe: true }, async (world, client) => {
+    const watch = await watchChild(world, client);
     world.child.kill("SIGTERM");
     const verdict = await watch.verdict;
     assert.is(verdict.exited, true);
@@ -232,18 +231,12 @@ test("no event and a failed subscription: the kernel still establishes the exit;
       reason: "subscribe_failed",
       code: "HERDR_CLOSED_EARLY",
     });
-  } finally {
-    world.child.kill("SIGKILL");
-    await fake.stop();
-  }
+  });
 });
 
 test("no live event within the grace period: pane.get pane_not_found is recorded as pane_gone", async () => {
-  const world: World = { child: sleeper(), streams: [], paneAlive: true };
-  const fake = await fakeFor(world, { liveEvent: false });
-  try {
-    const client = new HerdrClient({ socketPath: fake.socketPath });
-    const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0), {
+  await inWorld({ liveEvent: false }, async (world, client) => {
+    const watch = await watchChild(world, client, {
       corroborationTimeoutMs: 100,
     });
     world.child.kill("SIGTERM");
@@ -251,20 +244,14 @@ test("no live event within the grace period: pane.get pane_not_found is recorded
     assert.is(verdict.exited, true);
     assert.is(verdict.corroborated, false);
     assert.equal(verdict.herdr, { kind: "pane_gone" });
-  } finally {
-    world.child.kill("SIGKILL");
-    await fake.stop();
-  }
+  });
 });
 
 test("a replay longer than the quiet window: the wait follows the stream, and the exit corroborates", async () => {
-  const world: World = { child: sleeper(), streams: [], paneAlive: true };
   // 40 other exits at Herdr's 100 ms pacing (about 4 s) before ours; the stream is never quiet
   // for 1.5 s, so the watch keeps waiting (a fixed 1.5 s window would give up at 1.5 s).
-  const fake = await fakeFor(world, { liveEvent: false, replayAfterExit: 40 });
-  try {
-    const client = new HerdrClient({ socketPath: fake.socketPath });
-    const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0), {
+  await inWorld({ liveEvent: false, replayAfterExit: 40 }, async (world, client) => {
+    const watch = await watchChild(world, client, {
       corroborationTimeoutMs: 1500,
     });
     world.child.kill("SIGTERM");
@@ -272,19 +259,12 @@ test("a replay longer than the quiet window: the wait follows the stream, and th
     assert.is(verdict.exited, true);
     assert.is(verdict.corroborated, true, JSON.stringify(verdict.herdr));
     assert.ok(verdict.ignored.otherPanes >= 41, JSON.stringify(verdict.ignored));
-  } finally {
-    world.stop?.();
-    world.child.kill("SIGKILL");
-    await fake.stop();
-  }
+  });
 });
 
 test("a stream that never reaches our exit: the wait ends at its limit, the kernel's exit stands", async () => {
-  const world: World = { child: sleeper(), streams: [], paneAlive: true };
-  const fake = await fakeFor(world, { liveEvent: false, replayAfterExit: Infinity });
-  try {
-    const client = new HerdrClient({ socketPath: fake.socketPath });
-    const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0), {
+  await inWorld({ liveEvent: false, replayAfterExit: Infinity }, async (world, client) => {
+    const watch = await watchChild(world, client, {
       corroborationTimeoutMs: 1000,
       corroborationLimitMs: 1500,
     });
@@ -293,11 +273,7 @@ test("a stream that never reaches our exit: the wait ends at its limit, the kern
     assert.is(verdict.exited, true);
     assert.is(verdict.corroborated, false);
     assert.equal(verdict.herdr, { kind: "pane_gone" });
-  } finally {
-    world.stop?.();
-    world.child.kill("SIGKILL");
-    await fake.stop();
-  }
+  });
 });
 
 for (const [code, reason] of [
@@ -305,11 +281,8 @@ for (const [code, reason] of [
   ["cursor_evicted_v2", "herdr_error"],
 ] as const) {
   test(`a Herdr ${code} on the stream is named (${reason}): never an exit, never a hang`, async () => {
-    const world: World = { child: sleeper(), streams: [], paneAlive: true };
-    const fake = await fakeFor(world, { liveEvent: true, streamError: code });
-    try {
-      const client = new HerdrClient({ socketPath: fake.socketPath });
-      const alive = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0), {
+    await inWorld({ liveEvent: true, streamError: code }, async (world, client) => {
+      const alive = await watchChild(world, client, {
         timeoutMs: 500,
       });
       const pending = await alive.verdict;
@@ -317,49 +290,34 @@ for (const [code, reason] of [
       assert.equal(pending.kernel, { kind: "pending", reason: "timeout" });
       assert.equal(pending.herdr, { kind: "none", reason, code });
 
-      const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0));
+      const watch = await watchChild(world, client);
       world.child.kill("SIGTERM");
       const verdict = await watch.verdict;
       assert.is(verdict.exited, true);
       assert.is(verdict.corroborated, false);
       assert.equal(verdict.herdr, { kind: "none", reason, code });
-    } finally {
-      world.child.kill("SIGKILL");
-      await fake.stop();
-    }
+    });
   });
 }
 
 test("events_lost answering the subscribe itself is named too", async () => {
-  const world: World = { child: sleeper(), streams: [], paneAlive: true };
-  const fake = await fakeFor(world, { liveEvent: false, subscribeError: "events_lost" });
-  try {
-    const client = new HerdrClient({ socketPath: fake.socketPath });
-    const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0));
+  await inWorld({ liveEvent: false, subscribeError: "events_lost" }, async (world, client) => {
+    const watch = await watchChild(world, client);
     world.child.kill("SIGTERM");
     const verdict = await watch.verdict;
     assert.is(verdict.exited, true);
     assert.equal(verdict.herdr, { kind: "none", reason: "events_lost", code: "events_lost" });
-  } finally {
-    world.child.kill("SIGKILL");
-    await fake.stop();
-  }
+  });
 });
 
 test("close() cancels a pending watch", async () => {
-  const world: World = { child: sleeper(), streams: [], paneAlive: true };
-  const fake = await fakeFor(world, { liveEvent: false });
-  try {
-    const client = new HerdrClient({ socketPath: fake.socketPath });
-    const watch = await watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0));
+  await inWorld({ liveEvent: false }, async (world, client) => {
+    const watch = await watchChild(world, client);
     watch.close();
     const verdict = await watch.verdict;
     assert.equal(verdict.kernel, { kind: "pending", reason: "cancelled" });
     assert.is(verdict.exited, false);
-  } finally {
-    world.child.kill("SIGKILL");
-    await fake.stop();
-  }
+  });
 });
 
 test.run();

@@ -40,10 +40,30 @@ test.after(async () => {
   await sim.stop();
 });
 
+/** A launched and bound pane whose process is killed after the test. */
+async function boundPane(client: ReturnType<typeof newClient>, nativeSessionId?: string) {
+  const bound = await launchAndBind(
+    client,
+    sim.sessionName,
+    nativeSessionId === undefined ? {} : { nativeSessionId },
+  );
+  launched.push(bound.record.process.pid);
+  return bound;
+}
+
+/** The Grok hook's report of a native session id on a pane (herdr:grok is session-only). */
+function reportGrokSession(paneId: string, sessionId: string) {
+  return reportAs(sim.socketPath, "pane.report_agent_session", {
+    pane_id: paneId,
+    source: "herdr:grok",
+    agent: "grok",
+    agent_session_id: sessionId,
+  });
+}
+
 test("launch -> bound record on a real pty; the kernel's terminal is what ps says", async () => {
   const client = newClient(sim.socketPath);
-  const { launch, record } = await launchAndBind(client, sim.sessionName);
-  launched.push(record.process.pid);
+  const { launch, record } = await boundPane(client);
   assert.equal(launch.argv, ["sleep", "600"]);
   assert.is(record.pane.paneId, launch.paneId);
   assert.is(record.process.tty, psTty(record.process.pid));
@@ -63,8 +83,7 @@ test("launch -> bound record on a real pty; the kernel's terminal is what ps say
 
 test("pane replaced (its tab re-applied): refused as pane.present", async () => {
   const client = newClient(sim.socketPath);
-  const { record } = await launchAndBind(client, sim.sessionName);
-  launched.push(record.process.pid);
+  const { record } = await boundPane(client);
   const replaced = await client.request("layout.apply", {
     tab_id: record.pane.tabId,
     root: { type: "pane", command: ["sleep", "600"] },
@@ -87,14 +106,8 @@ test("pane replaced (its tab re-applied): refused as pane.present", async () => 
 test("native session id changed: refused as pane.native_session and native_session_changed", async () => {
   const client = newClient(sim.socketPath);
   const ours = "0198c2d4-0000-7000-8000-000000000001";
-  const { record } = await launchAndBind(client, sim.sessionName, { nativeSessionId: ours });
-  launched.push(record.process.pid);
-  await reportAs(sim.socketPath, "pane.report_agent_session", {
-    pane_id: record.pane.paneId,
-    source: "herdr:grok",
-    agent: "grok",
-    agent_session_id: "0198c2d4-0000-7000-8000-0000000000ff",
-  });
+  const { record } = await boundPane(client, ours);
+  await reportGrokSession(record.pane.paneId, "0198c2d4-0000-7000-8000-0000000000ff");
   const v = await verifyPane(client, systemKernel, record);
   assert.equal(failedNames(v.checks), ["pane.agent", "pane.native_session"]);
   assert.is(agentReason(v.checks), "native_session_changed");
@@ -103,14 +116,8 @@ test("native session id changed: refused as pane.native_session and native_sessi
 test("our own session reported by the hook: accepted, both fields agree", async () => {
   const client = newClient(sim.socketPath);
   const ours = "0198c2d4-0000-7000-8000-000000000002";
-  const { record } = await launchAndBind(client, sim.sessionName, { nativeSessionId: ours });
-  launched.push(record.process.pid);
-  await reportAs(sim.socketPath, "pane.report_agent_session", {
-    pane_id: record.pane.paneId,
-    source: "herdr:grok",
-    agent: "grok",
-    agent_session_id: ours,
-  });
+  const { record } = await boundPane(client, ours);
+  await reportGrokSession(record.pane.paneId, ours);
   const v = await verifyPane(client, systemKernel, record);
   assert.equal(failedNames(v.checks), []);
   assert.equal(v.agent, {
@@ -125,8 +132,7 @@ test("our own session reported by the hook: accepted, both fields agree", async 
 
 test("contradictory report (custom label, then the official session): agent_contradiction; 0.9.3 omits the label", async () => {
   const client = newClient(sim.socketPath);
-  const { record } = await launchAndBind(client, sim.sessionName);
-  launched.push(record.process.pid);
+  const { record } = await boundPane(client);
   // §5.5 path 1: a custom authority label, then the Grok hook's session report.
   await reportAs(sim.socketPath, "pane.report_agent", {
     pane_id: record.pane.paneId,
@@ -134,12 +140,7 @@ test("contradictory report (custom label, then the official session): agent_cont
     agent: "grok-leader",
     state: "working",
   });
-  await reportAs(sim.socketPath, "pane.report_agent_session", {
-    pane_id: record.pane.paneId,
-    source: "herdr:grok",
-    agent: "grok",
-    agent_session_id: "0198c2d4-0000-7000-8000-000000000003",
-  });
+  await reportGrokSession(record.pane.paneId, "0198c2d4-0000-7000-8000-000000000003");
   const v = await verifyPane(client, systemKernel, record);
   if (herdrPreset() === "0.9.3") {
     // 0.9.3 omits the top-level agent after pane.report_agent (ADR 0224): only the nested
@@ -183,8 +184,7 @@ test("terminal changed (through a rewriting proxy): refused as pane.terminal_id"
   const proxy = await startRewriteProxy(sim.socketPath);
   try {
     const client = newClient(proxy.socketPath);
-    const { record } = await launchAndBind(client, sim.sessionName);
-    launched.push(record.process.pid);
+    const { record } = await boundPane(client);
     assert.equal(failedNames((await verifyPane(client, systemKernel, record)).checks), []);
     proxy.rewrites.terminal = { paneId: record.pane.paneId, terminalId: "term_0000000000aaaa" };
     const v = await verifyPane(client, systemKernel, record);
@@ -197,8 +197,7 @@ test("terminal changed (through a rewriting proxy): refused as pane.terminal_id"
 
 test("Herdr upgraded under us: refused as herdr.version", async () => {
   const client = newClient(sim.socketPath);
-  const { record } = await launchAndBind(client, sim.sessionName);
-  launched.push(record.process.pid);
+  const { record } = await boundPane(client);
   await sim.configure({ version: "0.8.1", protocol: 20 });
   try {
     const v = await verifyPane(client, systemKernel, record);
@@ -278,12 +277,7 @@ test("the grok simulator's TUI as the pane command: bound, detected and accepted
     assert.is(record.process.cwd, realpathSync(home.cwd));
     assert.is(record.process.tty, psTty(record.process.pid));
     // The official Grok hook reports our session: both fields then agree on it.
-    await reportAs(sim.socketPath, "pane.report_agent_session", {
-      pane_id: launch.paneId,
-      source: "herdr:grok",
-      agent: "grok",
-      agent_session_id: sessionId,
-    });
+    await reportGrokSession(launch.paneId, sessionId);
     const v = await verifyPane(client, systemKernel, record);
     assert.equal(failedNames(v.checks), []);
     assert.is(v.agent?.ok && v.agent.nativeSessionId, sessionId);

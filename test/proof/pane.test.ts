@@ -90,6 +90,11 @@ const terminal: TerminalTie = {
   masters: [{ pid: 4000, holds: true }],
 };
 const good: PaneObservation = { descriptor, pane, processInfo: info, facts, trust, terminal };
+/** The good observation with the socket directory chain replaced. */
+const withSocketDir = (socketDir: HerdrTie["socketDir"]): PaneObservation => ({
+  ...good,
+  trust: { ...trust, socketDir },
+});
 
 function bind(
   obs: PaneObservation = good,
@@ -323,31 +328,19 @@ test("a server that is not ours: refused by name, and its pane answers are not e
     ],
     [
       "herdr.socket_dir",
-      {
-        ...good,
-        trust: {
-          ...trust,
-          socketDir: [
-            dirEntry("/tmp/herdr", 65534, 0o755),
-            dirEntry("/tmp", 0, 0o1777),
-            dirEntry("/", 0, 0o755),
-          ],
-        },
-      },
+      withSocketDir([
+        dirEntry("/tmp/herdr", 65534, 0o755),
+        dirEntry("/tmp", 0, 0o1777),
+        dirEntry("/", 0, 0o755),
+      ]),
     ],
     [
       "herdr.socket_dir",
-      {
-        ...good,
-        trust: {
-          ...trust,
-          socketDir: [
-            dirEntry("/srv/herdr", 1000, 0o700),
-            dirEntry("/srv", 0, 0o777),
-            dirEntry("/", 0, 0o755),
-          ],
-        },
-      },
+      withSocketDir([
+        dirEntry("/srv/herdr", 1000, 0o700),
+        dirEntry("/srv", 0, 0o777),
+        dirEntry("/", 0, 0o755),
+      ]),
     ],
   ];
   for (const [name, obs] of cases) {
@@ -359,17 +352,13 @@ test("a server that is not ours: refused by name, and its pane answers are not e
       `${name}: no pane check made`,
     );
   }
-  const sticky = bind({
-    ...good,
-    trust: {
-      ...trust,
-      socketDir: [
-        dirEntry("/tmp/herdr", 1000, 0o700),
-        dirEntry("/tmp", 0, 0o1777),
-        dirEntry("/", 0, 0o755),
-      ],
-    },
-  });
+  const sticky = bind(
+    withSocketDir([
+      dirEntry("/tmp/herdr", 1000, 0o700),
+      dirEntry("/tmp", 0, 0o1777),
+      dirEntry("/", 0, 0o755),
+    ]),
+  );
   assert.equal(failedNames(sticky.checks), [], "Herdr's own <tmp>/herdr, made by us");
 });
 

@@ -177,37 +177,45 @@ test.after(async () => {
   await stack?.cleanup();
 });
 
-test("drop: the leader reads the prompt, then drops the connection", async () => {
-  await shape("drop", async (seed) => {
-    const rng = prng(seed);
-    const run = await hireRun(stack, { GROK_SIM_DROP_AFTER_PROMPT: "1" });
-    const id = newPromptId();
-    await deliverOrUncertain(
-      run,
-      `${rng.words(rng.int(1, 12))} [[sim:chunks=${rng.int(1, 5)}]]`,
-      id,
-    );
-    await run.seat.acp.closed;
-    assert.is(traced(run.logPath, "fault_drop_after_prompt").length, 1);
-    await uncertainThenReconciled(run, id);
-  });
-});
+/** The two shapes where the connection ends right after the prompt: uncertain, then reconciled. */
+const connectionLostShapes: ReadonlyArray<{
+  name: string;
+  title: string;
+  env: Record<string, string>;
+  faultSeen: (logPath: string) => void;
+}> = [
+  {
+    name: "drop",
+    title: "drop: the leader reads the prompt, then drops the connection",
+    env: { GROK_SIM_DROP_AFTER_PROMPT: "1" },
+    faultSeen: (logPath) => assert.is(traced(logPath, "fault_drop_after_prompt").length, 1),
+  },
+  {
+    name: "ack-lost",
+    title: "ack-lost: every acknowledgement to us is lost, then the connection ends",
+    env: { GROK_SIM_LOSE_ACKS_AFTER_PROMPT: "1" },
+    faultSeen: (logPath) =>
+      assert.ok(traced(logPath, "fault_frame_lost").length > 0, "acknowledgements were lost"),
+  },
+];
 
-test("ack-lost: every acknowledgement to us is lost, then the connection ends", async () => {
-  await shape("ack-lost", async (seed) => {
-    const rng = prng(seed);
-    const run = await hireRun(stack, { GROK_SIM_LOSE_ACKS_AFTER_PROMPT: "1" });
-    const id = newPromptId();
-    await deliverOrUncertain(
-      run,
-      `${rng.words(rng.int(1, 12))} [[sim:chunks=${rng.int(1, 5)}]]`,
-      id,
-    );
-    await run.seat.acp.closed;
-    assert.ok(traced(run.logPath, "fault_frame_lost").length > 0, "acknowledgements were lost");
-    await uncertainThenReconciled(run, id);
+for (const { name, title, env, faultSeen } of connectionLostShapes) {
+  test(title, async () => {
+    await shape(name, async (seed) => {
+      const rng = prng(seed);
+      const run = await hireRun(stack, env);
+      const id = newPromptId();
+      await deliverOrUncertain(
+        run,
+        `${rng.words(rng.int(1, 12))} [[sim:chunks=${rng.int(1, 5)}]]`,
+        id,
+      );
+      await run.seat.acp.closed;
+      faultSeen(run.logPath);
+      await uncertainThenReconciled(run, id);
+    });
   });
-});
+}
 
 test("ack-late: the acknowledgement arrives after our timeout (same connection or after reconnect)", async () => {
   await shape("ack-late", async (seed) => {

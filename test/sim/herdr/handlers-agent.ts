@@ -25,21 +25,43 @@ const paneNotFound = (id: string, pane: string) =>
 const invalidAgent = (id: string) =>
   errorLine(id, "invalid_agent", "agent label must not be empty");
 
-export function reportAgent(
+type PaneLoc = NonNullable<ReturnType<HerdrSim["parsePaneId"]>>;
+
+/** `ok` after `apply` once the pane id resolves; `pane_not_found` otherwise. */
+function onPane(sim: HerdrSim, id: string, paneId: string, apply: (loc: PaneLoc) => void): string {
+  const loc = sim.parsePaneId(paneId);
+  if (loc === null) return paneNotFound(id, paneId);
+  apply(loc);
+  return ok(id);
+}
+
+/** As `onPane`, and the agent label must normalize to a non-empty one (`invalid_agent`). */
+function onPaneAgent(
   sim: HerdrSim,
   id: string,
-  p: ReturnType<typeof paneReportAgentParams>,
+  p: { pane_id: string; agent: string },
+  apply: (loc: PaneLoc, label: string) => void,
 ): string {
   const loc = sim.parsePaneId(p.pane_id);
   if (loc === null) return paneNotFound(id, p.pane_id);
   const label = normalizeReportedAgentLabel(p.agent);
   if (label === null) return invalidAgent(id);
-  const ref = sessionRefFromReport(p.source, label, p.agent_session_id, p.agent_session_path);
-  sim.emitAgentChange(
-    loc,
-    loc.pane.terminal.agent.reportAgent(p.source, label, p.state, ref, p.seq),
-  );
+  apply(loc, label);
   return ok(id);
+}
+
+export function reportAgent(
+  sim: HerdrSim,
+  id: string,
+  p: ReturnType<typeof paneReportAgentParams>,
+): string {
+  return onPaneAgent(sim, id, p, (loc, label) => {
+    const ref = sessionRefFromReport(p.source, label, p.agent_session_id, p.agent_session_path);
+    sim.emitAgentChange(
+      loc,
+      loc.pane.terminal.agent.reportAgent(p.source, label, p.state, ref, p.seq),
+    );
+  });
 }
 
 export function reportAgentSession(
@@ -47,17 +69,14 @@ export function reportAgentSession(
   id: string,
   p: ReturnType<typeof paneReportAgentSessionParams>,
 ): string {
-  const loc = sim.parsePaneId(p.pane_id);
-  if (loc === null) return paneNotFound(id, p.pane_id);
-  const label = normalizeReportedAgentLabel(p.agent);
-  if (label === null) return invalidAgent(id);
-  const ref = sessionRefFromReport(p.source, label, p.agent_session_id, p.agent_session_path);
-  const start = normalizeSessionStartSource(p.session_start_source);
-  sim.emitAgentChange(
-    loc,
-    loc.pane.terminal.agent.reportSession(p.source, label, ref, p.seq, start),
-  );
-  return ok(id);
+  return onPaneAgent(sim, id, p, (loc, label) => {
+    const ref = sessionRefFromReport(p.source, label, p.agent_session_id, p.agent_session_path);
+    const start = normalizeSessionStartSource(p.session_start_source);
+    sim.emitAgentChange(
+      loc,
+      loc.pane.terminal.agent.reportSession(p.source, label, ref, p.seq, start),
+    );
+  });
 }
 
 export function clearAgentAuthority(
@@ -65,10 +84,9 @@ export function clearAgentAuthority(
   id: string,
   p: ReturnType<typeof paneClearAgentAuthorityParams>,
 ): string {
-  const loc = sim.parsePaneId(p.pane_id);
-  if (loc === null) return paneNotFound(id, p.pane_id);
-  sim.emitAgentChange(loc, loc.pane.terminal.agent.clearAuthority(p.source, p.seq));
-  return ok(id);
+  return onPane(sim, id, p.pane_id, (loc) =>
+    sim.emitAgentChange(loc, loc.pane.terminal.agent.clearAuthority(p.source, p.seq)),
+  );
 }
 
 export function releaseAgent(
@@ -76,11 +94,8 @@ export function releaseAgent(
   id: string,
   p: ReturnType<typeof paneReleaseAgentParams>,
 ): string {
-  const loc = sim.parsePaneId(p.pane_id);
-  if (loc === null) return paneNotFound(id, p.pane_id);
-  const label = normalizeReportedAgentLabel(p.agent);
-  if (label === null) return invalidAgent(id);
-  if (!isOfficialAgentSource(p.source, label))
-    sim.emitAgentChange(loc, loc.pane.terminal.agent.release(p.source, label, p.seq));
-  return ok(id);
+  return onPaneAgent(sim, id, p, (loc, label) => {
+    if (!isOfficialAgentSource(p.source, label))
+      sim.emitAgentChange(loc, loc.pane.terminal.agent.release(p.source, label, p.seq));
+  });
 }

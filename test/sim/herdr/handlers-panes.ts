@@ -39,28 +39,37 @@ function allPanes(sim: HerdrSim, wsIndex: number): WireObject[] {
   );
 }
 
-export async function paneGet(
+/** `pane_info` for the pane after `before` ran on it (fresh live facts); `pane_not_found` otherwise. */
+async function paneInfoReply(
   sim: HerdrSim,
   id: string,
-  p: ReturnType<typeof paneTarget>,
+  paneId: string,
+  before: (loc: PaneLocation) => void = () => undefined,
 ): Promise<string> {
-  const loc = sim.parsePaneId(p.pane_id);
-  if (loc === null) return paneNotFound(id, p.pane_id);
+  const loc = sim.parsePaneId(paneId);
+  if (loc === null) return paneNotFound(id, paneId);
+  before(loc);
   await sim.refreshLiveFacts();
   return successLine(id, { type: "pane_info", pane: sim.paneInfoAt(loc) });
 }
 
-export async function paneFocus(
+export function paneGet(
   sim: HerdrSim,
   id: string,
   p: ReturnType<typeof paneTarget>,
 ): Promise<string> {
-  const loc = sim.parsePaneId(p.pane_id);
-  if (loc === null) return paneNotFound(id, p.pane_id);
-  loc.tab.focusedPane = loc.pane.number;
-  sim.focusTab(loc.wsIndex, loc.tabIndex);
-  await sim.refreshLiveFacts();
-  return successLine(id, { type: "pane_info", pane: sim.paneInfoAt(loc) });
+  return paneInfoReply(sim, id, p.pane_id);
+}
+
+export function paneFocus(
+  sim: HerdrSim,
+  id: string,
+  p: ReturnType<typeof paneTarget>,
+): Promise<string> {
+  return paneInfoReply(sim, id, p.pane_id, (loc) => {
+    loc.tab.focusedPane = loc.pane.number;
+    sim.focusTab(loc.wsIndex, loc.tabIndex);
+  });
 }
 
 export async function paneList(

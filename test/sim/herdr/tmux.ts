@@ -149,25 +149,8 @@ export class Tmux {
     script: string,
     size: TerminalSize,
   ): Promise<SpawnedTmuxPane> {
-    const out = await this.run([
-      "new-session",
-      "-d",
-      "-s",
-      name,
-      "-x",
-      `${size.cols}`,
-      "-y",
-      `${size.rows}`,
-      "-c",
-      cwd,
-      "-P",
-      "-F",
-      SPAWN_FORMAT,
-      "--",
-      "/bin/sh",
-      script,
-    ]);
-    return this.parseSpawn(out);
+    const where = ["-s", name, "-x", `${size.cols}`, "-y", `${size.rows}`];
+    return this.spawnIn(["new-session", "-d", ...where], cwd, script);
   }
 
   async newWindow(
@@ -176,13 +159,13 @@ export class Tmux {
     cwd: string,
     script: string,
   ): Promise<SpawnedTmuxPane> {
+    return this.spawnIn(["new-window", "-d", "-t", `${session}:`, "-n", name], cwd, script);
+  }
+
+  /** `<command> -c cwd -P -F SPAWN_FORMAT -- /bin/sh script`: the new pane as tmux prints it. */
+  private async spawnIn(command: string[], cwd: string, script: string): Promise<SpawnedTmuxPane> {
     const out = await this.run([
-      "new-window",
-      "-d",
-      "-t",
-      `${session}:`,
-      "-n",
-      name,
+      ...command,
       "-c",
       cwd,
       "-P",

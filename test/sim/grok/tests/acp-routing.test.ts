@@ -47,6 +47,42 @@ async function newSession(c: RawClient, cwd: string, sessionId = randomUUID()): 
   return sessionId;
 }
 
+/** A client opened on the leader and registered under `name`. */
+async function joined(leader: GrokLeader, name: string): Promise<RawClient> {
+  const c = await RawClient.open(leader.paths.socketPath);
+  await c.register(name);
+  return c;
+}
+
+/** A registered client, initialized and subscribed to `sessionId` by session/resume. */
+async function resumed(
+  leader: GrokLeader,
+  name: string,
+  sessionId: string,
+  cwd: string,
+): Promise<RawClient> {
+  const c = await joined(leader, name);
+  await c.request("initialize", { protocolVersion: 1 });
+  await c.request("session/resume", { sessionId, cwd, mcpServers: [] });
+  return c;
+}
+
+/** Initialize, then session/load without the history replay; the load's response. */
+async function loadNoReplay(c: RawClient, sessionId: string, cwd: string) {
+  await c.request("initialize", { protocolVersion: 1 });
+  return c.request("session/load", { sessionId, cwd, mcpServers: [], _meta: { noReplay: true } });
+}
+
+/** A session/prompt request frame with a promptId. */
+function promptFrame(id: number, sessionId: string, text: string, promptId: string) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "session/prompt",
+    params: { sessionId, prompt: [{ type: "text", text }], _meta: { promptId } },
+  };
+}
+
 test.before(async () => {
   await ensureGrokSim();
 });
@@ -172,13 +208,9 @@ test('unknown session: session/prompt is invalid params with data "unknown sessi
 
 test("fan-out: both subscribers get session/update, queue/changed and prompt_complete; the response only the caller", async () => {
   await withLeader({}, async ({ leader, cwd }) => {
-    const a = await RawClient.open(leader.paths.socketPath);
-    await a.register("a");
+    const a = await joined(leader, "a");
     const sid = await newSession(a, cwd);
-    const b = await RawClient.open(leader.paths.socketPath);
-    await b.register("b");
-    await b.request("initialize", { protocolVersion: 1 });
-    await b.request("session/resume", { sessionId: sid, cwd, mcpServers: [] });
+    const b = await resumed(leader, "b", sid, cwd);
     const res = await a.request("session/prompt", {
       sessionId: sid,
       prompt: [{ type: "text", text: "fan out" }],
@@ -221,23 +253,10 @@ test("fan-out: both subscribers get session/update, queue/changed and prompt_com
 
 test("interactions: a permission request goes to every subscriber, first answer wins, late joiners get it replayed", async () => {
   await withLeader({}, async ({ leader, cwd }) => {
-    const a = await RawClient.open(leader.paths.socketPath);
-    await a.register("a");
+    const a = await joined(leader, "a");
     const sid = await newSession(a, cwd);
-    const b = await RawClient.open(leader.paths.socketPath);
-    await b.register("b");
-    await b.request("initialize", { protocolVersion: 1 });
-    await b.request("session/resume", { sessionId: sid, cwd, mcpServers: [] });
-    a.sendAcp({
-      jsonrpc: "2.0",
-      id: 9,
-      method: "session/prompt",
-      params: {
-        sessionId: sid,
-        prompt: [{ type: "text", text: "[[sim:permission]] go" }],
-        _meta: { promptId: "P-perm" },
-      },
-    });
+    const b = await resumed(leader, "b", sid, cwd);
+    a.sendAcp(promptFrame(9, sid, "[[sim:permission]] go", "P-perm"));
     const isPerm = (m: Record<string, unknown>): boolean =>
       m.method === "session/request_permission";
     const ra = await a.nextAcp(isPerm);
@@ -246,15 +265,8 @@ test("interactions: a permission request goes to every subscriber, first answer 
     const tcid = String(get(ra, "params", "toolCall", "toolCallId"));
     await a.nextAcp((m) => get(m, "params", "update", "sessionUpdate") === "pending_interaction");
     // A third client attaching now gets the pending request replayed after its load response.
-    const late = await RawClient.open(leader.paths.socketPath);
-    await late.register("late");
-    await late.request("initialize", { protocolVersion: 1 });
-    const loadRes = await late.request("session/load", {
-      sessionId: sid,
-      cwd,
-      mcpServers: [],
-      _meta: { noReplay: true },
-    });
+    const late = await joined(leader, "late");
+    const loadRes = await loadNoReplay(late, sid, cwd);
     const replayed = await late.nextAcp(isPerm);
     assert.equal(replayed, ra);
     const frames = late.acp();
@@ -289,15 +301,8 @@ test("interactions: a permission request goes to every subscriber, first answer 
       );
     assert.is(get(failed, "params", "update", "status"), "failed", "the first answer (deny) won");
     // Once resolved it is no longer replayed.
-    const later = await RawClient.open(leader.paths.socketPath);
-    await later.register("later");
-    await later.request("initialize", { protocolVersion: 1 });
-    await later.request("session/load", {
-      sessionId: sid,
-      cwd,
-      mcpServers: [],
-      _meta: { noReplay: true },
-    });
+    const later = await joined(leader, "later");
+    await loadNoReplay(later, sid, cwd);
     await new Promise((r) => setTimeout(r, 200));
     assert.ok(!later.acp().some(isPerm));
     for (const x of [a, b, late, later]) x.destroy();
@@ -307,23 +312,10 @@ test("interactions: a permission request goes to every subscriber, first answer 
 test("driver-only: fs/read_text_file goes to the session's driver, not to other subscribers", async () => {
   await withLeader({}, async ({ leader, cwd }) => {
     writeFileSync(join(cwd, "README.md"), "hello readme");
-    const driver = await RawClient.open(leader.paths.socketPath);
-    await driver.register("driver");
+    const driver = await joined(leader, "driver");
     const sid = await newSession(driver, cwd);
-    const viewer = await RawClient.open(leader.paths.socketPath);
-    await viewer.register("viewer");
-    await viewer.request("initialize", { protocolVersion: 1 });
-    await viewer.request("session/resume", { sessionId: sid, cwd, mcpServers: [] });
-    viewer.sendAcp({
-      jsonrpc: "2.0",
-      id: 3,
-      method: "session/prompt",
-      params: {
-        sessionId: sid,
-        prompt: [{ type: "text", text: "[[sim:fs]] read it" }],
-        _meta: { promptId: "P-fs" },
-      },
-    });
+    const viewer = await resumed(leader, "viewer", sid, cwd);
+    viewer.sendAcp(promptFrame(3, sid, "[[sim:fs]] read it", "P-fs"));
     const req = await driver.nextAcp((m) => m.method === "fs/read_text_file");
     assert.is(get(req, "params", "path"), join(cwd, "README.md"));
     driver.sendAcp({ jsonrpc: "2.0", id: req.id, result: { content: "hello readme" } });
@@ -337,10 +329,8 @@ test("driver-only: fs/read_text_file goes to the session's driver, not to other 
 
 test("machine-wide broadcasts reach every client; subscribers of other sessions included", async () => {
   await withLeader({}, async ({ leader, cwd }) => {
-    const a = await RawClient.open(leader.paths.socketPath);
-    await a.register("a");
-    const b = await RawClient.open(leader.paths.socketPath);
-    await b.register("b");
+    const a = await joined(leader, "a");
+    const b = await joined(leader, "b");
     const sid = await newSession(a, cwd);
     for (const c of [a, b]) {
       await c.nextAcp((m) => {

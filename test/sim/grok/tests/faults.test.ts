@@ -7,7 +7,6 @@
  * active_sessions.json faults; a TUI that exits on its own; the GROK_SIM_LOG ground truth.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import {
@@ -19,7 +18,7 @@ import {
   startGrokTui,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { traceEvents } from "../../../helpers/grok-sim-clients.js";
+import { traceEvents, withSimLeader } from "../../../helpers/grok-sim-clients.js";
 import { hasSocket, listeningInodes, stat } from "./kernel-oracles.js";
 import { get, RawClient } from "./raw.js";
 
@@ -111,62 +110,55 @@ test("SIGTERM: exit 143 with no cleanup, the socket and lock files stay behind",
 });
 
 test("drop after prompt: the connection closes once the prompt was read; the turn still completes, once", async () => {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "trace.jsonl");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_DROP_AFTER_PROMPT: "1", GROK_SIM_LOG: log },
-  });
-  try {
-    const c = await RawClient.open(leader.paths.socketPath);
-    await c.register("my-lib");
-    await c.request("initialize", { protocolVersion: 1 });
-    const sid = "0198b0c2-0000-7000-8000-000000000001";
-    await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "session/prompt",
-      params: {
-        sessionId: sid,
-        prompt: [{ type: "text", text: "[[sim:sleep=300]] dropped" }],
-        _meta: { promptId: "P-drop" },
-      },
-    });
-    await c.waitClosed();
-    const r = await RawClient.open(leader.paths.socketPath);
-    await r.register("my-lib");
-    await r.request("initialize", { protocolVersion: 1 });
-    await waitFor("turn completed on disk", async () => {
-      const res = await r.request("session/load", {
-        sessionId: sid,
-        cwd: home.cwd,
-        mcpServers: [],
-        _meta: { noReplay: false },
+  await withSimLeader(
+    { env: { GROK_SIM_DROP_AFTER_PROMPT: "1" } },
+    async ({ leader, home, log }) => {
+      const c = await RawClient.open(leader.paths.socketPath);
+      await c.register("my-lib");
+      await c.request("initialize", { protocolVersion: 1 });
+      const sid = "0198b0c2-0000-7000-8000-000000000001";
+      await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
+      c.sendAcp({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "session/prompt",
+        params: {
+          sessionId: sid,
+          prompt: [{ type: "text", text: "[[sim:sleep=300]] dropped" }],
+          _meta: { promptId: "P-drop" },
+        },
       });
-      return (
-        res.result !== undefined &&
-        r
-          .acp()
-          .some(
-            (m) =>
-              get(m, "params", "update", "sessionUpdate") === "turn_completed" &&
-              get(m, "params", "update", "prompt_id") === "P-drop",
-          )
+      await c.waitClosed();
+      const r = await RawClient.open(leader.paths.socketPath);
+      await r.register("my-lib");
+      await r.request("initialize", { protocolVersion: 1 });
+      await waitFor("turn completed on disk", async () => {
+        const res = await r.request("session/load", {
+          sessionId: sid,
+          cwd: home.cwd,
+          mcpServers: [],
+          _meta: { noReplay: false },
+        });
+        return (
+          res.result !== undefined &&
+          r
+            .acp()
+            .some(
+              (m) =>
+                get(m, "params", "update", "sessionUpdate") === "turn_completed" &&
+                get(m, "params", "update", "prompt_id") === "P-drop",
+            )
+        );
+      });
+      const events = traceEvents(log);
+      const promptFrames = events.filter(
+        (e) => e.event === "frame_in" && JSON.stringify(e.frame).includes("P-drop"),
       );
-    });
-    const events = traceEvents(log);
-    const promptFrames = events.filter(
-      (e) => e.event === "frame_in" && JSON.stringify(e.frame).includes("P-drop"),
-    );
-    assert.is(promptFrames.length, 1, "the prompt frame was received exactly once");
-    assert.is(events.filter((e) => e.event === "prompt" && e.promptId === "P-drop").length, 1);
-    r.destroy();
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+      assert.is(promptFrames.length, 1, "the prompt frame was received exactly once");
+      assert.is(events.filter((e) => e.event === "prompt" && e.promptId === "P-drop").length, 1);
+      r.destroy();
+    },
+  );
 });
 
 test("ack delay: queue/changed for a prompt arrives after its first streamed chunk", async () => {
@@ -207,14 +199,7 @@ test("imposter: another process owns the listening socket at the path and report
     console.log("SKIP: /proc/net/unix oracle is Linux-only");
     return;
   }
-  const home = grokHomeFixture();
-  const log = join(home.dir, "trace.jsonl");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_IMPOSTER: "1", GROK_SIM_LOG: log },
-  });
-  try {
+  await withSimLeader({ env: { GROK_SIM_IMPOSTER: "1" } }, async ({ leader, log }) => {
     const imposterPid = await waitFor("imposter listening", () => {
       const e = traceEvents(log).find((ev) => ev.event === "imposter_listening");
       return typeof e?.pid === "number" ? e.pid : undefined;
@@ -238,10 +223,7 @@ test("imposter: another process owns the listening socket at the path and report
       "the path leads to the imposter",
     );
     c.destroy();
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+  });
 });
 
 test("auto-update after N ms: shutting_down{auto_update}, shutdown, EOF; files removed", async () => {

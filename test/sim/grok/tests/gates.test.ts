@@ -13,6 +13,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import {
   ensureGrokSim,
+  type GrokHomeFixture,
   type GrokTui,
   grokHomeFixture,
   pidAlive,
@@ -22,7 +23,7 @@ import {
   waitFor,
   writeRepoLocalConfig,
 } from "../../../helpers/grok-sim.js";
-import { traceEvents } from "../../../helpers/grok-sim-clients.js";
+import { traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
 
 const TRUST_QUESTION = "Do you trust the contents of this directory?";
 
@@ -59,10 +60,7 @@ test.before(async () => {
 });
 
 test("signed out: the sign-in screen holds session/new until the owner logs in", async () => {
-  const home = grokHomeFixture({ signedIn: false });
-  const log = join(home.dir, "..", "trace.log");
-  const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd, env: { GROK_SIM_LOG: log } });
-  try {
+  await withSimTui({ home: { signedIn: false } }, async ({ tui, home, log }) => {
     await heldAt(tui, log, "Login with Grok");
     await tui.pressKey("l");
     await tui.sessionReady();
@@ -76,10 +74,7 @@ test("signed out: the sign-in screen holds session/new until the owner logs in",
       "the login landed in auth.json",
     );
     assert.is(statSync(home.authPath).mode & 0o777, 0o600);
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test("folder trust: repo-local config in an untrusted cwd holds the session until y; y persists", async () => {
@@ -136,24 +131,14 @@ test("folder trust: every kind of repo-local config asks; n quits with no sessio
     "lsp",
   ];
   for (const kind of kinds) {
-    const home = grokHomeFixture();
-    writeRepoLocalConfig(home.cwd, kind);
-    const log = join(home.dir, "..", "trace.log");
-    const tui = await startGrokTui({
-      grokHome: home.dir,
-      cwd: home.cwd,
-      env: { GROK_SIM_LOG: log },
-    });
-    try {
+    const prepare = (home: GrokHomeFixture) => writeRepoLocalConfig(home.cwd, kind);
+    await withSimTui({ prepare }, async ({ tui, home, log }) => {
       await heldAt(tui, log, TRUST_QUESTION);
       await tui.pressKey("n");
       await waitFor(`the TUI to quit (${kind})`, () => !pidAlive(tui.tuiPid));
       assert.not.ok(agentMethods(log).includes("session/new"));
       assert.not.ok(existsSync(join(home.dir, "trusted_folders.toml")), "n records nothing");
-    } finally {
-      await tui.stop();
-      home.remove();
-    }
+    });
   }
 });
 
@@ -231,18 +216,12 @@ test("consent: the settings server's notice holds the session; a records the ans
 });
 
 test("the order is sign-in, consent, folder trust; the session comes after the last answer", async () => {
-  const home = grokHomeFixture({ signedIn: false });
-  writeRepoLocalConfig(home.cwd, "envrc");
-  const log = join(home.dir, "..", "trace.log");
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: {
-      GROK_SIM_LOG: log,
-      GROK_SIM_CONSENT_GATE: JSON.stringify({ id: "n1", version: 1, body: "Notice body." }),
-    },
-  });
-  try {
+  const opts = {
+    home: { signedIn: false },
+    prepare: (home: GrokHomeFixture) => writeRepoLocalConfig(home.cwd, "envrc"),
+    env: { GROK_SIM_CONSENT_GATE: JSON.stringify({ id: "n1", version: 1, body: "Notice body." }) },
+  };
+  await withSimTui(opts, async ({ tui, log }) => {
     await heldAt(tui, log, "Login with Grok");
     await tui.pressKey("l");
     await heldAt(tui, log, "Notice body.");
@@ -262,10 +241,7 @@ test("the order is sign-in, consent, folder trust; the session comes after the l
       "folder_trust:shown",
       "folder_trust:yes",
     ]);
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test.run();

@@ -26,6 +26,7 @@ import * as assert from "uvu/assert";
 import {
   ensureGrokSim,
   type GrokHomeFixture,
+  type GrokTui,
   grokHomeFixture,
   startGrokLeader,
   startGrokTui,
@@ -136,11 +137,59 @@ const toolUpdates = (c: RawClient, promptId: string): Msg[] =>
     .map((m) => record(get(m, "params", "update")))
     .filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
 
-test.before(async () => {
-  await ensureGrokSim();
-});
+/** A prompt's finished tool calls (the tool_call_update rows carrying a status). */
+const finalsOf = (c: RawClient, promptId: string): Msg[] =>
+  toolUpdates(c, promptId).filter(
+    (u) => u.sessionUpdate === "tool_call_update" && u.status !== undefined,
+  );
 
-test("a config bank with a Bearer $VAR header: expanded in the TUI's env, connected, ready, tools as <server>__<tool>; the owner allows a call in the TUI and the reply carries the result", async () => {
+/** A new session on the leader, with optional `_meta` fields beside its id. */
+async function newSession(
+  c: RawClient,
+  cwd: string,
+  meta: Record<string, unknown> = {},
+): Promise<string> {
+  const sid = randomUUID();
+  await c.request("session/new", { cwd, mcpServers: [], _meta: { sessionId: sid, ...meta } });
+  return sid;
+}
+
+interface BankLeaderOptions {
+  tools?: unknown[];
+  /** Appended to the `[mcp_servers.bank]` config. */
+  extra?: string;
+  /** Leave BANK_TOKEN unset in the leader's env. */
+  noToken?: boolean;
+}
+
+/** A bank, a home configured for it, a leader and a client; all torn down after `body`. */
+async function withBankLeader(
+  opts: BankLeaderOptions,
+  body: (b: Bank, home: GrokHomeFixture, c: RawClient) => Promise<void>,
+): Promise<void> {
+  const b = await startBank(true, opts.tools);
+  const home = grokHomeFixture();
+  bankConfig(home, b.http.url, opts.extra);
+  const leader = await startGrokLeader({
+    grokHome: home.dir,
+    cwd: home.cwd,
+    ...(opts.noToken ? {} : { env: { BANK_TOKEN: b.token } }),
+  });
+  try {
+    const c = await client(leader.paths.socketPath);
+    await body(b, home, c);
+    c.destroy();
+  } finally {
+    await leader.stop();
+    await b.http.close();
+    home.remove();
+  }
+}
+
+/** A bank, a TUI configured for it whose owner answers by hand, a client resumed on its session. */
+async function withBankTui(
+  body: (b: Bank, tui: GrokTui, c: RawClient) => Promise<void>,
+): Promise<void> {
   const b = await startBank();
   const home = grokHomeFixture();
   bankConfig(home, b.http.url);
@@ -153,6 +202,21 @@ test("a config bank with a Bearer $VAR header: expanded in the TUI's env, connec
     await tui.sessionReady();
     const c = await client(tui.paths.socketPath);
     await c.request("session/resume", { sessionId: tui.sessionId, cwd: home.cwd });
+    await body(b, tui, c);
+    c.destroy();
+  } finally {
+    await tui.stop();
+    await b.http.close();
+    home.remove();
+  }
+}
+
+test.before(async () => {
+  await ensureGrokSim();
+});
+
+test("a config bank with a Bearer $VAR header: expanded in the TUI's env, connected, ready, tools as <server>__<tool>; the owner allows a call in the TUI and the reply carries the result", async () => {
+  await withBankTui(async (b, tui, c) => {
     const row = await bankRow(c, tui.sessionId);
     assert.is(get(row, "url"), b.http.url.href);
     assert.is(get(row, "headers"), undefined, "the catalog never shows headers");
@@ -215,27 +279,11 @@ test("a config bank with a Bearer $VAR header: expanded in the TUI's env, connec
       },
     });
     assert.ok(replyOf(c, "P-call").includes('The tool bank__echo returned: {"text":"héllo 🌍"}'));
-    c.destroy();
-  } finally {
-    await tui.stop();
-    await b.http.close();
-    home.remove();
-  }
+  });
 });
 
 test("the owner denies in the TUI: the call never reaches the bank and the tool fails", async () => {
-  const b = await startBank();
-  const home = grokHomeFixture();
-  bankConfig(home, b.http.url);
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { BANK_TOKEN: b.token, GROK_SIM_OWNER: "manual" },
-  });
-  try {
-    await tui.sessionReady();
-    const c = await client(tui.paths.socketPath);
-    await c.request("session/resume", { sessionId: tui.sessionId, cwd: home.cwd });
+  await withBankTui(async (b, tui, c) => {
     await bankRow(c, tui.sessionId);
     c.sendAcp({
       jsonrpc: "2.0",
@@ -255,67 +303,30 @@ test("the owner denies in the TUI: the call never reaches the bank and the tool 
         content: { type: "text", text: "The user rejected the permission for tool `bank__echo`" },
       },
     ]);
-    c.destroy();
-  } finally {
-    await tui.stop();
-    await b.http.close();
-    home.remove();
-  }
+  });
 });
 
 test("a bank listing a tool whose inputSchema is not a JSON object fails to initialize: unavailable", async () => {
-  const b = await startBank(true, loadBankTools());
-  const home = grokHomeFixture();
-  bankConfig(home, b.http.url);
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { BANK_TOKEN: b.token },
-  });
-  try {
-    const c = await client(leader.paths.socketPath);
+  await withBankLeader({ tools: loadBankTools() }, async (_b, home, c) => {
     const sid = randomUUID();
     await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
     assert.equal(get(await bankRow(c, sid), "session"), { enabled: true, status: "unavailable" });
-    c.destroy();
-  } finally {
-    await leader.stop();
-    await b.http.close();
-    home.remove();
-  }
+  });
 });
 
 test("without the variable the header keeps the reference verbatim, the bank answers 401 and the server is unavailable", async () => {
-  const b = await startBank();
-  const home = grokHomeFixture();
-  bankConfig(home, b.http.url);
-  const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd });
-  try {
-    const c = await client(leader.paths.socketPath);
+  await withBankLeader({ noToken: true }, async (b, home, c) => {
     const sid = randomUUID();
     await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
     const row = await bankRow(c, sid);
     assert.equal(get(row, "session"), { enabled: true, status: "unavailable" });
     assert.ok(b.http.authorizations.includes(`Bearer \${BANK_TOKEN}`));
-    c.destroy();
-  } finally {
-    await leader.stop();
-    await b.http.close();
-    home.remove();
-  }
+  });
 });
 
 test('[permission] allow = ["MCPTool(bank__*)"] runs calls without asking; an isError result and a JSON-RPC error surface as failed tool calls', async () => {
-  const b = await startBank();
-  const home = grokHomeFixture();
-  bankConfig(home, b.http.url, '\n[permission]\nallow = ["MCPTool(bank__*)"]\n');
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { BANK_TOKEN: b.token },
-  });
-  try {
-    const c = await client(leader.paths.socketPath);
+  const extra = '\n[permission]\nallow = ["MCPTool(bank__*)"]\n';
+  await withBankLeader({ extra }, async (b, home, c) => {
     const sid = randomUUID();
     await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
     await bankRow(c, sid);
@@ -365,25 +376,12 @@ test('[permission] allow = ["MCPTool(bank__*)"] runs calls without asking; an is
       reply.includes("The tool bank__flags returned an error: refused: nothing is allowed"),
     );
     assert.ok(reply.includes("x must be a number"));
-    c.destroy();
-  } finally {
-    await leader.stop();
-    await b.http.close();
-    home.remove();
-  }
+  });
 });
 
 test("in yolo mode MCP calls run without asking anyone, but a deny rule still refuses one", async () => {
-  const b = await startBank();
-  const home = grokHomeFixture();
-  bankConfig(home, b.http.url, '\n[permission]\ndeny = ["MCPTool(bank__flags)"]\n');
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { BANK_TOKEN: b.token },
-  });
-  try {
-    const c = await client(leader.paths.socketPath);
+  const extra = '\n[permission]\ndeny = ["MCPTool(bank__flags)"]\n';
+  await withBankLeader({ extra }, async (b, home, c) => {
     const sid = randomUUID();
     await c.request("session/new", {
       cwd: home.cwd,
@@ -415,12 +413,7 @@ test("in yolo mode MCP calls run without asking anyone, but a deny rule still re
         },
       },
     ]);
-    c.destroy();
-  } finally {
-    await leader.stop();
-    await b.http.close();
-    home.remove();
-  }
+  });
 });
 
 const PROXY_MAIN = fileURLToPath(new URL("../../../../lib/mcp/proxy-main.ts", import.meta.url));
@@ -470,16 +463,13 @@ test("through the projecting proxy: invalid arguments are refused there and come
   });
   try {
     const c = await client(leader.paths.socketPath);
-    const sid = randomUUID();
-    await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
+    const sid = await newSession(c, home.cwd);
     const row = await bankRow(c, sid);
     assert.is(get(row, "session", "status"), "ready");
     const text =
       '[[sim:call]] bank__shape_edit {"kind":"circle","r":-1}\n[[sim:call]] bank__shape_edit {"kind":"circle","r":2}';
     await c.request("session/prompt", promptReq(sid, "P-proxy", text), 30_000);
-    const finals = toolUpdates(c, "P-proxy").filter(
-      (u) => u.sessionUpdate === "tool_call_update" && u.status !== undefined,
-    );
+    const finals = finalsOf(c, "P-proxy");
     assert.equal(
       finals.map((u) => u.status),
       ["failed", "completed"],
@@ -509,8 +499,7 @@ test("x.ai/session/update_mcp_servers answers after the handshake, the server is
   const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd });
   try {
     const c = await client(leader.paths.socketPath);
-    const sid = randomUUID();
-    await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
+    const sid = await newSession(c, home.cwd);
     const bank = {
       type: "http",
       name: "bank",
@@ -560,8 +549,7 @@ test("the no-update-mcp version preset answers -32601 for x.ai/session/update_mc
     await c.register("bank-test");
     const init = await c.request("initialize", { protocolVersion: 1 });
     assert.is(get(init, "result", "_meta", "agentVersion"), "0.1.200");
-    const sid = randomUUID();
-    await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
+    const sid = await newSession(c, home.cwd);
     const res = await c.request("_x.ai/session/update_mcp_servers", {
       sessionId: sid,
       mcpServers: [],

@@ -8,18 +8,10 @@
  * and registers its active_sessions.json entry again.
  */
 import { readFileSync, realpathSync } from "node:fs";
-import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  ensureGrokSim,
-  type GrokTui,
-  grokHomeFixture,
-  pidAlive,
-  startGrokTui,
-  waitFor,
-} from "../../../helpers/grok-sim.js";
-import { traceEvents } from "../../../helpers/grok-sim-clients.js";
+import { ensureGrokSim, type GrokTui, pidAlive, waitFor } from "../../../helpers/grok-sim.js";
+import { traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
 import { cmdline, environ, exe, stat } from "./kernel-oracles.js";
 import { get } from "./raw.js";
 
@@ -53,15 +45,7 @@ test("/minimal then /fullscreen: same pid, new argv, session/load replay, entry 
     console.log("skipped: /proc/<pid>/cmdline is Linux-only");
     return;
   }
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.log");
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_LOG: log },
-    prompt: "the first prompt",
-  });
-  try {
+  await withSimTui({ tui: { prompt: "the first prompt" } }, async ({ tui, log }) => {
     await tui.sessionReady();
     await tui.waitForScreen("Simulated reply to");
     const leader = await tui.leaderPid();
@@ -129,10 +113,7 @@ test("/minimal then /fullscreen: same pid, new argv, session/load replay, entry 
     await waitFor("the second replay", () => loads(log, tui.sessionId).length === 2);
     await tui.sessionReady();
     assert.is(entryOf(tui)?.pid, tui.tuiPid);
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test("a relaunch keeps --rules and its value (a value-taking flag), so the new image starts", async () => {
@@ -140,36 +121,28 @@ test("a relaunch keeps --rules and its value (a value-taking flag), so the new i
     console.log("skipped: /proc/<pid>/cmdline is Linux-only");
     return;
   }
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.log");
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_LOG: log },
-    extraArgs: ["--rules", "Answer in haiku."],
-  });
-  try {
-    await tui.sessionReady();
-    await tui.typeIntoTui("/minimal");
-    const after = await waitFor("the exec'd argv", () => {
-      const argv = cmdline(tui.tuiPid);
-      return argv.includes("--minimal") ? argv : undefined;
-    });
-    // build_screen_mode_relaunch_args keeps a flag clap says takes a value, with that value.
-    assert.equal(after.slice(-5), [
-      "--rules",
-      "Answer in haiku.",
-      "--resume",
-      tui.sessionId,
-      "--minimal",
-    ]);
-    await waitFor("the relaunched session/load", () => loads(log, tui.sessionId)[0]);
-    await tui.waitForScreen("· minimal");
-    assert.ok(pidAlive(tui.tuiPid), "the new image runs");
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  await withSimTui(
+    { tui: { extraArgs: ["--rules", "Answer in haiku."] } },
+    async ({ tui, log }) => {
+      await tui.sessionReady();
+      await tui.typeIntoTui("/minimal");
+      const after = await waitFor("the exec'd argv", () => {
+        const argv = cmdline(tui.tuiPid);
+        return argv.includes("--minimal") ? argv : undefined;
+      });
+      // build_screen_mode_relaunch_args keeps a flag clap says takes a value, with that value.
+      assert.equal(after.slice(-5), [
+        "--rules",
+        "Answer in haiku.",
+        "--resume",
+        tui.sessionId,
+        "--minimal",
+      ]);
+      await waitFor("the relaunched session/load", () => loads(log, tui.sessionId)[0]);
+      await tui.waitForScreen("· minimal");
+      assert.ok(pidAlive(tui.tuiPid), "the new image runs");
+    },
+  );
 });
 
 test.run();

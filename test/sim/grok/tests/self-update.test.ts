@@ -20,33 +20,53 @@ import {
   pidAlive,
   simEnv,
   startGrokLeader,
-  startGrokTui,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { traceEvents } from "../../../helpers/grok-sim-clients.js";
+import { traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
 import { stat } from "./kernel-oracles.js";
 import { get, RawClient } from "./raw.js";
 
 const PLATFORM = `${process.platform === "darwin" ? "macos" : "linux"}-${process.arch === "arm64" ? "aarch64" : "x86_64"}`;
+
+type Leader = Awaited<ReturnType<typeof startGrokLeader>>;
+type Home = ReturnType<typeof grokHomeFixture>;
+
+/** A leader with `env`, tracing into a log beside its GROK_HOME; stopped and removed after `body`. */
+async function withTracedLeader(
+  opts: { env: Record<string, string>; extraToml?: string },
+  body: (leader: Leader, home: Home, log: string) => Promise<void>,
+): Promise<void> {
+  const home = grokHomeFixture(opts.extraToml === undefined ? {} : { extraToml: opts.extraToml });
+  const log = join(home.dir, "..", "trace.log");
+  const leader = await startGrokLeader({
+    grokHome: home.dir,
+    cwd: home.cwd,
+    env: { ...opts.env, GROK_SIM_LOG: log },
+  });
+  try {
+    await body(leader, home, log);
+  } finally {
+    await leader.stop();
+    home.remove();
+  }
+}
+
+/** A client registered on the leader sees it close with the auto_update shutdown frame. */
+async function closedForAutoUpdate(socketPath: string): Promise<void> {
+  const c = await RawClient.open(socketPath);
+  await c.register("my-lib");
+  await c.waitClosed(10_000);
+  assert.is(c.frames.at(-2)?.text, '{"type":"shutting_down","reason":"auto_update","delay_ms":0}');
+}
 
 test.before(async () => {
   await ensureGrokSim();
 });
 
 test("by default the leader installs the newer build, shuts down for auto_update, and the TUI respawns a leader", async () => {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.log");
   // An empty GROK_DISABLE_AUTOUPDATER is no opt-out (env_flag_enabled("") is false).
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: {
-      GROK_DISABLE_AUTOUPDATER: "",
-      GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "1500",
-      GROK_SIM_LOG: log,
-    },
-  });
-  try {
+  const env = { GROK_DISABLE_AUTOUPDATER: "", GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "1500" };
+  await withSimTui({ env }, async ({ tui, home, log }) => {
     await tui.sessionReady();
     const first = await tui.leaderPid();
     const c = await RawClient.open(tui.paths.socketPath);
@@ -79,10 +99,7 @@ test("by default the leader installs the newer build, shuts down for auto_update
     const shutdown = traceEvents(log).find((e) => e.event === "auto_update_shutdown");
     assert.is(shutdown?.pid, first);
     assert.is(shutdown?.busy, false);
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test("GROK_DISABLE_AUTOUPDATER is read by value, in the leader's own environment", async () => {
@@ -128,157 +145,117 @@ test("GROK_DISABLE_AUTOUPDATER is read by value, in the leader's own environment
 });
 
 test("with the variable set nothing is installed; the force knob still shuts the leader down", async () => {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.log");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: {
-      GROK_DISABLE_AUTOUPDATER: "1",
-      GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "50",
-      GROK_SIM_AUTO_UPDATE_AFTER_MS: "1500",
-      GROK_SIM_LOG: log,
+  await withTracedLeader(
+    {
+      env: {
+        GROK_DISABLE_AUTOUPDATER: "1",
+        GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "50",
+        GROK_SIM_AUTO_UPDATE_AFTER_MS: "1500",
+      },
     },
-  });
-  try {
-    const c = await RawClient.open(leader.paths.socketPath);
-    await c.register("my-lib");
-    await c.waitClosed(10_000);
-    assert.is(
-      c.frames.at(-2)?.text,
-      '{"type":"shutting_down","reason":"auto_update","delay_ms":0}',
-    );
-    assert.ok(!existsSync(join(home.dir, "bin", "grok")), "no build installed");
-    assert.ok(!existsSync(join(home.dir, "downloads")));
-    assert.equal(
-      traceEvents(log).filter((e) => String(e.event).startsWith("auto_update_")),
-      [],
-      "the checker never ran",
-    );
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+    async (leader, home, log) => {
+      await closedForAutoUpdate(leader.paths.socketPath);
+      assert.ok(!existsSync(join(home.dir, "bin", "grok")), "no build installed");
+      assert.ok(!existsSync(join(home.dir, "downloads")));
+      assert.equal(
+        traceEvents(log).filter((e) => String(e.event).startsWith("auto_update_")),
+        [],
+        "the checker never ran",
+      );
+    },
+  );
 });
 
 test("a busy leader defers the update shutdown at most 24 times, then shuts down mid-turn", async () => {
   // Updates start switched off in config.toml (re-read at every check), so the turn is running
   // before the first check can find the newer build.
-  const home = grokHomeFixture({ extraToml: "[cli]\nauto_update = false\n" });
-  const log = join(home.dir, "..", "trace.log");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: {
-      GROK_DISABLE_AUTOUPDATER: "0",
-      GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "40",
-      GROK_SIM_LOG: log,
+  await withTracedLeader(
+    {
+      env: {
+        GROK_DISABLE_AUTOUPDATER: "0",
+        GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "40",
+      },
+      extraToml: "[cli]\nauto_update = false\n",
     },
-  });
-  try {
-    const c = await RawClient.open(leader.paths.socketPath);
-    await c.register("my-lib");
-    await c.request("initialize", { protocolVersion: 1 });
-    const created = await c.request("session/new", { cwd: home.cwd, mcpServers: [] });
-    const sessionId = String(get(created, "result", "sessionId"));
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: "turn",
-      method: "session/prompt",
-      params: { sessionId, prompt: [{ type: "text", text: "[[sim:sleep=60000]] a long turn" }] },
-    });
-    await c.nextAcp(
-      (m) =>
-        m.method === "session/update" &&
-        get(m, "params", "update", "sessionUpdate") === "agent_message_chunk",
-    );
-    home.writeConfig("");
-    await c.waitClosed(20_000);
-    const events = traceEvents(log);
-    const deferred = events.filter((e) => e.event === "auto_update_deferred");
-    assert.is(deferred.length, 24);
-    assert.equal(
-      deferred.map((e) => e.busy_deferrals),
-      Array.from({ length: 24 }, (_, i) => i + 1),
-    );
-    const shutdown = events.find((e) => e.event === "auto_update_shutdown");
-    assert.is(shutdown?.busy, true, "shut down while the turn still ran");
-    assert.is(shutdown?.busy_deferrals, 24);
-    assert.ok(
-      !c.acp().some((m) => m.id === "turn"),
-      "the prompt never got its answer: the leader left mid-turn",
-    );
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+    async (leader, home, log) => {
+      const c = await RawClient.open(leader.paths.socketPath);
+      await c.register("my-lib");
+      await c.request("initialize", { protocolVersion: 1 });
+      const created = await c.request("session/new", { cwd: home.cwd, mcpServers: [] });
+      const sessionId = String(get(created, "result", "sessionId"));
+      c.sendAcp({
+        jsonrpc: "2.0",
+        id: "turn",
+        method: "session/prompt",
+        params: { sessionId, prompt: [{ type: "text", text: "[[sim:sleep=60000]] a long turn" }] },
+      });
+      await c.nextAcp(
+        (m) =>
+          m.method === "session/update" &&
+          get(m, "params", "update", "sessionUpdate") === "agent_message_chunk",
+      );
+      home.writeConfig("");
+      await c.waitClosed(20_000);
+      const events = traceEvents(log);
+      const deferred = events.filter((e) => e.event === "auto_update_deferred");
+      assert.is(deferred.length, 24);
+      assert.equal(
+        deferred.map((e) => e.busy_deferrals),
+        Array.from({ length: 24 }, (_, i) => i + 1),
+      );
+      const shutdown = events.find((e) => e.event === "auto_update_shutdown");
+      assert.is(shutdown?.busy, true, "shut down while the turn still ran");
+      assert.is(shutdown?.busy_deferrals, 24);
+      assert.ok(
+        !c.acp().some((m) => m.id === "turn"),
+        "the prompt never got its answer: the leader left mid-turn",
+      );
+    },
+  );
 });
 
 test("an npm install updates outside GROK_HOME; the leader relaunches all the same", async () => {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.log");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: {
-      GROK_DISABLE_AUTOUPDATER: "0",
-      GROK_INSTALLER: "npm",
-      GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "100",
-      GROK_SIM_LOG: log,
+  await withTracedLeader(
+    {
+      env: {
+        GROK_DISABLE_AUTOUPDATER: "0",
+        GROK_INSTALLER: "npm",
+        GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "100",
+      },
     },
-  });
-  try {
-    const c = await RawClient.open(leader.paths.socketPath);
-    await c.register("my-lib");
-    await c.waitClosed(10_000);
-    assert.is(
-      c.frames.at(-2)?.text,
-      '{"type":"shutting_down","reason":"auto_update","delay_ms":0}',
-    );
-    const installed = traceEvents(log).find((e) => e.event === "update_installed");
-    assert.is(installed?.installer, "npm");
-    assert.not.ok(existsSync(join(home.dir, "bin", "grok")), "npm installs globally");
-    assert.not.ok(existsSync(join(home.dir, "downloads")));
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+    async (leader, home, log) => {
+      await closedForAutoUpdate(leader.paths.socketPath);
+      const installed = traceEvents(log).find((e) => e.event === "update_installed");
+      assert.is(installed?.installer, "npm");
+      assert.not.ok(existsSync(join(home.dir, "bin", "grok")), "npm installs globally");
+      assert.not.ok(existsSync(join(home.dir, "downloads")));
+    },
+  );
 });
 
 test("[cli] auto_update = false keeps the leader's check from installing anything", async () => {
-  const home = grokHomeFixture({ extraToml: "[cli]\nauto_update = false\n" });
-  const log = join(home.dir, "..", "trace.log");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: {
-      GROK_DISABLE_AUTOUPDATER: "0",
-      GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "30",
-      GROK_SIM_LOG: log,
+  await withTracedLeader(
+    {
+      env: {
+        GROK_DISABLE_AUTOUPDATER: "0",
+        GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "30",
+      },
+      extraToml: "[cli]\nauto_update = false\n",
     },
-  });
-  try {
-    await waitFor(
-      "three checks",
-      () => traceEvents(log).filter((e) => e.event === "auto_update_check").length >= 3,
-    );
-    assert.ok(pidAlive(leader.pid));
-    assert.ok(!existsSync(join(home.dir, "bin", "grok")));
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+    async (leader, home, log) => {
+      await waitFor(
+        "three checks",
+        () => traceEvents(log).filter((e) => e.event === "auto_update_check").length >= 3,
+      );
+      assert.ok(pidAlive(leader.pid));
+      assert.ok(!existsSync(join(home.dir, "bin", "grok")));
+    },
+  );
 });
 
 test("the TUI's startup check: current → version.json; behind → a detached `grok update` downloads it", async () => {
-  const current = grokHomeFixture();
-  const log = join(current.dir, "..", "trace.log");
-  const tui = await startGrokTui({
-    grokHome: current.dir,
-    cwd: current.cwd,
-    env: { GROK_DISABLE_AUTOUPDATER: "", GROK_SIM_LATEST_VERSION: "1.0.48", GROK_SIM_LOG: log },
-  });
-  try {
+  const currentEnv = { GROK_DISABLE_AUTOUPDATER: "", GROK_SIM_LATEST_VERSION: "1.0.48" };
+  await withSimTui({ env: currentEnv }, async ({ tui, home: current }) => {
     await tui.sessionReady();
     const doc = await waitFor("version.json", () => {
       const p = join(current.dir, "version.json");
@@ -287,37 +264,27 @@ test("the TUI's startup check: current → version.json; behind → a detached `
     assert.is(doc.version, "1.0.48");
     assert.is(doc.stable_version, "1.0.48");
     assert.ok(!existsSync(join(current.dir, "bin", "grok")), "nothing to download");
-  } finally {
-    await tui.stop();
-    current.remove();
-  }
-  const behind = grokHomeFixture();
-  const log2 = join(behind.dir, "..", "trace.log");
-  const tui2 = await startGrokTui({
-    grokHome: behind.dir,
-    cwd: behind.cwd,
-    env: { GROK_DISABLE_AUTOUPDATER: "", GROK_SIM_LOG: log2 },
   });
-  try {
-    await tui2.sessionReady();
-    await tui2.waitForScreen("Update: v1.0.49 available — press ctrl+u to restart");
-    const spawned = await waitFor("the download child", () =>
-      traceEvents(log2).find((e) => e.event === "update_download_spawned"),
-    );
-    assert.is(spawned.pid === tui2.tuiPid, false);
-    const installed = await waitFor("the download's install", () =>
-      traceEvents(log2).find((e) => e.event === "update_installed"),
-    );
-    assert.is(installed.pid, spawned.pid, "the `grok update` child installed it");
-    assert.is(installed.role, "update");
-    assert.is(
-      readlinkSync(join(behind.dir, "bin", "grok")),
-      join("..", "downloads", `grok-1.0.49-${PLATFORM}`),
-    );
-  } finally {
-    await tui2.stop();
-    behind.remove();
-  }
+  await withSimTui(
+    { env: { GROK_DISABLE_AUTOUPDATER: "" } },
+    async ({ tui: tui2, home: behind, log: log2 }) => {
+      await tui2.sessionReady();
+      await tui2.waitForScreen("Update: v1.0.49 available — press ctrl+u to restart");
+      const spawned = await waitFor("the download child", () =>
+        traceEvents(log2).find((e) => e.event === "update_download_spawned"),
+      );
+      assert.is(spawned.pid === tui2.tuiPid, false);
+      const installed = await waitFor("the download's install", () =>
+        traceEvents(log2).find((e) => e.event === "update_installed"),
+      );
+      assert.is(installed.pid, spawned.pid, "the `grok update` child installed it");
+      assert.is(installed.role, "update");
+      assert.is(
+        readlinkSync(join(behind.dir, "bin", "grok")),
+        join("..", "downloads", `grok-1.0.49-${PLATFORM}`),
+      );
+    },
+  );
 });
 
 test.run();
