@@ -1,7 +1,7 @@
 {
   # The kernel-proofs addon: the Node-API binding (native/binding), shared POSIX code, and one
-  # backend per OS, chosen here by OS (no #ifdef chains in the sources; kernel-proofs.md §5,
-  # style.md habit 1).
+  # backend per OS, chosen here by OS (no #ifdef chains in the sources; docs/design/kernel-proofs.md §5,
+  # docs/design/style.md habit 1).
   "targets": [
     {
       "target_name": "grok_seat_proofs",
@@ -40,13 +40,13 @@
             "native/darwin/socket.cc",
             "native/darwin/sockets.cc"
           ],
-          # audit_token_to_pid/_euid/_pidversion live in libbsm (kernel-proofs.md §1.3, §4).
+          # audit_token_to_pid/_euid/_pidversion live in libbsm (docs/design/kernel-proofs.md §1.3, §4).
           "libraries": ["-lbsm"],
           "xcode_settings": {
             "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
             "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
             "CLANG_CXX_LIBRARY": "libc++",
-            # LOCAL_PEERTOKEN and p_idversion need macOS 11 (kernel-proofs.md §1.1, §1.3).
+            # LOCAL_PEERTOKEN and p_idversion need macOS 11 (docs/design/kernel-proofs.md §1.1, §1.3).
             "MACOSX_DEPLOYMENT_TARGET": "11.0",
             "OTHER_CPLUSPLUSFLAGS": ["-Wall", "-Wextra"]
           }

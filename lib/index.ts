@@ -1,6 +1,6 @@
 /**
  * grok-seat: a proven native channel from an orchestrator into a visible Grok Build session in a
- * Herdr pane (seed ADR 0224). This root entry is the seat API: `hire()` launches the visible
+ * Herdr pane (ADR 0224 (docs/design/adr-0224.md)). This root entry is the seat API: `hire()` launches the visible
  * `grok --leader` TUI through Herdr, proves every fact against the kernel, connects once and
  * returns a ready `Seat` to `deliver()` to, or refuses with a `SeatRefusal` naming the step, the
  * failed check and the owner's next step. The layers underneath have entry points of their own:

@@ -1,5 +1,5 @@
-// The kernel-proofs surface every backend implements (kernel-proofs.md §5 "Recommended layout").
-// Plain C++ structs and one function per kernel fact; no N-API and no OS headers, so each
+// The kernel-proofs surface every backend implements (docs/design/kernel-proofs.md §5 "Recommended
+// layout"). Plain C++ structs and one function per kernel fact; no N-API and no OS headers, so each
 // backend (native/linux, native/darwin, native/posix) is one small file behind this header and
 // native/binding/ is the only code that turns these values into JavaScript.
 #pragma once
@@ -46,7 +46,8 @@ constexpr size_t kMaxListeners = 256;
 
 enum class IdentityKind : int { kLinuxPidfs = 0, kLinuxBootTicks = 1, kDarwinUniqueId = 2 };
 
-// One process, read so that every field belongs to the same process (kernel-proofs.md §2.5/§1.6).
+// One process, read so that every field belongs to the same process (docs/design/kernel-proofs.md
+// §2.5/§1.6).
 struct ProcessFacts {
   int32_t pid;
   int32_t ppid;
@@ -100,7 +101,7 @@ struct PeerCredentials {
 };
 
 // The file a connected client's peer (the accepted socket) is bound to, as sock_diag reports
-// it (kernel-proofs.md §2.4): a 32-bit inode and the user-space device number.
+// it (docs/design/kernel-proofs.md §2.4): a 32-bit inode and the user-space device number.
 struct PeerSocketFile {
   uint64_t own_socket_inode;   // sockfs inode of our socket
   uint64_t peer_socket_inode;  // sockfs inode of the accepted socket on the other side
@@ -128,8 +129,8 @@ struct ProcessHandle {
   char identity[kIdentityCapacity];
 };
 
-// argv as the kernel holds it (macOS KERN_PROCARGS2, kernel-proofs.md §1.1): the process's
-// current argument strings, which it may have rewritten since exec.
+// argv as the kernel holds it (macOS KERN_PROCARGS2, docs/design/kernel-proofs.md §1.1): the
+// process's current argument strings, which it may have rewritten since exec.
 struct ProcessArgv {
   std::vector<std::string> argv;
 };

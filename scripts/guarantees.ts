@@ -1,6 +1,6 @@
 /**
  * The "Guarantees" the README publishes, generated from what the reliability tests measured —
- * never typed by hand (issue 9; reliability-plan.md §6 "What we can then state").
+ * never typed by hand (issue 9; docs/design/reliability-plan.md §6 "What we can then state").
  *
  *   node --import tsx scripts/guarantees.ts [--require-full] [--check] [--root DIR]
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Test runner: runs every test/**/*.test.ts file in its own uvu process (node --import tsx, ESM,
-// top-level await allowed; see ../shared/docs/acp-mcp-toolchain.md §5), a few at a time, and
+// top-level await allowed; see docs/design/acp-mcp-toolchain.md §5), a few at a time, and
 // ends with the one line CI reads: "N passed, N failed". It exits non-zero on any failed
 // assertion, on a file that crashes, hangs or exits without uvu's totals, and when no test ran.
 //

@@ -1,5 +1,5 @@
 /**
- * Live verification of a seat (opt-in; seed ADR 0224 "Evidence and limits"): on a machine with a
+ * Live verification of a seat (opt-in; ADR 0224 (docs/design/adr-0224.md) "Evidence and limits"): on a machine with a
  * real Herdr and Grok Build >= 1.0.46, hire a seat through the public API, check the saved record
  * with the public CLI (`verify-proof record`), deliver one prompt and keep the native reply, wait
  * for the owner to quit the TUI, release, and check that the Herdr session descriptor is

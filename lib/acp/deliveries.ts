@@ -27,7 +27,7 @@ export type DeliveryEvent =
       /**
        * Whether we asked for it. A cancel we did not ask for is the owner's (Esc, removing the
        * row in the TUI) or Grok's: with `[ui] combine_queued_prompts`, a prompt merged into the
-       * queue front resolves `cancelled` although its text runs (grok-leader-protocol.md §6).
+       * queue front resolves `cancelled` although its text runs (docs/design/grok-leader-protocol.md §6).
        */
       readonly requested: boolean;
     }

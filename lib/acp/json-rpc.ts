@@ -2,7 +2,7 @@
  * ACP payload strings <-> JSON-RPC messages.
  *
  * The leader carries each ACP message as a string inside `{"type":"acp","payload":…}`
- * (grok-leader-protocol.md §4 "Envelope"). Incoming payloads enter as `unknown` and are
+ * (docs/design/grok-leader-protocol.md §4 "Envelope"). Incoming payloads enter as `unknown` and are
  * classified here into request / notification / response with valibot; anything else is a typed
  * ACP_MALFORMED_PAYLOAD error for the caller to record — it never reaches the SDK and never
  * tears the connection down. Outgoing messages must be **single-line** JSON: the leader feeds each

@@ -1,8 +1,8 @@
 /**
- * Permission prompts and questions stay with the owner in the TUI (seed ADR 0224: "Permissions
+ * Permission prompts and questions stay with the owner in the TUI (ADR 0224 (docs/design/adr-0224.md): "Permissions
  * and questions remain in the native TUI for the owner"). The leader broadcasts each interaction
  * reverse-request to every subscriber, replays it to late attachers and evicts it on
- * `interaction_resolved`; the first answer wins (grok-leader-protocol.md §12). We never answer;
+ * `interaction_resolved`; the first answer wins (docs/design/grok-leader-protocol.md §12). We never answer;
  * we only track what is pending so the orchestrator can say "owner action pending".
  *
  * One map keyed by tool call id, updated in place (a copy per event made 16,000 unresolved

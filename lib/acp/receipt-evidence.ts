@@ -210,7 +210,7 @@ function dataText(data: unknown): string | null {
 }
 
 /**
- * The evidence of a JSON-RPC error answering our `session/prompt` (grok-leader-protocol.md §6:
+ * The evidence of a JSON-RPC error answering our `session/prompt` (docs/design/grok-leader-protocol.md §6:
  * "Errors come back as JSON-RPC errors"). The stop reason it would mean for a turn already
  * running is the one Grok's `prompt_complete` gives the same error (`prompt_complete_fields`:
  * `rate_limit` for -32003, else `error`).

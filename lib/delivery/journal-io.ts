@@ -1,11 +1,11 @@
 /**
  * The journal's file-system surface, small enough to simulate power loss behind it
- * (reliability-plan.md §6 T2: the SQLite test6.c / LazyFS idea, in-process). The real
+ * (docs/design/reliability-plan.md §6 T2: the SQLite test6.c / LazyFS idea, in-process). The real
  * implementation is `nodeJournalIO` below; tests substitute a recording file system that
  * tracks which bytes and directory entries are durable.
  *
  * Synchronous on purpose: a fence is one short critical section (~0.2 ms of fsync on this box,
- * reliability-plan.md A.5); a synchronous call cannot interleave with another append between the
+ * docs/design/reliability-plan.md A.5); a synchronous call cannot interleave with another append between the
  * admission check and the write, and it gives the crash tests a deterministic syscall sequence.
  * Every method throws the OS error (with its errno `code`) on failure; the journal turns that into
  * JOURNAL_IO and fail-stops.

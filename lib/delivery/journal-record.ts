@@ -1,6 +1,6 @@
 /**
  * The journal's record types (version 1) and their valibot schemas. A journal line is decoded as
- * `unknown` and only becomes a `JournalRecord` through `JournalRecordSchema` (style.md habit 6).
+ * `unknown` and only becomes a `JournalRecord` through `JournalRecordSchema` (docs/design/style.md habit 6).
  *
  * Every field is bounded so that any valid record fits in one line of at most MAX_LINE_BYTES
  * (codec.ts), even when every character of a detail string needs a 6-byte JSON escape.
@@ -10,7 +10,7 @@ import * as v from "valibot";
 
 export const RECORD_VERSION = 1;
 
-/** Prompt and session ids: ASCII, as Grok's UUIDs are (grok-leader-protocol.md §6). */
+/** Prompt and session ids: ASCII, as Grok's UUIDs are (docs/design/grok-leader-protocol.md §6). */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 /** Leader and pane identities: printable ASCII (a ProcessIdentity value, a Herdr pane id). */
 export const IDENTITY_PATTERN = /^[\x20-\x7e]{1,256}$/;
@@ -33,7 +33,7 @@ const version = v.literal(RECORD_VERSION);
 export const ConsumptionKind = v.picklist(["queue-entry", "running-prompt"]);
 export type ConsumptionKind = v.InferOutput<typeof ConsumptionKind>;
 
-/** The three final-result channels of grok-leader-protocol.md §6 "Final result". */
+/** The three final-result channels of docs/design/grok-leader-protocol.md §6 "Final result". */
 export const ResultChannel = v.picklist(["rpc-response", "prompt-complete", "turn-completed"]);
 export type ResultChannel = v.InferOutput<typeof ResultChannel>;
 
@@ -135,7 +135,7 @@ const rpcMessage = v.pipe(v.string(), v.maxLength(MAX_DETAIL_CHARS));
 
 /**
  * Grok answered our `session/prompt` with a JSON-RPC error before any consumption evidence: it
- * refused the prompt (grok-leader-protocol.md §6, "Errors come back as JSON-RPC errors"), e.g. the
+ * refused the prompt (docs/design/grok-leader-protocol.md §6, "Errors come back as JSON-RPC errors"), e.g. the
  * agent's -32602 `unknown session id` (`agent/mvp_agent/acp_agent.rs`, `prompt`) or the leader's
  * -32002 `leader_starting` (`leader/server.rs`, `make_leader_starting_error`). `code` and `msg` are
  * the error object's `code` and `message`, `detail` its `data` as text (clipped). `sid` is the
@@ -263,7 +263,7 @@ export function fenceInputProblem(input: FenceInput): { field: string; why: stri
   if (!IDENTITY_PATTERN.test(input.pane))
     return { field: "pane", why: "must be 1-256 printable ASCII characters" };
   // A lone surrogate has no UTF-8 form: the bytes sent would not be the bytes hashed
-  // (reliability-plan.md §4, JSON edge cases).
+  // (docs/design/reliability-plan.md §4, JSON edge cases).
   if (
     typeof input.text !== "string" ||
     (ANY_SURROGATE.test(input.text) && LONE_SURROGATE.test(input.text))

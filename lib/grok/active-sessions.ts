@@ -1,5 +1,5 @@
 /**
- * `$GROK_HOME/active_sessions.json` (grok-leader-protocol.md §8; `xai-grok-active-sessions`): a
+ * `$GROK_HOME/active_sessions.json` (docs/design/grok-leader-protocol.md §8; `xai-grok-active-sessions`): a
  * pretty-printed JSON array of `{session_id, pid, cwd, opened_at}`, written by the **TUI** process
  * with its own pid after `session/new` succeeds, and removed (best effort) on a clean exit.
  *

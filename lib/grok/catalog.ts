@@ -1,5 +1,5 @@
 /**
- * Catalog readiness before the first brief (seed ADR 0224): an enabled server of our session that
+ * Catalog readiness before the first brief (ADR 0224 (docs/design/adr-0224.md)): an enabled server of our session that
  * reaches `mcp.linear.app` directly refuses, naming the owner's step; so does an enabled server
  * whose transport cannot be told from the list or from the configuration we can read; a list that
  * does not describe our session refuses too; nothing else is judged. The narrow rule and why:

@@ -1,5 +1,5 @@
 /**
- * Where Grok keeps its files (grok-leader-protocol.md §1; the real rules are in
+ * Where Grok keeps its files (docs/design/grok-leader-protocol.md §1; the real rules are in
  * `xai-grok-home/src/lib.rs` and `leader/lock.rs`):
  * - GROK_HOME is `$GROK_HOME` verbatim when set and non-empty, else `<home>/.grok` with the home
  *   directory canonicalized (`dunce::canonicalize`, falling back to the raw path).

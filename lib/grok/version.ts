@@ -1,5 +1,5 @@
 /**
- * The Grok Build version floor (seed ADR 0224 and its amendment of 2026-10-17): `grok --version`
+ * The Grok Build version floor (ADR 0224 (docs/design/adr-0224.md) and its amendment of 2026-10-17): `grok --version`
  * is 1.0.46 or newer, and the leader and its agent report that same version at leader protocol 1
  * with `control_v1`. A seat admits it in three stages (`checkVersionFloor`, `admitLeaderVersion`,
  * `admitAgentVersion`); what the floor stands for and how `grok --version` reads:

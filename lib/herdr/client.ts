@@ -1,6 +1,6 @@
 /**
  * The Herdr socket client: newline-delimited JSON, one request per connection, string ids,
- * `params` always present (herdr-socket-api.md §1). Replies are parsed with valibot; a Herdr
+ * `params` always present (docs/design/herdr-socket-api.md §1). Replies are parsed with valibot; a Herdr
  * `{code,message}` error becomes a `WireError("herdr", code, message)`; every local failure is a
  * `GrokSeatError` with a stable `HERDR_*` code. Only the methods in `methods.ts` can be called.
  */

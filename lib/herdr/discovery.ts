@@ -1,5 +1,5 @@
 /**
- * Where the Herdr API socket is (herdr-socket-api.md §1.1; `session::active_api_socket_path` in
+ * Where the Herdr API socket is (docs/design/herdr-socket-api.md §1.1; `session::active_api_socket_path` in
  * `src/session.rs`, `config_dir` in `src/config/io.rs`). Pure: the environment comes in as data.
  *
  * Order: an explicit path from our caller, an explicit session name from our caller (like the

@@ -1,5 +1,5 @@
 /**
- * Launch a visible pane whose process *is* the argv command (herdr-socket-api.md §3.1).
+ * Launch a visible pane whose process *is* the argv command (docs/design/herdr-socket-api.md §3.1).
  * `layout.apply` is the only socket method that spawns an arbitrary argv, directly and without a
  * shell, so `pane.process_info.shell_pid` is the command's own pid. Optionally the pane gets a
  * fresh workspace first (`workspace.create`, then `layout.apply` on its tab, replacing the shell).

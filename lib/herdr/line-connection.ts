@@ -1,6 +1,6 @@
 /**
  * One connection to the Herdr API socket, carrying exactly one request line
- * (herdr-socket-api.md §1.3: one request per connection; the server answers one line and closes,
+ * (docs/design/herdr-socket-api.md §1.3: one request per connection; the server answers one line and closes,
  * or, for `events.subscribe`, keeps pushing lines).
  *
  * Two rules from §1.3 shape this file:

@@ -2,7 +2,7 @@
  * The closed list of Herdr methods this library may call, with their params and result schemas.
  * The client accepts nothing else, at compile time (the method name is a key of this map) and at
  * run time (`assertAllowedMethod`). In particular none of the input-injection methods of
- * herdr-socket-api.md §8 can be sent: a brief is never typed into a pane (ADR 0224, "Never type
+ * docs/design/herdr-socket-api.md §8 can be sent: a brief is never typed into a pane (ADR 0224, "Never type
  * briefs"); launching goes through `layout.apply` with an argv command instead.
  */
 import type * as v from "valibot";

@@ -1,5 +1,5 @@
 /**
- * A live `events.subscribe` stream (herdr-socket-api.md §1.5). The request line was the only
+ * A live `events.subscribe` stream (docs/design/herdr-socket-api.md §1.5). The request line was the only
  * write; this object never writes again and never half-closes, because the server reads any byte
  * or an EOF as "client gone" (§1.3, `ipc::probe_stream_closed`). Closing destroys the socket.
  *

@@ -1,5 +1,5 @@
 /**
- * The Herdr reply envelope and the result bodies this library reads (herdr-socket-api.md §1.4;
+ * The Herdr reply envelope and the result bodies this library reads (docs/design/herdr-socket-api.md §1.4;
  * `src/api/schema/response.rs`: `SuccessResponse`, `ErrorResponse`, `ErrorBody`,
  * `ResponseResult`, internally tagged by `type`).
  */

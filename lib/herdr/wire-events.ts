@@ -1,5 +1,5 @@
 /**
- * Lines pushed on an `events.subscribe` stream (herdr-socket-api.md §1.5, §6;
+ * Lines pushed on an `events.subscribe` stream (docs/design/herdr-socket-api.md §1.5, §6;
  * `src/api/schema/events.rs`). They carry no `id` and come in two shapes:
  * - lifecycle (`EventEnvelope`): snake_case `event`, and `data.type` repeats it;
  * - pane-scoped (`SubscriptionEventEnvelope`): dotted `event`, `data` without `type`.

@@ -1,5 +1,5 @@
 /**
- * Valibot schemas for the pane-shaped values in Herdr replies (herdr-socket-api.md §3-§4;
+ * Valibot schemas for the pane-shaped values in Herdr replies (docs/design/herdr-socket-api.md §3-§4;
  * `src/api/schema/panes.rs`, `workspaces.rs`, `tabs.rs`, `agents.rs`).
  *
  * Optional fields follow the published JSON schema (`docs/next/api/herdr-api.schema.json`): the
@@ -99,7 +99,7 @@ export type LayoutNodeOut = v.InferOutput<typeof LayoutPaneNodeSchema> | LayoutS
 /**
  * Bounds on a layout tree in a reply. Herdr refuses to build a layout deeper than 16 (the root is
  * depth 1) or with more than 24 panes (`MAX_LAYOUT_DEPTH` / `MAX_LAYOUT_PANES`,
- * `src/app/api/layouts.rs`; herdr-socket-api.md `invalid_layout`), so a reply describing one is
+ * `src/app/api/layouts.rs`; docs/design/herdr-socket-api.md `invalid_layout`), so a reply describing one is
  * not from Herdr. The bounds are four times Herdr's, generous on purpose: they exist to keep
  * `LayoutNodeSchema`, which recurses through `v.lazy`, far from the call stack's limit (a reply
  * nested a few thousand splits deep threw RangeError, T7 decoders-herdr).

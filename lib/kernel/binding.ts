@@ -2,7 +2,7 @@
  * The binding's surface: what `grok_seat_proofs.node` (native/binding/) exports, typed in one place
  * (the fsevents / node-pty habit: one typed surface, backend picked once at load). Results are
  * `unknown` on purpose: the addon is outside bytes too, so every result goes through the checks
- * below before the rest of lib/kernel sees it (style.md habit 6).
+ * below before the rest of lib/kernel sees it (docs/design/style.md habit 6).
  */
 import * as v from "valibot";
 

@@ -1,5 +1,5 @@
 /**
- * Process handles for safe signalling and exit observation (kernel-proofs.md §3 "TOCTOU").
+ * Process handles for safe signalling and exit observation (docs/design/kernel-proofs.md §3 "TOCTOU").
  * Linux: a pidfd kept open; pidfd_send_signal never reaches a recycled pid; `exited` resolves when
  * the pidfd turns readable. macOS: the p_uniqueid is re-checked before every signal, which then
  * goes through proc_signal_with_audittoken (macOS 14.4+, the kernel re-checks pid + pidversion)

@@ -1,5 +1,5 @@
 /**
- * The one lazy loader of the native addon (style.md habit 9). Importing the package never loads
+ * The one lazy loader of the native addon (docs/design/style.md habit 9). Importing the package never loads
  * the `.node` file: the first kernel call does. A failed load names every path that was tried;
  * an OS without a backend gets a clear UNSUPPORTED error. Native errors are turned into
  * KernelError / UsageError here, in one place.

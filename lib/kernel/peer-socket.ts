@@ -1,9 +1,9 @@
 /**
  * Which file the other end of a connected client socket is bound to (Linux only): sock_diag
  * UNIX_DIAG_PEER gives the accepted socket, whose UNIX_DIAG_VFS is the listener's bound file
- * (reliability-plan.md §1.2, A.2). A caller that lstat'ed a path and then connected can prove it
+ * (docs/design/reliability-plan.md §1.2, A.2). A caller that lstat'ed a path and then connected can prove it
  * reached that very inode, not a file swapped in between. macOS exposes no bound inode
- * (kernel-proofs.md §1.2), so there this is UNSUPPORTED.
+ * (docs/design/kernel-proofs.md §1.2), so there this is UNSUPPORTED.
  */
 import type { Socket } from "node:net";
 import { requireCount, requireDecimal, requireObject } from "./arguments.js";

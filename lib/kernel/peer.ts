@@ -1,5 +1,5 @@
 /**
- * Credentials of the peer of a connected unix socket our process holds (kernel-proofs.md §2.3,
+ * Credentials of the peer of a connected unix socket our process holds (docs/design/kernel-proofs.md §2.3,
  * §1.3). Linux: SO_PEERCRED (pid/uid/gid at connect()/listen()) + SO_PEERPIDFD, whose pidfs
  * inode is the same identity processFacts reports. macOS: LOCAL_PEERCRED (uid/gid at
  * connect()/listen()) + LOCAL_PEERTOKEN (pid), with an identity only when that process holds the

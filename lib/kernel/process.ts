@@ -1,5 +1,5 @@
 /**
- * Per-pid facts read from the kernel in one native call (kernel-proofs.md §1.1, §2.1): parent,
+ * Per-pid facts read from the kernel in one native call (docs/design/kernel-proofs.md §1.1, §2.1): parent,
  * uids, executable, cwd, controlling tty, start time with its honest precision, and an identity
  * stronger than (pid, start time).
  */

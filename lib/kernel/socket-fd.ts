@@ -1,6 +1,6 @@
 /**
  * The file descriptor behind a connected `net.Socket`. Node keeps it on the internal `_handle`
- * (a libuv pipe wrap); this is internal but stable on POSIX (kernel-proofs.md §1.3, verified with
+ * (a libuv pipe wrap); this is internal but stable on POSIX (docs/design/kernel-proofs.md §1.3, verified with
  * node 20). It is read through Reflect and checked, never cast.
  */
 import type { Socket } from "node:net";

@@ -3,7 +3,7 @@
  * file. Linux: sock_diag UDIAG_SHOW_VFS matched on dev+ino, then /proc/<pid>/fd holders. macOS:
  * the kernel resolves the path by a connect(), the listener's pid comes from LOCAL_PEERTOKEN and
  * is kept only when that process holds the listening socket; an fd scan then finds every holder of
- * that same socket. kernel-proofs.md §1.2, §2.4.
+ * that same socket. docs/design/kernel-proofs.md §1.2, §2.4.
  */
 import { dirname, resolve } from "node:path";
 import { requireOptions, requirePath, requirePid } from "./arguments.js";

@@ -1,10 +1,10 @@
 /**
  * The typed surface of the kernel-proofs addon: the contract every other layer codes against.
- * Only `lib/kernel/` loads the addon; everything here is plain data (style.md, habit 9).
+ * Only `lib/kernel/` loads the addon; everything here is plain data (docs/design/style.md, habit 9).
  * 64-bit kernel numbers (inodes, devices, unique ids) are decimal strings, never floats.
  */
 
-/** The five ways a kernel read can fail (kernel-proofs.md §3 "Both OSes"). */
+/** The five ways a kernel read can fail (docs/design/kernel-proofs.md §3 "Both OSes"). */
 export type KernelFailureCode =
   | "NO_SUCH_PROCESS"
   | "ACCESS_DENIED"
@@ -15,7 +15,7 @@ export type KernelFailureCode =
 /**
  * A process identity stronger than (pid, start time).
  * - `linux-pidfs`: value `<boot_id>:<pidfs inode>` (kernel >= 6.9, f_type checked); unique per boot.
- * - `linux-boot-ticks`: value `<boot_id>:<pid>:<starttime ticks>`; weaker (10 ms ticks, see kernel-proofs.md §3).
+ * - `linux-boot-ticks`: value `<boot_id>:<pid>:<starttime ticks>`; weaker (10 ms ticks, see docs/design/kernel-proofs.md §3).
  * - `darwin-uniqueid`: value `<kern.bootsessionuuid>:<p_uniqueid>`; unique per boot, kept across exec.
  */
 export interface ProcessIdentity {

@@ -1,7 +1,7 @@
 /**
  * Control requests in flight on one leader connection: ids, timeouts and correlation. Each command
  * runs in its own task on the leader, so replies can come back in any order
- * (grok-leader-protocol.md §5); they are matched on `request_id` only. Request ids count up from "1"
+ * (docs/design/grok-leader-protocol.md §5); they are matched on `request_id` only. Request ids count up from "1"
  * as `client.rs` `send_control` does. A reply to an unknown id (late, after our timeout) is reported
  * to the caller, never matched to another request.
  */

@@ -1,7 +1,7 @@
 /**
  * The leader's control channel (`control_v1`): commands a client sends inside
  * `{"type":"control","request_id":…,"command":…}` and the payloads that come back inside
- * `control_result.result.Ok` (grok-leader-protocol.md §5; `leader/protocol.rs` `ControlCommand`,
+ * `control_result.result.Ok` (docs/design/grok-leader-protocol.md §5; `leader/protocol.rs` `ControlCommand`,
  * `ControlPayload`; `xai-grok-shell-base/src/cpu_profile.rs` `ControlError`).
  *
  * Field order follows the Rust structs, so a payload re-encoded from its parsed form is byte-equal

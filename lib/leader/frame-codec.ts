@@ -1,10 +1,10 @@
 /**
  * Bytes <-> JSON values for the Grok leader socket: a 4-byte big-endian length, then exactly that
- * many bytes of UTF-8 JSON, no delimiter (grok-leader-protocol.md §2; `leader/protocol.rs`,
+ * many bytes of UTF-8 JSON, no delimiter (docs/design/grok-leader-protocol.md §2; `leader/protocol.rs`,
  * `read_frame` / `write_frame`, `MAX_MESSAGE_SIZE` = 64 MiB).
  *
  * The decoder is stricter than the leader's own reader and than the stdio decoders surveyed in
- * reliability-plan.md §4: an oversized announced length is refused from the 4 header bytes, before
+ * docs/design/reliability-plan.md §4: an oversized announced length is refused from the 4 header bytes, before
  * any body byte is buffered or allocated; the body is kept as the received chunks and joined once
  * (no `Buffer.concat` per chunk); UTF-8 is checked, never replaced (`buffer.isUtf8`, the fatal
  * decoder's rule); and every rejection is a typed error. Timing (a partial frame that stalls, a frame

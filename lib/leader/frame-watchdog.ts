@@ -2,7 +2,7 @@
  * Two clocks on a partial frame: an idle timeout (no new byte for `idleMs`) and an overall deadline
  * (the frame is not complete `deadlineMs` after its first byte). The idle clock alone would let a
  * peer hold the connection by trickling one byte just under the limit: the lesson of Node's
- * slowloris fix, CVE-2018-12122, which added `headersTimeout` (reliability-plan.md §4, T7 (d)).
+ * slowloris fix, CVE-2018-12122, which added `headersTimeout` (docs/design/reliability-plan.md §4, T7 (d)).
  * The leader writes each frame in one `write_all` + `flush` (`leader/protocol.rs`), so a healthy
  * leader never gets near either clock.
  */

@@ -1,12 +1,12 @@
 /**
- * The one connection to a Grok leader (grok-leader-protocol.md §2-§5; `leader/client.rs` is the
+ * The one connection to a Grok leader (docs/design/grok-leader-protocol.md §2-§5; `leader/client.rs` is the
  * first-party client this follows): connect once, `register`, wait for readiness, keep alive with
  * pings, correlate control requests, and pass ACP payloads through as raw strings (the ACP layer is
  * `lib/acp/`).
  *
  * Deliberate differences from `client.rs`:
  * - No retry and no reconnect, ever. A closed connection stays closed and says why (`closed`);
- *   another leader must be proven again (seed ADR 0224: "never reconnect to another leader").
+ *   another leader must be proven again (ADR 0224 (docs/design/adr-0224.md): "never reconnect to another leader").
  * - Bounded everywhere: capped frames, a partial-frame idle timeout and per-frame deadline
  *   (`frame-watchdog.ts`), a byte cap on unconsumed ACP payloads (`acp-inbox.ts`, the socket is
  *   paused above it), a byte cap on queued writes, a timeout on every control request.

@@ -1,5 +1,5 @@
 /**
- * The leader's sibling lock file (grok-leader-protocol.md §1 "Lock file"; `leader/lock.rs`,
+ * The leader's sibling lock file (docs/design/grok-leader-protocol.md §1 "Lock file"; `leader/lock.rs`,
  * `leader/mod.rs`): its content is the leader pid in decimal with no newline (`write_pid`), and
  * the leader holds an exclusive flock on it for its whole life. On Linux the holder is visible in
  * `/proc/locks` as a `FLOCK ADVISORY WRITE <pid> <maj>:<min>:<ino>` line (major and minor in hex);

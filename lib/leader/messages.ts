@@ -1,6 +1,6 @@
 /**
  * Frames <-> messages for the Grok leader socket: every `ClientMessage` and `ServerMessage` of
- * `leader/protocol.rs` (grok-leader-protocol.md §3), internally tagged on `"type"`, snake_case.
+ * `leader/protocol.rs` (docs/design/grok-leader-protocol.md §3), internally tagged on `"type"`, snake_case.
  *
  * Schemas follow serde exactly where it matters to us: unknown fields are ignored, `#[serde(default)]`
  * fields are optional with the same default (so a legacy `{"type":"registered","client_id":7}` reads

@@ -2,7 +2,7 @@
  * Which JSON Schema draft a tool schema is written in, from its root `$schema`.
  *
  * MCP says tool schemas are 2020-12 unless `$schema` says otherwise, and the operator bank has
- * both (acp-mcp-toolchain.md §3.1). The draft matters for validation in two places that
+ * both (docs/design/acp-mcp-toolchain.md §3.1). The draft matters for validation in two places that
  * @cfworker/json-schema honours: in draft-04/06/07 a `$ref` makes its sibling keywords inert
  * (`validate.js`, `draft === '4' || draft === '7'`), and draft-04 has boolean
  * `exclusiveMinimum`/`exclusiveMaximum`. Everything else (tuple `items: []`, `definitions`,

@@ -1,8 +1,8 @@
 /**
  * The stable codes of the MCP projection boundary, and the one issue shape every step reports
- * (valibot's habit: one issue shape for every failed check; style.md). An issue is a value;
+ * (valibot's habit: one issue shape for every failed check; docs/design/style.md). An issue is a value;
  * the proxy logs issues and leaves the tool out of the list instead of failing the whole list,
- * which is exactly what the SDK client would otherwise do (acp-mcp-toolchain.md §2.1).
+ * which is exactly what the SDK client would otherwise do (docs/design/acp-mcp-toolchain.md §2.1).
  */
 
 /** Codes for a tool that cannot be listed as it is. */

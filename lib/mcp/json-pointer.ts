@@ -2,7 +2,7 @@
  * JSON Pointer (RFC 6901) helpers for schema documents: encode a path for messages and
  * issues, and resolve a *local* `$ref` ("#", "#/…", "#anchor") inside one schema document.
  * Remote references are never fetched: they resolve to `undefined` and callers treat that as
- * "unknown" (acp-mcp-toolchain.md §3: we validate with no network and no code generation).
+ * "unknown" (docs/design/acp-mcp-toolchain.md §3: we validate with no network and no code generation).
  */
 
 /** A plain JSON object (not null, not an array). */

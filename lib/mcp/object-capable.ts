@@ -8,7 +8,7 @@
  * a union with no object-capable branch, an `allOf` or local `$ref` target that never is).
  * Everything it cannot decide (`if`/`then`, remote refs, `$dynamicRef`, numeric bounds) counts as
  * "may be an object", because adding `type: "object"` then removes nothing a call could send
- * (MCP arguments are always an object; acp-mcp-toolchain.md §2.3).
+ * (MCP arguments are always an object; docs/design/acp-mcp-toolchain.md §2.3).
  */
 import { refOverridesSiblings, type SchemaDraft, schemaDraft } from "./draft.js";
 import { isJsonObject, resolveLocalRef } from "./json-pointer.js";

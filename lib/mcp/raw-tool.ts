@@ -1,6 +1,6 @@
 /**
  * The upstream `tools/list` result as it arrives, before the SDK's own `ToolSchema` would reject
- * it (acp-mcp-toolchain.md §2: one bad schema loses the whole list). Everything from the wire is
+ * it (docs/design/acp-mcp-toolchain.md §2: one bad schema loses the whole list). Everything from the wire is
  * `unknown` and goes through valibot; tools are *checked* (`v.is`) rather than parsed, because
  * parsing copies and reorders keys and the proxy must keep every byte of the original.
  */

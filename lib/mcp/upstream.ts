@@ -3,7 +3,7 @@
  * list past the SDK client's own schema check.
  *
  * `Client.listTools()` parses the result with `ListToolsResultSchema`, so one tool with a root
- * union loses the whole list (acp-mcp-toolchain.md §2.1). `client.request()` with a result
+ * union loses the whole list (docs/design/acp-mcp-toolchain.md §2.1). `client.request()` with a result
  * schema that accepts anything returns the list exactly as sent (§2.3, "raw client.request
  * with permissive schema"); valibot then checks its shape (raw-tool.ts). Pagination follows
  * `nextCursor` until it is absent, refusing a cursor seen before.

@@ -1,5 +1,5 @@
 /**
- * Validate `tools/call` arguments against the tool's original schema (seed ADR 0224: the original
+ * Validate `tools/call` arguments against the tool's original schema (ADR 0224 (docs/design/adr-0224.md): the original
  * bank is the authority), with @cfworker/json-schema, one validator per tool built when the list
  * changes; a schema that cannot be evaluated refuses its calls (fail closed). Why cfworker and how
  * it is used safely: docs/design/decisions.md §10.2.

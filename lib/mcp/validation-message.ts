@@ -2,7 +2,7 @@
  * Turn @cfworker/json-schema's flat error list (OutputUnit[], `shortCircuit: false`) into
  * structured argument errors and one compact message that names the path and, for a union,
  * what each alternative wanted. cfworker's own list is complete but noisy
- * (acp-mcp-toolchain.md §3.3): every applicator adds a wrapper line ("A subschema had errors.",
+ * (docs/design/acp-mcp-toolchain.md §3.3): every applicator adds a wrapper line ("A subschema had errors.",
  * 'Property "x" does not match schema.'), and a `false` subschema is reported with the instance
  * location in place of its keyword location (validate.js, the boolean-schema branch). Here
  * wrappers are dropped, each `false` is folded into the keyword that applied it, and the leaves

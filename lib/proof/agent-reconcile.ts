@@ -11,7 +11,7 @@
  * official agent an id; `harnessBinding` is that table). grok's binding is `{grok, id}`.
  *
  * Why the top-level field can be missing while the nested one is present, and how they can
- * disagree, is traced in herdr-socket-api.md §5.3-§5.5; the golden cases G1-G7c are the test
+ * disagree, is traced in docs/design/herdr-socket-api.md §5.3-§5.5; the golden cases G1-G7c are the test
  * table (`test/fixtures/herdr/agent-golden.json`).
  */
 import type { JsonValue } from "../json.js";

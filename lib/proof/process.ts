@@ -1,5 +1,5 @@
 /**
- * Process checks built from kernel facts (pure functions; style.md habit 4). The CLI's `process`
+ * Process checks built from kernel facts (pure functions; docs/design/style.md habit 4). The CLI's `process`
  * subject uses the read checks; later proofs (leader, pane) compare facts against what they
  * recorded with `checkProcess`. Check names are stable: `<prefix>.exists`, `.alive`, `.readable`,
  * `.identity_stable`, `.identity`, `.executable`, `.cwd`, `.uid`, `.tty` (prefix "process").

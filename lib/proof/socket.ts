@@ -1,5 +1,5 @@
 /**
- * The private-socket proof (reliability-plan.md §1.2: the trust anchor is the directory, as in
+ * The private-socket proof (docs/design/reliability-plan.md §1.2: the trust anchor is the directory, as in
  * tmux, gnupg and OpenSSH): the address is a filesystem path that fits `sun_path`; the directory
  * is a real directory (not a symlink), owned by the expected uid, with no group or other bits;
  * the path is a socket owned by that uid; something listens on that very file (`socket.listener`:
@@ -21,7 +21,7 @@ export interface PrivateSocketExpectation {
 }
 
 /**
- * The address itself, before any file is looked at (reliability-plan.md §6 T4): an abstract name
+ * The address itself, before any file is looked at (docs/design/reliability-plan.md §6 T4): an abstract name
  * (a leading NUL) has no directory and no file mode to prove (containerd CVE-2020-15257), and a
  * path longer than `sun_path` cannot be connected to as given (a client that truncates it would
  * reach another file). `path` is the absolute path, or the abstract name as given.

@@ -1,6 +1,6 @@
 /**
  * The names of the hire steps, in the order they run, and the progress events a hire emits
- * (seed ADR 0224, "Decision"; issue 8). Step names are stable strings: an orchestrator's UI and
+ * (ADR 0224 (docs/design/adr-0224.md), "Decision"; issue 8). Step names are stable strings: an orchestrator's UI and
  * the CLI key on them, and every refusal names the step it happened in.
  */
 import type { CheckResult } from "../check.js";

@@ -1,6 +1,6 @@
 /**
  * The hire flow behind `hire()` (lib/seat/hire.ts) and `resume()`, from nothing to a ready seat
- * (seed ADR 0224, issue 8): the 22 steps below, each a module under lib/seat/steps/, in the order of `HIRE_STEPS`.
+ * (ADR 0224 (docs/design/adr-0224.md), issue 8): the 22 steps below, each a module under lib/seat/steps/, in the order of `HIRE_STEPS`.
  *
  * Every step is reported (`onProgress`), every refusal is a `SeatRefusal` naming the step, the
  * failed check, a stable code and the owner's next step. Nothing is retried, nothing reconnects,

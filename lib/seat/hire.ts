@@ -1,5 +1,5 @@
 /**
- * `hire()`: the whole flow, from nothing to a ready seat, in one call (seed ADR 0224, issue 8).
+ * `hire()`: the whole flow, from nothing to a ready seat, in one call (ADR 0224 (docs/design/adr-0224.md), issue 8).
  * This module is the entry (options: hire-options.ts); the 22 steps are lib/seat/hire-flow.ts,
  * loaded on the first hire, so that importing the root entry loads none of them (issue 19: the
  * import costs what the caller uses).

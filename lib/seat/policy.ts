@@ -1,5 +1,5 @@
 /**
- * Seat policy (seed ADR 0224, `clankie seat --harness grok`): "Fresh launches create separate
+ * Seat policy (ADR 0224 (docs/design/adr-0224.md), `clankie seat --harness grok`): "Fresh launches create separate
  * chats; resume requires the original profile, UUID and conversation plus a confirmed prior
  * exit. … Worker saved-history resume is refused without a live original controller."
  *

@@ -1,6 +1,6 @@
 /**
  * The Grok profile (GROK_HOME) a seat runs with. The library never signs in, changes accounts or
- * installs a plugin (seed ADR 0224): the profile is either
+ * installs a plugin (ADR 0224 (docs/design/adr-0224.md)): the profile is either
  * - an explicitly supplied GROK_HOME (`grok-home`), used as it is; or
  * - a temporary private profile (`temporary`): a fresh 0700 directory into which only an
  *   explicitly supplied, existing login file is copied, as `auth.json`, mode 0600, and, only when

@@ -1,7 +1,7 @@
 /**
  * `SeatRefusal`: the one error a hire, a delivery, a release, a resume or an adoption refuses
  * with. It names the step, the failed check (when a check failed), a stable code, the reason and
- * the owner's next step (seed ADR 0224: a refusal "names the owner's disable-and-start-fresh
+ * the owner's next step (ADR 0224 (docs/design/adr-0224.md): a refusal "names the owner's disable-and-start-fresh
  * step"). Codes are stable; tests and callers branch on `code`, never on text.
  */
 

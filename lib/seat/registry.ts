@@ -1,5 +1,5 @@
 /**
- * Worker admission (seed ADR 0224: "Worker bridge admission recognizes only controller-created
+ * Worker admission (ADR 0224 (docs/design/adr-0224.md): "Worker bridge admission recognizes only controller-created
  * leaders with that original pane proof. Saved disk records cannot adopt arbitrary leaders").
  *
  * The registry holds, in memory, the seats *this process* hired and has not released, keyed by

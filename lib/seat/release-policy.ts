@@ -1,6 +1,6 @@
 /**
- * When may release stop the leader? (seed ADR 0224: "Release closes the controller and only an
- * observed original TUI exit permits stopping its own proven leader"; reliability-plan.md §2,
+ * When may release stop the leader? (ADR 0224 (docs/design/adr-0224.md): "Release closes the controller and only an
+ * observed original TUI exit permits stopping its own proven leader"; docs/design/reliability-plan.md §2,
  * T6.) Only when all hold:
  * - we launched it: this process hired the seat and holds the kernel handle taken when the
  *   leader was proven (a record or another process never qualifies) — else NOT_OWNED;

@@ -1,10 +1,10 @@
 /**
- * The seat's private runtime directory: ours, 0700, not a symlink (reliability-plan.md §1.2: the
+ * The seat's private runtime directory: ours, 0700, not a symlink (docs/design/reliability-plan.md §1.2: the
  * trust anchor of a unix socket is its directory, as in tmux, gnupg and OpenSSH), made in a base
  * whose every directory up to `/` nobody else can rename it out of (lib/proof/safe-path.ts, as
  * OpenSSH's StrictModes), and held open from creation to launch, when the path must still name the
  * directory we made (`checkHeldDir`). It holds the leader socket and lock (`--leader-socket
- * <dir>/leader.sock`; grok creates neither directory nor mode, grok-leader-protocol.md §1), the
+ * <dir>/leader.sock`; grok creates neither directory nor mode, docs/design/grok-leader-protocol.md §1), the
  * admission lock and fence journal, a temporary profile when one is used, and the seat record.
  */
 import {

@@ -2,7 +2,7 @@
  * The seat record: every proof a hire established, versioned, persisted 0600 in the seat's
  * private runtime directory (atomic: write a fresh temp file, fsync, rename, fsync the directory).
  * A record can be re-verified against live facts (`verify-seat-record.ts`, `verify-proof record`) but
- * never adopts a leader (seed ADR 0224: "Saved disk records cannot adopt arbitrary leaders";
+ * never adopts a leader (ADR 0224 (docs/design/adr-0224.md): "Saved disk records cannot adopt arbitrary leaders";
  * `registry.ts`).
  */
 import { randomBytes } from "node:crypto";

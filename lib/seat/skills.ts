@@ -1,5 +1,5 @@
 /**
- * Selected skills are recorded as a manifest of readable paths, never installed (seed ADR 0224:
+ * Selected skills are recorded as a manifest of readable paths, never installed (ADR 0224 (docs/design/adr-0224.md):
  * "Selected skills are readable paths, not an asserted native plugin installation"). Each path is
  * resolved and checked readable (a directory also searchable) now; nothing is copied, linked or
  * registered with Grok.

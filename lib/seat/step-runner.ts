@@ -2,7 +2,7 @@
  * Runs the hire's steps in order and reports each one (`started`, then `proven` or `refused`).
  * A step is a module under lib/seat/steps/ built with `hireStep(name, run)`; hire.ts calls them
  * one by one. A step that throws a lower layer's typed error is refused with that error's stable
- * code; a step is never retried (seed ADR 0224: "Never … replay uncertain input"; issue 8:
+ * code; a step is never retried (ADR 0224 (docs/design/adr-0224.md): "Never … replay uncertain input"; issue 8:
  * "Nothing is retried automatically after an uncertain step").
  */
 import type { CheckResult } from "../check.js";

@@ -1,4 +1,5 @@
-// The Node-API binding: the only files that include napi.h (style.md "layout"), split the way
+// The Node-API binding: the only files that include napi.h (docs/design/style.md "layout"), split
+// the way
 // @parcel/watcher separates its binding from its watcher: binding.cc turns JS arguments into C
 // values and proofs::Error into JS errors, facts.cc turns the fact structs of proofs.h into JS
 // values, handle.cc holds the one stateful object (a process handle with its libuv poll).

@@ -44,10 +44,10 @@ Napi::Value Flock(const Napi::CallbackInfo& info) {
 }
 
 // processFacts(pid, numbers: Float64Array(7)) -> "executable\0cwd\0tty\0identity".
-// This is the hot call (kernel-proofs.md §5 "single-pid calls are microseconds"): the numbers go
-// into the caller's typed array and the four strings travel as one, because creating a JS array
-// or object and setting its elements one Node-API call at a time cost more than the kernel reads
-// it wraps (scripts/bench/kernel.bench.ts). lib/kernel/binding.ts names the slots:
+// This is the hot call (docs/design/kernel-proofs.md §5 "single-pid calls are microseconds"): the
+// numbers go into the caller's typed array and the four strings travel as one, because creating a
+// JS array or object and setting its elements one Node-API call at a time cost more than the kernel
+// reads it wraps (scripts/bench/kernel.bench.ts). lib/kernel/binding.ts names the slots:
 //   numbers = [pid, ppid, uid, euid, startTimeUs, startTimePrecisionUs, flags]
 //   flags   = 1 has executable | 2 executable deleted | 4 has cwd | 8 has tty | identityKind << 4
 // Paths cannot contain NUL, so the separator is unambiguous.

@@ -1,5 +1,5 @@
-// argv as the kernel holds it: sysctl {CTL_KERN, KERN_PROCARGS2, pid} (kernel-proofs.md §1.1),
-// what ps(1) and psutil read. The layout is xnu bsd/kern/kern_sysctl.c sysctl_procargsx with
+// argv as the kernel holds it: sysctl {CTL_KERN, KERN_PROCARGS2, pid} (docs/design/kernel-proofs.md
+// §1.1), what ps(1) and psutil read. The layout is xnu bsd/kern/kern_sysctl.c sysctl_procargsx with
 // argc_yes: an int argc, then the top of the process's stack strings area from the executable
 // path on ("executable_path=" stripped), i.e. the path, NUL padding, then argc NUL-terminated
 // argument strings and the environment (omitted for restricted processes). Every byte is the

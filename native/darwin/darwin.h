@@ -1,6 +1,6 @@
 // Helpers shared by the macOS backend files. Struct layouts are asserted at compile time against
-// kernel-proofs.md §4 (sizes read from the macOS 12+ SDK, identical on arm64 and x86_64); the
-// private flavor 17 struct is declared here because the public SDK lacks it (§1.1).
+// docs/design/kernel-proofs.md §4 (sizes read from the macOS 12+ SDK, identical on arm64 and
+// x86_64); the private flavor 17 struct is declared here because the public SDK lacks it (§1.1).
 #pragma once
 
 #include <stddef.h>
@@ -31,8 +31,8 @@ static_assert(sizeof(ProcUniqIdentifierInfo) == 56, "proc_uniqidentifierinfo is 
 static_assert(offsetof(ProcUniqIdentifierInfo, p_uniqueid) == 16, "p_uniqueid@16");
 static_assert(offsetof(ProcUniqIdentifierInfo, p_idversion) == 32, "p_idversion@32");
 
-// Classification in one place (kernel-proofs.md §1.4, psutil psutil_raise_for_pid): errno first,
-// then "is the pid gone", then "is it a zombie".
+// Classification in one place (docs/design/kernel-proofs.md §1.4, psutil psutil_raise_for_pid):
+// errno first, then "is the pid gone", then "is it a zombie".
 Error classify(int err, const char* syscall, int32_t pid);
 // proc_pidinfo(pid, 17). With zombies = false (arg 0) an exited, unreaped process is not found
 // (ESRCH); with zombies = true (arg 1) it is (xnu bsd/kern/proc_info.c proc_pidinfo: flavor 17
@@ -62,14 +62,15 @@ int unix_socket(int32_t pid, int fd, UnixSocket* out);
 // of PROC_PIDLISTFDS (EPERM for another user's process unless we are root; ESRCH when gone).
 int each_unix_socket(int32_t pid, const std::function<bool(const UnixSocket&)>& visit);
 
-// The holder check (kernel-proofs.md §1.3 pitfall): LOCAL_PEERTOKEN names whichever process has
-// the peer socket's last_pid *now*, so a pid and its pidversion are only the peer's identity when
-// that process holds the other end of our connection. pid holds it when, while its p_idversion
-// stays `pidversion`, one of its fds is the socket `peer_so` (accepted, or a socketpair), or,
-// before the server accept()ed, a listening socket bound to the name `peer_addr` with a
-// connection waiting (sonewconn copied last_pid from that listener: xnu bsd/kern/uipc_socket2.c).
-// *listeners gets the soi_so of the listening sockets of pid bound to peer_addr (the waiting ones
-// when any wait). Another user's fd table is not readable (EPERM): then *holds stays false.
+// The holder check (docs/design/kernel-proofs.md §1.3 pitfall): LOCAL_PEERTOKEN names whichever
+// process has the peer socket's last_pid *now*, so a pid and its pidversion are only the peer's
+// identity when that process holds the other end of our connection. pid holds it when, while its
+// p_idversion stays `pidversion`, one of its fds is the socket `peer_so` (accepted, or a
+// socketpair), or, before the server accept()ed, a listening socket bound to the name `peer_addr`
+// with a connection waiting (sonewconn copied last_pid from that listener: xnu
+// bsd/kern/uipc_socket2.c). *listeners gets the soi_so of the listening sockets of pid bound to
+// peer_addr (the waiting ones when any wait). Another user's fd table is not readable (EPERM): then
+// *holds stays false.
 struct Holder {
   bool holds;
   std::vector<uint64_t> listeners;

@@ -1,11 +1,11 @@
-// Process handles on macOS (kernel-proofs.md §1.5, §3): the p_uniqueid is re-checked before every
-// signal; the signal then goes through proc_signal_with_audittoken (public from macOS 14.4, looked
-// up with dlsym) with the current p_idversion, so the kernel re-checks pid + pidversion while it
-// holds the process. Without it, kill() follows the re-check (a tiny race remains, §3). Exit is
-// observed with kqueue EVFILT_PROC NOTE_EXIT; the kqueue fd is what the binding polls.
-// As on Linux (a pidfd on a zombie), a handle opens on an exited process that is not reaped yet:
-// flavor 17 with arg 1 finds zombies (proc_find_zombref, xnu bsd/kern/proc_info.c), the handle
-// reports it not alive, and its exit watch fires at once (EVFILT_PROC refuses a process that
+// Process handles on macOS (docs/design/kernel-proofs.md §1.5, §3): the p_uniqueid is re-checked
+// before every signal; the signal then goes through proc_signal_with_audittoken (public from
+// macOS 14.4, looked up with dlsym) with the current p_idversion, so the kernel re-checks pid +
+// pidversion while it holds the process. Without it, kill() follows the re-check (a tiny race
+// remains, §3). Exit is observed with kqueue EVFILT_PROC NOTE_EXIT; the kqueue fd is what the
+// binding polls. As on Linux (a pidfd on a zombie), a handle opens on an exited process that is not
+// reaped yet: flavor 17 with arg 1 finds zombies (proc_find_zombref, xnu bsd/kern/proc_info.c), the
+// handle reports it not alive, and its exit watch fires at once (EVFILT_PROC refuses a process that
 // proc_find no longer finds with ESRCH, bsd/kern/kern_event.c filt_procattach).
 #include <dlfcn.h>
 #include <errno.h>
@@ -48,7 +48,7 @@ int exited_now(const ProcessHandle* h, bool* exited) {
 }
 
 // A failed re-check: ESRCH is "gone"; any other errno is classified, never reported as gone
-// (style.md habit 2).
+// (docs/design/style.md habit 2).
 Error recheck_error(int err, int32_t pid) {
   if (err == ESRCH) return Error{Failure::kNoSuchProcess, err, "identity check", pid};
   return darwin_backend::classify(err, "proc_pidinfo(PROC_PIDUNIQIDENTIFIERINFO)", pid);

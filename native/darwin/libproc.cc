@@ -1,6 +1,6 @@
-// Per-pid facts from libproc (kernel-proofs.md §1.1, §1.6 sketch). Every proc_* call returns 0
-// on failure with errno set, and the number of bytes written on success; a short result is a
-// failure too (ABI mismatch or truncation), as psutil treats it.
+// Per-pid facts from libproc (docs/design/kernel-proofs.md §1.1, §1.6 sketch). Every proc_* call
+// returns 0 on failure with errno set, and the number of bytes written on success; a short result
+// is a failure too (ABI mismatch or truncation), as psutil treats it.
 #include <errno.h>
 #include <libproc.h>
 #include <signal.h>
@@ -18,7 +18,7 @@
 
 #include "darwin.h"
 
-// kernel-proofs.md §4: sizes and offsets this file depends on.
+// docs/design/kernel-proofs.md §4: sizes and offsets this file depends on.
 static_assert(sizeof(struct proc_bsdinfo) == 136, "proc_bsdinfo is 136 bytes");
 static_assert(offsetof(struct proc_bsdinfo, pbi_ppid) == 16, "pbi_ppid@16");
 static_assert(offsetof(struct proc_bsdinfo, pbi_uid) == 20, "pbi_uid@20");
@@ -44,7 +44,7 @@ bool pid_exists(int32_t pid) {
 }
 
 // psutil's is_zombie: sysctl KERN_PROC_PID works for every uid and for zombies. A missing pid
-// "succeeds" with len == 0 (kernel-proofs.md §1.1 pitfall).
+// "succeeds" with len == 0 (docs/design/kernel-proofs.md §1.1 pitfall).
 bool is_zombie(int32_t pid) {
   int mib[4] = {CTL_KERN, KERN_PROC, KERN_PROC_PID, pid};
   struct kinfo_proc kp;

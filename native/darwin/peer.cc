@@ -1,4 +1,4 @@
-// Peer credentials on macOS (kernel-proofs.md §1.3):
+// Peer credentials on macOS (docs/design/kernel-proofs.md §1.3):
 // - uid and gid from LOCAL_PEERCRED: the peer's effective uid and cr_groups[0] (its effective
 //   gid), as unp_connect/unp_listen/unp_connect2 captured them at connect() / listen() /
 //   socketpair() (xnu bsd/kern/uipc_usrreq.c, cru2x in bsd/kern/kern_prot.c), like Linux

@@ -1,13 +1,13 @@
-// Socket path -> listening pids on macOS (kernel-proofs.md §1.2 "Best proof of who listens on
-// path P"). libproc exposes no inode of a bound socket file (fill_socketinfo never fills soi_stat,
-// xnu bsd/kern/socket_info.c), so the kernel is asked to resolve the path itself: connect() to it
-// (unp_connect looks up the current vnode and its listening socket, bsd/kern/uipc_usrreq.c), then
-// LOCAL_PEERTOKEN on our end names the listener's last_pid (sonewconn copies it from the listener,
-// bsd/kern/uipc_socket2.c), kept only when that process holds the listening socket (darwin.h
-// holder_check). An fd scan then finds every holder of that same kernel socket (soi_so), so forked
-// holders are found and a process still listening on an unlinked or replaced file of the same
-// name is not. The scan by bound path string remains only where we may not connect (no write
-// permission on the socket), reported as listening_sockets -1.
+// Socket path -> listening pids on macOS (docs/design/kernel-proofs.md §1.2 "Best proof of who
+// listens on path P"). libproc exposes no inode of a bound socket file (fill_socketinfo never fills
+// soi_stat, xnu bsd/kern/socket_info.c), so the kernel is asked to resolve the path itself:
+// connect() to it (unp_connect looks up the current vnode and its listening socket,
+// bsd/kern/uipc_usrreq.c), then LOCAL_PEERTOKEN on our end names the listener's last_pid (sonewconn
+// copies it from the listener, bsd/kern/uipc_socket2.c), kept only when that process holds the
+// listening socket (darwin.h holder_check). An fd scan then finds every holder of that same kernel
+// socket (soi_so), so forked holders are found and a process still listening on an unlinked or
+// replaced file of the same name is not. The scan by bound path string remains only where we may
+// not connect (no write permission on the socket), reported as listening_sockets -1.
 #include <bsm/libbsm.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -162,8 +162,8 @@ Error socket_facts(const char* path, const char* dir, int32_t pid, SocketFacts* 
     if (failed(e)) return e;
   }
   if (p.outcome == Probe::kDenied) {
-    // We may not connect: the weaker match by the name the listener bound (kernel-proofs.md
-    // §1.2 "Path semantics"), and no count of the kernel's listeners.
+    // We may not connect: the weaker match by the name the listener bound
+    // (docs/design/kernel-proofs.md §1.2 "Path semantics"), and no count of the kernel's listeners.
     out->listening_sockets = -1;
     std::vector<std::string> names = candidate_paths(path);
     for (pid_t candidate : pids) {
@@ -189,7 +189,7 @@ Error peer_socket_file(int fd, PeerSocketFile* out) {
   (void)fd;
   (void)out;
   // fill_socketinfo never writes soi_stat and fstat() on a socket returns a made-up unp_ino, so
-  // the bound file of a peer cannot be named on macOS (kernel-proofs.md §1.2).
+  // the bound file of a peer cannot be named on macOS (docs/design/kernel-proofs.md §1.2).
   return Error{Failure::kUnsupported, 0, "peer socket file (no bound inode in libproc)", -1};
 }
 

@@ -1,5 +1,5 @@
 // AF_UNIX sockets through libproc, and the holder check that ties a pid to the other end of one of
-// our connections (darwin.h; kernel-proofs.md §1.2, §1.3).
+// our connections (darwin.h; docs/design/kernel-proofs.md §1.2, §1.3).
 #include <errno.h>
 #include <libproc.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 
 #include "darwin.h"
 
-// kernel-proofs.md §4; xnu bsd/sys/proc_info.h.
+// docs/design/kernel-proofs.md §4; xnu bsd/sys/proc_info.h.
 static_assert(sizeof(struct socket_fdinfo) == 792, "socket_fdinfo is 792 bytes");
 static_assert(offsetof(struct socket_fdinfo, psi.soi_so) == 160, "soi_so@160");
 static_assert(offsetof(struct socket_fdinfo, psi.soi_options) == 188, "soi_options@188");

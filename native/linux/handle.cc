@@ -1,6 +1,7 @@
-// Process handles on Linux: a pidfd kept open (kernel-proofs.md §3 "TOCTOU", reliability-plan.md
-// §2). pidfd_send_signal can never reach a recycled pid, and the pidfd turns readable (POLLIN)
-// when the process exits, so exit is observed without polling kill(pid, 0).
+// Process handles on Linux: a pidfd kept open (docs/design/kernel-proofs.md §3 "TOCTOU",
+// docs/design/reliability-plan.md §2). pidfd_send_signal can never reach a recycled pid, and the
+// pidfd turns readable (POLLIN) when the process exits, so exit is observed without polling
+// kill(pid, 0).
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>

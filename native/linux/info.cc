@@ -1,4 +1,5 @@
-// What this kernel offers (kernel-proofs.md §2.2, §2.3): pidfs identities, SO_PEERPIDFD.
+// What this kernel offers (docs/design/kernel-proofs.md §2.2, §2.3): pidfs identities,
+// SO_PEERPIDFD.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 // Helpers shared by the Linux backend files (not part of the cross-OS surface in proofs.h).
 // Constants missing from Debian 12's 6.1 uapi headers are defined here, once, from the kernel's
-// include/uapi (kernel-proofs.md §2.2, §2.3).
+// include/uapi (docs/design/kernel-proofs.md §2.2, §2.3).
 #pragma once
 
 #include <linux/ioctl.h>
@@ -43,8 +43,8 @@ constexpr uint64_t kPidfdInfoPid = 1;
 constexpr uint64_t kPidfdInfoCreds = 2;
 constexpr uint64_t kPidfdInfoExit = 8;
 
-// Classification in one place (kernel-proofs.md §5, psutil's rule): errno first, then "is the pid
-// gone", then "is it a zombie". proc_dir is an open /proc/<pid> dirfd or -1.
+// Classification in one place (docs/design/kernel-proofs.md §5, psutil's rule): errno first, then
+// "is the pid gone", then "is it a zombie". proc_dir is an open /proc/<pid> dirfd or -1.
 Error classify(int err, const char* syscall, int32_t pid, int proc_dir);
 Error unsupported(const char* syscall, int err);
 

@@ -1,6 +1,6 @@
-// Peer credentials of a connected AF_UNIX socket (kernel-proofs.md §2.3): SO_PEERCRED for
-// pid/uid/gid as captured at connect()/listen(), SO_PEERPIDFD (6.5+) for a pidfd on exactly that
-// process, whose pidfs inode is the identity processFacts reports.
+// Peer credentials of a connected AF_UNIX socket (docs/design/kernel-proofs.md §2.3): SO_PEERCRED
+// for pid/uid/gid as captured at connect()/listen(), SO_PEERPIDFD (6.5+) for a pidfd on exactly
+// that process, whose pidfs inode is the identity processFacts reports.
 #include <errno.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>

@@ -1,5 +1,6 @@
 // pidfd / pidfs identity and the one place Linux failures are classified
-// (kernel-proofs.md §2.2, §3; systemd src/basic/pidfd-util.c and pidref.c do the same checks).
+// (docs/design/kernel-proofs.md §2.2, §3; systemd src/basic/pidfd-util.c and pidref.c do the same
+// checks).
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,7 +26,8 @@ std::atomic<int> pidfs_state{0};
 bool is_gone(int32_t pid, int proc_dir) {
   if (proc_dir >= 0) {
     // A /proc/<pid> dirfd is bound to its struct pid: once the process is reaped, every openat()
-    // through it fails with ESRCH, even when the number is reused (kernel-proofs.md §2.5).
+    // through it fails with ESRCH, even when the number is reused (docs/design/kernel-proofs.md
+    // §2.5).
     int fd = openat(proc_dir, "stat", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
       close(fd);
@@ -93,7 +95,7 @@ uint64_t pidfs_inode(int pidfd) {
   if (state == 0) {
     struct statfs sfs;
     // Before 6.9 every pidfd shared one anon_inode, so st_ino identified nothing: trust the
-    // inode only on pidfs (kernel-proofs.md §2.2 "Checking for pidfs").
+    // inode only on pidfs (docs/design/kernel-proofs.md §2.2 "Checking for pidfs").
     state =
         (fstatfs(pidfd, &sfs) == 0 && static_cast<uint32_t>(sfs.f_type) == PID_FS_MAGIC) ? 1 : 2;
     pidfs_state.store(state, std::memory_order_relaxed);

@@ -1,5 +1,6 @@
 // Per-pid facts from procfs through one /proc/<pid> dirfd, bound to one process by a pidfd
-// (kernel-proofs.md §2.1, §2.2, §2.5 sketch; systemd pidref_verify for the final re-check).
+// (docs/design/kernel-proofs.md §2.1, §2.2, §2.5 sketch; systemd pidref_verify for the final
+// re-check).
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +31,9 @@ int64_t clock_us(clockid_t id) {
 }
 
 // Wall-clock time of boot = CLOCK_REALTIME - CLOCK_BOOTTIME, read back to back and once per
-// process. /proc/stat "btime" is whole seconds (256 ms off in the probe, kernel-proofs.md §2.1).
-// Reading it once keeps startTimeUs stable within a process; a later clock step is not applied.
+// process. /proc/stat "btime" is whole seconds (256 ms off in the probe,
+// docs/design/kernel-proofs.md §2.1). Reading it once keeps startTimeUs stable within a process; a
+// later clock step is not applied.
 int64_t boot_wall_us() {
   static const int64_t value = clock_us(CLOCK_REALTIME) - clock_us(CLOCK_BOOTTIME);
   return value;
@@ -81,9 +83,9 @@ bool find_char_device(const char* dir_path, dev_t dev, char* out, size_t cap) {
   return found;
 }
 
-// stat field 7 tty_nr -> device path (kernel-proofs.md §2.1): major = (tty_nr>>8)&0xfff,
-// minor = (tty_nr&0xff)|((tty_nr>>12)&0xfff00). Unix98 ptys (majors 136-143) are named by
-// number, as procps does; anything else is looked up in /dev by st_rdev, as psutil does.
+// stat field 7 tty_nr -> device path (docs/design/kernel-proofs.md §2.1): major =
+// (tty_nr>>8)&0xfff, minor = (tty_nr&0xff)|((tty_nr>>12)&0xfff00). Unix98 ptys (majors 136-143) are
+// named by number, as procps does; anything else is looked up in /dev by st_rdev, as psutil does.
 bool tty_path(uint32_t tty_nr, char* out, size_t cap) {
   if (tty_nr == 0) return false;
   unsigned major_n = (tty_nr >> 8) & 0xfff;

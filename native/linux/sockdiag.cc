@@ -1,7 +1,7 @@
-// sock_diag for AF_UNIX (kernel-proofs.md §2.4): which listening sockets are bound to a file
-// (UDIAG_SHOW_VFS), and which file the peer of a connected socket is bound to (UDIAG_SHOW_PEER).
-// Needs no privilege. Pitfalls handled here: udiag_vfs_dev is the kernel's major<<20|minor
-// encoding, and udiag_vfs_ino carries only the low 32 bits of the inode.
+// sock_diag for AF_UNIX (docs/design/kernel-proofs.md §2.4): which listening sockets are bound to a
+// file (UDIAG_SHOW_VFS), and which file the peer of a connected socket is bound to
+// (UDIAG_SHOW_PEER). Needs no privilege. Pitfalls handled here: udiag_vfs_dev is the kernel's
+// major<<20|minor encoding, and udiag_vfs_ino carries only the low 32 bits of the inode.
 #include <errno.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>

@@ -1,5 +1,6 @@
-// Socket path -> bound listening sockets -> holder pids (kernel-proofs.md §2.4), and the file
-// behind the peer of a connected socket (reliability-plan.md §1.2 "peer socket's VFS").
+// Socket path -> bound listening sockets -> holder pids (docs/design/kernel-proofs.md §2.4), and
+// the file behind the peer of a connected socket (docs/design/reliability-plan.md §1.2 "peer
+// socket's VFS").
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -232,7 +233,7 @@ Error pid_holds_socket(int32_t pid, const uint64_t* inodes, size_t n, SocketFact
   }
   int held = holds_inode_newest_first(fd_dir, inodes, n);
   close(fd_dir);
-  // An unreadable fd table is not a negative proof (style.md habit 2).
+  // An unreadable fd table is not a negative proof (docs/design/style.md habit 2).
   if (held < 0) return Error{Failure::kAccessDenied, EACCES, "readlinkat(/proc/<pid>/fd)", pid};
   if (held > 0) out->listeners[out->listener_count++] = pid;
   return ok();

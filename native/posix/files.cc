@@ -12,7 +12,7 @@ namespace proofs {
 namespace {
 
 Error path_error(int err, const char* syscall) {
-  // A denied lookup is not a missing file (style.md habit 2).
+  // A denied lookup is not a missing file (docs/design/style.md habit 2).
   if (err == EACCES || err == EPERM) return Error{Failure::kAccessDenied, err, syscall, -1};
   if (err == ENAMETOOLONG) return Error{Failure::kInvalidArgument, err, syscall, -1};
   return Error{Failure::kSyscallFailed, err, syscall, -1};
@@ -43,7 +43,7 @@ FileType file_type(mode_t mode) {
 
 uint32_t sun_path_max() {
   // bind(2)/connect(2) need the path plus its NUL inside sun_path: 108 bytes on Linux, 104 on
-  // macOS (kernel-proofs.md §1.2, §4).
+  // macOS (docs/design/kernel-proofs.md §1.2, §4).
   return static_cast<uint32_t>(sizeof(sockaddr_un::sun_path) - 1);
 }
 

@@ -1,6 +1,6 @@
 // The part of socket_facts that is the same on Linux and macOS: lstat of the parent directory and
 // of the path itself (never following the last component), before any backend looks for
-// listeners (kernel-proofs.md §1.2, §2.4).
+// listeners (docs/design/kernel-proofs.md §1.2, §2.4).
 #include "../proofs.h"
 
 namespace proofs {

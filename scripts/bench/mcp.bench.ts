@@ -8,7 +8,7 @@
  *      SDK's default `AjvJsonSchemaValidator` (draft-07 `Ajv`), on the same inputs;
  *   3. where ajv would be wrong: every call case of the bank (test/fixtures/mcp/operator-calls.json)
  *      through each validator, listing each disagreement with the expected verdict
- *      (acp-mcp-toolchain.md §3.1: unevaluatedProperties, prefixItems + items:false,
+ *      (docs/design/acp-mcp-toolchain.md §3.1: unevaluatedProperties, prefixItems + items:false,
  *      dependentRequired, draft-07 `$schema` compile errors, required "__proto__").
  *
  *   npm run bench -- mcp

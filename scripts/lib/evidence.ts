@@ -3,7 +3,7 @@
  * 0600 files). Results — what the system under test did, passing or not — go to `results/`;
  * instrument failures — our own tooling failing to take a measurement (a crash, an unparsable
  * CLI answer, a simulator that did not start) — go to `instrument/`, so a broken instrument is
- * never read as a verdict about Grok or Herdr (seed ADR 0224: "The evidence directory records the
+ * never read as a verdict about Grok or Herdr (ADR 0224 (docs/design/adr-0224.md): "The evidence directory records the
  * instrument failures and live results separately").
  */
 import {

@@ -31,7 +31,7 @@ export function typeAsOwner(tmuxSocket: string, pid: number, text: string): void
   execFileSync("tmux", ["-L", tmuxSocket, "send-keys", "-t", pane, "Enter"]);
 }
 
-/** The owner quits the Grok TUI (`/quit`); its leader keeps running (grok-leader-protocol.md §13). */
+/** The owner quits the Grok TUI (`/quit`); its leader keeps running (docs/design/grok-leader-protocol.md §13). */
 export function quitTuiAsOwner(tmuxSocket: string, pid: number): void {
   typeAsOwner(tmuxSocket, pid, "/quit");
 }

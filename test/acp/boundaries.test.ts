@@ -1,7 +1,7 @@
 /**
  * What this library must never do, checked on its own source and API: start a process (a
  * standalone `grok agent stdio` would be an invisible worker), create a session, or offer
- * `--allow`/`--deny` permission flags (leader mode ignores them, grok-leader-protocol.md §12).
+ * `--allow`/`--deny` permission flags (leader mode ignores them, docs/design/grok-leader-protocol.md §12).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -21,7 +21,7 @@ function code(fn: () => unknown): string | null {
   }
 }
 
-// initialize result shaped as acp_agent.rs `initialize` builds it (grok-leader-protocol.md §9).
+// initialize result shaped as acp_agent.rs `initialize` builds it (docs/design/grok-leader-protocol.md §9).
 const init = {
   protocolVersion: 1,
   agentCapabilities: {

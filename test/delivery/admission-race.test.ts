@@ -1,6 +1,6 @@
 // @platform linux: reads /proc as its independent oracle
 /**
- * T8 (reliability-plan.md §6): K = 32 controller processes race for one seat, round after round,
+ * T8 (docs/design/reliability-plan.md §6): K = 32 controller processes race for one seat, round after round,
  * released together by a FIFO barrier; in some rounds the winner is killed -9 a random moment
  * after it took the lock (during recovery, the epoch fsync, the fence, or while holding).
  * Claims: exactly one controller admitted per epoch; epochs strictly increasing (journal order and

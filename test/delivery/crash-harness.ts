@@ -15,7 +15,7 @@ import { type CountingLeader, startCountingLeader } from "../helpers/counting-le
 import { crashPlan } from "../helpers/crash-plan.js";
 import { type Bundle, bundleHelper } from "./bundle.js";
 
-/** strace drives the syscall-level injection (reliability-plan.md A.3); CI installs it. */
+/** strace drives the syscall-level injection (docs/design/reliability-plan.md A.3); CI installs it. */
 export const STRACE_MISSING: string | null =
   process.platform !== "linux"
     ? `strace fault injection is Linux-only (this is ${process.platform})`

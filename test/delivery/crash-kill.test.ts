@@ -1,12 +1,12 @@
 /**
- * T1 (reliability-plan.md §6): process crash at every persistence syscall, plus random kill -9.
+ * T1 (docs/design/reliability-plan.md §6): process crash at every persistence syscall, plus random kill -9.
  *
  * The workload (test/helpers/crash-workload.ts) drives admission, the journal and `dispatch`
  * against the counting leader (test/helpers/counting-leader.ts), whose O_DSYNC log is the ground
  * truth of what was sent. A dry run under `strace -f -c` counts each syscall type; then for every
  * type T and every i <= n_T the workload runs under
  *     strace -f -o /dev/null -e trace=T -e inject=T:signal=SIGKILL:when=i
- * (the syscall must be in the traced set: reliability-plan.md A.3). A fresh process then recovers
+ * (the syscall must be in the traced set: docs/design/reliability-plan.md A.3). A fresh process then recovers
  * and checks (crash-harness.ts), and a fresh workload finishes the plan. Random kills use seeded
  * delays. The full run (GROK_SEAT_RELIABILITY=full, or GROK_SEAT_SOAK=1) uses a longer plan and
  * many more random kills. The figures are recorded as the claim T1-crash-kill (without strace the

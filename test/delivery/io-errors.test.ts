@@ -1,5 +1,5 @@
 /**
- * T3 (reliability-plan.md §6): EIO / ENOSPC injected at each fsync and each write of the journal
+ * T3 (docs/design/reliability-plan.md §6): EIO / ENOSPC injected at each fsync and each write of the journal
  * (and EIO at each compaction rename), with strace's `-P` so only the seat's files are hit:
  *     strace -f -y -o LOG -P <journal> -P <seat dir> -P <journal>.compact
  *            -e trace=T -e inject=T:error=E:when=i  node crash-workload.mjs ...

@@ -1,5 +1,5 @@
 /**
- * T2 (reliability-plan.md §6): simulated power loss through the injectable JournalIO.
+ * T2 (docs/design/reliability-plan.md §6): simulated power loss through the injectable JournalIO.
  *
  * A workload (prompts that complete, get cancelled, lose their connection, fail to send, and
  * compactions) runs once on a recording file system. Every mutating call is a crash point; at each

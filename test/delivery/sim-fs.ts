@@ -1,5 +1,5 @@
 /**
- * An in-memory file system behind `JournalIO` that knows what is durable (reliability-plan.md §6
+ * An in-memory file system behind `JournalIO` that knows what is durable (docs/design/reliability-plan.md §6
  * T2; the SQLite test6.c / LazyFS fault model, in-process).
  *
  * One directory (the seat directory) with files. Per inode: the bytes as of its last fsync and the

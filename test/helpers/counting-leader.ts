@@ -1,11 +1,11 @@
 /**
- * The counting fake leader of the crash tests (reliability-plan.md §6 T1): a plain unix-socket
+ * The counting fake leader of the crash tests (docs/design/reliability-plan.md §6 T1): a plain unix-socket
  * server speaking newline-delimited JSON. Every prompt id it receives is appended, before any
  * reply, to `<scenario>/leader.log` opened O_APPEND | O_DSYNC: the ground truth of what left a
  * controller, independent of the controller's own journal.
  *
  * Client -> leader: `hello {scenario}` (answered by a replay of every finished result, like the
- * `turn_completed` replay of grok-leader-protocol.md §4, then `replay-done`); `prompt {promptId,
+ * `turn_completed` replay of docs/design/grok-leader-protocol.md §4, then `replay-done`); `prompt {promptId,
  * sessionId, epoch, behave, text}`; `cancel {promptId}`. What a prompt does is
  * test/helpers/scripted-turns.ts, shared with the in-memory leader of the power-loss test.
  * Each received line is written to the log as `<promptId> <epoch>`.

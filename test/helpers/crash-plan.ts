@@ -5,7 +5,7 @@
  * runs it in-process against a simulated leader on a simulated file system.
  *
  * The driver is also the recovery: run again after a crash, it reconnects, lets the leader replay
- * its finished results (the `turn_completed` replay of grok-leader-protocol.md §4) so late evidence
+ * its finished results (the `turn_completed` replay of docs/design/grok-leader-protocol.md §4) so late evidence
  * reconciles the original receipts, and skips every prompt id the journal already knows — an
  * uncertain prompt is never sent again.
  */

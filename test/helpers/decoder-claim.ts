@@ -1,5 +1,5 @@
 /**
- * The shape every hostile-input decoder claim (reliability-plan.md §6 T7) shares: property tests
+ * The shape every hostile-input decoder claim (docs/design/reliability-plan.md §6 T7) shares: property tests
  * whose failures are counted, then one last test that measures memory, records the claim
  * (test/helpers/claims.ts) and asserts that it held. A claim spans several uvu tests, so a failed
  * property still fails its own test and also makes the claim say it did not hold.

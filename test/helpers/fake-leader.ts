@@ -1,6 +1,6 @@
 /**
  * A small in-test Grok leader: a plain `net` server speaking the real frames (4-byte BE length +
- * JSON, grok-leader-protocol.md §2) with the behaviour of `leader/server.rs` `run_client_session`:
+ * JSON, docs/design/grok-leader-protocol.md §2) with the behaviour of `leader/server.rs` `run_client_session`:
  * first frame must be `register` (else `error` code 1 and close), registration timeout (`error`
  * code 3), `registered` with the fixture-2 metadata, `leader_ready` on demand, `ping`->`pong`,
  * `control`, a second `register` -> `error` code 2, `disconnect`/EOF/bad frame -> close.

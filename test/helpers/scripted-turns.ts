@@ -1,11 +1,11 @@
 /**
- * What the crash tests' scripted leader does with a prompt (reliability-plan.md §6 T1, T2), apart
+ * What the crash tests' scripted leader does with a prompt (docs/design/reliability-plan.md §6 T1, T2), apart
  * from how the prompt arrives: the counting leader (test/helpers/counting-leader.ts) receives it
  * on a unix socket from another process, the power-loss leader (test/delivery/sim-leader.ts) in
  * memory. Behaviours are crash-plan.ts's: complete (queue entry + results on two channels),
  * hold-cancel (running until cancelled; a disconnect lets it finish), drop (finished, then the
  * connection is closed before any evidence). Every finished turn is replayed to a new client like
- * the `turn_completed` replay of grok-leader-protocol.md §4.
+ * the `turn_completed` replay of docs/design/grok-leader-protocol.md §4.
  */
 import type { LeaderEvent, PromptFrame } from "./crash-plan.js";
 
@@ -89,7 +89,7 @@ export class ScriptedTurns {
     ];
   }
 
-  /** `client` went away: its held turns keep running to the end (grok-leader-protocol.md §4). */
+  /** `client` went away: its held turns keep running to the end (docs/design/grok-leader-protocol.md §4). */
   disconnected(client: object): void {
     for (const [id, h] of this.#held)
       if (h.client === client) this.finish(id, h.sessionId, "end_turn");

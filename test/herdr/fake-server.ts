@@ -1,6 +1,6 @@
 /**
  * A tiny in-test Herdr socket server for client framing tests. It reads the first line the way
- * Herdr does (`read_initial_request_line_with_limits`, herdr-socket-api.md §1.2) and hands the
+ * Herdr does (`read_initial_request_line_with_limits`, docs/design/herdr-socket-api.md §1.2) and hands the
  * parsed request to the test's handler, which decides what goes back. It also records everything
  * the client does after its request line (bytes, EOF), so tests can assert on the server side that
  * a streaming client never writes again and never half-closes (§1.3).

@@ -4,7 +4,7 @@
  * - "process restarted in the same pane": requests about pane A are answered from pane B (a
  *   fresh process on a fresh pty) under A's pane id and terminal id;
  * - "terminal changed": pane A's `terminal_id` is reported as another value (what a live handoff
- *   or a restore does to a real pane, herdr-socket-api.md §2.3).
+ *   or a restore does to a real pane, docs/design/herdr-socket-api.md §2.3).
  * Everything else passes through byte for byte. Bind and verify through the same proxy, so the
  * session descriptor (this process as the listener) stays the same on both sides.
  */

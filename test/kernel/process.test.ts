@@ -203,7 +203,7 @@ linuxTest(
     await waitFor("exec", () => readlinkOrNull(`/proc/${pid}/exe`) === "/usr/bin/sleep");
     const before = processFacts(pid);
     child.kill("SIGKILL");
-    // libuv reaps on the event loop (reliability-plan.md finding 3): spin without yielding.
+    // libuv reaps on the event loop (docs/design/reliability-plan.md finding 3): spin without yielding.
     const deadline = Date.now() + 5000;
     while (procStat(pid)?.state !== "Z" && Date.now() < deadline) {
       // busy-wait on purpose

@@ -1,6 +1,6 @@
 /**
  * Golden frame bodies, each exactly as serde_json writes it (struct field order, compact). Provenance:
- * the fixture list at the end of grok-leader-protocol.md ("Test fixtures worth reproducing"), with
+ * the fixture list at the end of docs/design/grok-leader-protocol.md ("Test fixtures worth reproducing"), with
  * every shape checked against `leader/protocol.rs` (`ClientMessage`, `ServerMessage`,
  * `ControlCommand`, `ControlPayload`), `leader/server.rs` (error codes 1-3, `broadcast_shutdown`) and
  * `xai-grok-shell-base/src/cpu_profile.rs` (`ControlError`). `<scratch>` paths are literal.

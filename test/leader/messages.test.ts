@@ -189,7 +189,7 @@ test("malformed messages are INVALID_MESSAGE", () => {
   );
 });
 
-test("JSON edge cases (reliability-plan.md §4) have explicit outcomes", () => {
+test("JSON edge cases (docs/design/reliability-plan.md §4) have explicit outcomes", () => {
   // Duplicate keys: JSON.parse keeps the last one. serde would refuse a duplicate `type`; the
   // leader never writes one (serde never serializes duplicates), so this is only a difference in
   // what we would accept from a peer that is not the leader, and it still parses to a known shape.

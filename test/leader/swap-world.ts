@@ -3,7 +3,7 @@
  * which never answers and counts the connections and bytes it received), on `<dir>/leader.sock`
  * and `<dir>/other.sock` in a private 0700 directory. `swap()` renames the other's socket over
  * `leader.sock`: the path the socket proof looked at now reaches another process, the shape of
- * the rename races of reliability-plan.md §6 T4/T10, staged at one exact moment instead of raced.
+ * the rename races of docs/design/reliability-plan.md §6 T4/T10, staged at one exact moment instead of raced.
  */
 import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

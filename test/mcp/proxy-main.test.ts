@@ -1,6 +1,6 @@
 // @platform linux: reads /proc as its independent oracle
 /**
- * The regression guard across real processes (seed ADR 0224, "root-schema regression"): the
+ * The regression guard across real processes (ADR 0224 (docs/design/adr-0224.md), "root-schema regression"): the
  * official SDK client's listTools() fails on the raw operator bank and succeeds through the
  * projecting proxy, over stdio (proxy-main spawned as a child, the bank as its child) and over
  * streamable HTTP on loopback (bank and proxy both children). The bank's JSON-lines log, written

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { isSdkCallResult, isSdkTool } from "../../lib/mcp/sdk-guard.js";
 
-test("isSdkTool is the SDK's ToolSchema: exactly the root shapes acp-mcp-toolchain.md §2.1 lists", () => {
+test("isSdkTool is the SDK's ToolSchema: exactly the root shapes docs/design/acp-mcp-toolchain.md §2.1 lists", () => {
   const accepted = [
     { type: "object" },
     { type: "object", anyOf: [{ type: "object" }] },

@@ -87,7 +87,7 @@ test("a restarted server (same path) is another descriptor: server pid and ident
     second = await startChild(path);
     const b = await readSessionDescriptor(client, systemKernel, null);
     assert.is(b.server.pid, second.pid);
-    // The inode may legitimately be reused after unlink (kernel-proofs.md §2.4, pitfall 3):
+    // The inode may legitimately be reused after unlink (docs/design/kernel-proofs.md §2.4, pitfall 3):
     // the server's pid and pidfs identity are what tell the two servers apart.
     assert.is.not(b.server.pid, a.server.pid);
     assert.not.equal(b.server.identity, a.server.identity);

@@ -1,5 +1,5 @@
 /**
- * T7, ACP payloads (reliability-plan.md §6 T7, §4 "keep transports usable for subsequent valid
+ * T7, ACP payloads (docs/design/reliability-plan.md §6 T7, §4 "keep transports usable for subsequent valid
  * messages"): the strings inside leader `acp` frames through `parseAcpPayload` (`lib/acp/json-rpc.ts`)
  * and the raw-frame tap (`AcpTap.observe`, `lib/acp/tap.ts` + `grok-extensions.ts`) exactly as
  * `createAcpStream` (`lib/acp/stream.ts`) runs them, and the stream itself over an in-memory pipe:
@@ -217,7 +217,7 @@ type Expect =
   | { readonly event: (e: ReturnType<typeof handle>) => boolean }
   | { readonly code: string };
 
-/** JSON edge cases (reliability-plan.md §4) as payloads, each with its explicit outcome. */
+/** JSON edge cases (docs/design/reliability-plan.md §4) as payloads, each with its explicit outcome. */
 const EDGE: readonly { name: string; payload: string; expect: Expect }[] = [
   {
     name: "duplicate method: last wins",

@@ -1,6 +1,6 @@
 // @platform linux: reads /proc as its independent oracle
 /**
- * T7, `active_sessions.json` (grok-leader-protocol.md §8; `lib/grok/active-sessions.ts`): the pure
+ * T7, `active_sessions.json` (docs/design/grok-leader-protocol.md §8; `lib/grok/active-sessions.ts`): the pure
  * parser on random, mutated, truncated and edge-case bytes (a status value, never a throw), and the
  * bounded reader on real files, with the kernel's own count of bytes read (`/proc/self/io` rchar)
  * as the oracle for "oversized input refused after reading at most the limit + 1 byte".
@@ -156,7 +156,7 @@ type Expect =
   | { readonly status: Read["status"] };
 
 /**
- * JSON edge cases (reliability-plan.md §4) with explicit outcomes. Built when the test runs, so
+ * JSON edge cases (docs/design/reliability-plan.md §4) with explicit outcomes. Built when the test runs, so
  * their megabytes of fixtures are not counted as memory the decoder kept.
  */
 const edgeCases = (): readonly { name: string; bytes: Buffer; expect: Expect }[] => [

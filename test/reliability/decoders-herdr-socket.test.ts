@@ -116,7 +116,7 @@ function requestAny(client: HerdrClient, method: HerdrMethod): Promise<unknown> 
   }
 }
 
-/** Reply bytes then close, as Herdr does for a one-shot request (herdr-socket-api.md §1.3). */
+/** Reply bytes then close, as Herdr does for a one-shot request (docs/design/herdr-socket-api.md §1.3). */
 function answer(bytes: Uint8Array): Script {
   return (socket) => socket.end(bytes);
 }

@@ -1,5 +1,5 @@
 /**
- * T7, Herdr lines (reliability-plan.md §6 T7; herdr-socket-api.md §1.2-§1.5): newline framing with a
+ * T7, Herdr lines (docs/design/reliability-plan.md §6 T7; docs/design/herdr-socket-api.md §1.2-§1.5): newline framing with a
  * cap (`lib/herdr/line-buffer.ts`), then a reply (`parseReply`, `lib/herdr/client.ts`) or pushed
  * events (`parseEventLine`, `lib/herdr/wire-events.ts`). The pure pipeline below feeds chunks the
  * way `LineConnection` does and maps the line buffer's results to the codes `line-connection.ts` gives

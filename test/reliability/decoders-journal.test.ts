@@ -1,5 +1,5 @@
 /**
- * T7, journal lines (reliability-plan.md §6 T7, §3.2): `decodeJournal` / `decodeLine`
+ * T7, journal lines (docs/design/reliability-plan.md §6 T7, §3.2): `decodeJournal` / `decodeLine`
  * (`lib/delivery/codec.ts`, `<crc32> <json>\n` lines, MAX_LINE_BYTES) on random, mutated and torn
  * bytes, and recovery (`Journal.open`, `lib/delivery/journal.ts`) on real files: the valid prefix
  * is kept byte for byte, the tail is quarantined exactly, and the journal stays usable.

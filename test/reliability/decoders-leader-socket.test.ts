@@ -1,5 +1,5 @@
 /**
- * T7, leader frames on a real unix socket (reliability-plan.md §6 T7 (d)): the partial-frame idle
+ * T7, leader frames on a real unix socket (docs/design/reliability-plan.md §6 T7 (d)): the partial-frame idle
  * timeout, the per-frame deadline against a slowloris trickle (the CVE-2018-12122 lesson), hostile
  * bytes after registration, and an oversized announcement, all through `connectLeader` against the
  * in-test leader (`test/helpers/fake-leader.ts`, which frames with its own code). Timeouts are

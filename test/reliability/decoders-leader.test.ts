@@ -1,5 +1,5 @@
 /**
- * T7, leader frames (reliability-plan.md §6 T7 (a)-(c), (e)): the bytes -> frames -> messages path
+ * T7, leader frames (docs/design/reliability-plan.md §6 T7 (a)-(c), (e)): the bytes -> frames -> messages path
  * of `lib/leader/frame-codec.ts` and `lib/leader/messages.ts`, driven the way
  * `lib/leader/leader-connection.ts` drives it (every chunk pushed, every frame parsed as a ServerMessage,
  * the first typed error ends the stream). Timing (idle timeout, slowloris) is on real sockets in
@@ -339,7 +339,7 @@ guarded("oversized: refused from the 4 header bytes, 0 body bytes read, for any 
 
 type Expect = { readonly accept: (m: ServerMessage) => boolean } | { readonly code: string };
 
-/** JSON edge cases (reliability-plan.md §4) and each one's explicit expected outcome. */
+/** JSON edge cases (docs/design/reliability-plan.md §4) and each one's explicit expected outcome. */
 const EDGE: readonly { name: string; body: string | Uint8Array; expect: Expect }[] = [
   {
     name: "duplicate type: last wins",

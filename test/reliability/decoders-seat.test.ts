@@ -1,7 +1,7 @@
 // @platform linux: reads /proc as its independent oracle
 /**
  * T7, seat records (`lib/seat/seat-record.ts`): `readSeatRecord` on real files holding random bytes,
- * mutated and truncated records, duplicated keys and the JSON edge cases of reliability-plan.md §4,
+ * mutated and truncated records, duplicated keys and the JSON edge cases of docs/design/reliability-plan.md §4,
  * plus the bounded read (kernel rchar as the oracle), symlinks, FIFOs and directories. Every
  * refusal must be RECORD_UNREADABLE or RECORD_INVALID; a record written by `writeSeatRecord`
  * must read back as written.

@@ -1,6 +1,6 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
- * T9 — fault shapes (reliability-plan.md §6 T9), each × seeds, against the real seat (hire,
+ * T9 — fault shapes (docs/design/reliability-plan.md §6 T9), each × seeds, against the real seat (hire,
  * deliver, release) and the simulators' fault switches:
  *   drop        the leader reads the prompt, then drops the connection (GROK_SIM_DROP_AFTER_PROMPT)
  *   ack-lost    every acknowledgement to us is lost, then the connection ends

@@ -1,5 +1,5 @@
 /**
- * T5, PID reuse (reliability-plan.md §2, §6 T5, Appendix A.1): inside a user + pid namespace,
+ * T5, PID reuse (docs/design/reliability-plan.md §2, §6 T5, Appendix A.1): inside a user + pid namespace,
  * `ns_last_pid` forces a new process (same executable, same cwd, same uid; in the tight attempts
  * the same start tick) onto the pid of a leader we proved and lost. Every such imposter must be
  * refused by the library's identity checks and handles, must receive no signal from the release
@@ -58,7 +58,7 @@ function skipReason(): string | null {
   if (probe.status !== 0)
     return `unshare refused here: ${(probe.stderr || String(probe.error)).trim()}`;
   if (!kernelInfo().pidfsIdentity) {
-    // kernel-proofs.md §3: before 6.9 pidfd inodes are not identities; a same-tick imposter then
+    // docs/design/kernel-proofs.md §3: before 6.9 pidfd inodes are not identities; a same-tick imposter then
     // has the same (boot, pid, tick) identity and only the handle kept since spawn refuses it.
     return "kernel < 6.9: pidfs inodes are not unique identities, the identity half of T5 does not apply";
   }

@@ -1,6 +1,6 @@
 // @platform linux: uses the grok simulator, not yet verified on macOS
 /**
- * T4, the socket refusal matrix (reliability-plan.md §1, §6 T4): root builds each hostile or
+ * T4, the socket refusal matrix (docs/design/reliability-plan.md §1, §6 T4): root builds each hostile or
  * unprovable socket setup, and a prober running as uid 65534 (`setpriv --reuid=65534
  * --regid=65534 --clear-groups`) takes the library's real seat path against it (socket proof →
  * admission → connect once → peer checks → register → leader proof → kernel handle). Every

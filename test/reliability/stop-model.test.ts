@@ -1,6 +1,6 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
- * T6 — stop only what we proved (reliability-plan.md §6 T6; seed ADR 0224: "only an observed
+ * T6 — stop only what we proved (docs/design/reliability-plan.md §6 T6; ADR 0224 (docs/design/adr-0224.md): "only an observed
  * original TUI exit permits stopping its own proven leader"). Model-based, fast-check `commands`:
  *
  * 1. Stand-in lifecycles (fixtures/stop-lifecycles.ts, inside a pid namespace when the kernel

@@ -1,5 +1,5 @@
 /**
- * T10, wrong target (reliability-plan.md §6 T10): two seats whose names and sockets are prefixes
+ * T10, wrong target (docs/design/reliability-plan.md §6 T10): two seats whose names and sockets are prefixes
  * of each other (`bill`, `billing`; sockets `<dir>/bill`, `<dir>/billing`), each a simulated TUI
  * with the leader it spawned. Every iteration looks one seat up by its exact name and takes the
  * seat path (socket proof → admission → connect → register → leader proof); when admitted it

@@ -2,7 +2,7 @@
 /**
  * The proven leader is replaced at the same socket path: the seat never follows. Two ways:
  * (a) the leader dies while the TUI lives and the TUI, as real Grok does, spawns a new leader at
- *     the same path (grok-leader-protocol.md §13): delivery refuses LEADER_REPLACED, nothing
+ *     the same path (docs/design/grok-leader-protocol.md §13): delivery refuses LEADER_REPLACED, nothing
  *     reaches the new leader, release leaves it running;
  * (b) the owner quits the TUI (its exit observed), then the leader dies and an imposter listens at
  *     the same path: release does not stop it (LEADER_REPLACED) although the TUI exit was seen.

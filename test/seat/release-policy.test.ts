@@ -1,5 +1,5 @@
 /**
- * The release rule as a pure function (reliability-plan.md T6): stop only when we launched the
+ * The release rule as a pure function (docs/design/reliability-plan.md T6): stop only when we launched the
  * leader, its handle still proves it, and the original TUI's exit was observed on its bound
  * identity. Every combination of the facts is checked against an independent model.
  */

@@ -1,6 +1,6 @@
 // @platform linux: uses the Herdr simulator, whose panes read /proc
 /**
- * Resume end to end against the Herdr and grok simulators (seed ADR 0224: "resume requires the
+ * Resume end to end against the Herdr and grok simulators (ADR 0224 (docs/design/adr-0224.md): "resume requires the
  * original profile, UUID and conversation plus a confirmed prior exit"; issue 8, seat policy).
  *
  * A seat is hired and a prompt delivered to `completed`; the owner (this test, through tmux, as

@@ -1,6 +1,6 @@
 /**
  * Step `active_sessions`: `$GROK_HOME/active_sessions.json` must name the original TUI, its
- * session and its cwd (seed ADR 0224: readiness evidence beside the kernel proofs). The TUI
+ * session and its cwd (ADR 0224 (docs/design/adr-0224.md): readiness evidence beside the kernel proofs). The TUI
  * writes the entry after `session/new` (or a resume's `session/load`) succeeds
  * (docs/design/grok-leader-protocol.md §8), and creates the session only once the owner has
  * passed its startup screens (sign-in, consent, folder trust: lib/grok/owner-gates.ts). So the

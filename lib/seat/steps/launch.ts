@@ -6,7 +6,7 @@
  * runtime directory: a refused hire leaves both to the owner.
  *
  * `workspace.create` and `layout.apply` change Herdr: given up on too early, they may still open
- * a TUI that no proof covers (Herdr never times a request out, herdr-socket-api.md §1.3). So they
+ * a TUI that no proof covers (Herdr never times a request out, docs/design/herdr-socket-api.md §1.3). So they
  * wait as long as the hire waits for any request (`requestMs`), not the client's read deadline.
  */
 import { fail, pass } from "../../check.js";

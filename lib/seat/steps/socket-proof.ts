@@ -1,7 +1,7 @@
 /**
  * Step `socket_proof`: the address first (a path, not an abstract name; within sun_path), then
  * the private-socket checks (lib/proof/socket.ts) on our runtime directory's socket, and the lock
- * file's pid among its listeners. Nothing is connected to before this passes (seed ADR 0224:
+ * file's pid among its listeners. Nothing is connected to before this passes (ADR 0224 (docs/design/adr-0224.md):
  * "Connect to that socket once"; docs/design/reliability-plan.md §6 T4).
  */
 import { lstatSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * Valid ACP JSON-RPC messages as the leader carries them in `acp` payloads (grok-leader-protocol.md
+ * Valid ACP JSON-RPC messages as the leader carries them in `acp` payloads (docs/design/grok-leader-protocol.md
  * §4; `lib/acp/json-rpc.ts`, `lib/acp/grok-extensions.ts`): responses, reverse-requests (the shared
  * interactions among them) and notifications, Grok's `_x.ai/…` extensions in plain and wrapped
  * form included. `expectSdk` says whether `createAcpStream` must hand the message to the SDK.

@@ -1,5 +1,5 @@
 /**
- * Valid Herdr reply and event lines (herdr-socket-api.md §1.4-§1.5, §3-§6; `lib/herdr/wire-*.ts`),
+ * Valid Herdr reply and event lines (docs/design/herdr-socket-api.md §1.4-§1.5, §3-§6; `lib/herdr/wire-*.ts`),
  * compact JSON as serde_json writes it, for round-trip and mutation tests. Herdr is Rust, so its
  * strings are well-formed Unicode: no lone surrogates here.
  */

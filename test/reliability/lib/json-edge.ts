@@ -1,5 +1,5 @@
 /**
- * The JSON edge cases of reliability-plan.md §4, as building blocks: each decoder test pairs them
+ * The JSON edge cases of docs/design/reliability-plan.md §4, as building blocks: each decoder test pairs them
  * with its own explicit expected outcome. Facts verified on Node 20 (§4): JSON.parse keeps the last
  * duplicate key, accepts 10^6-deep nesting (recursive code *after* parsing may still overflow),
  * turns `1e400` into Infinity and rounds integers above 2^53, keeps a lone surrogate escape as a

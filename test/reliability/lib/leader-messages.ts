@@ -1,5 +1,5 @@
 /**
- * Valid leader `ServerMessage` values (grok-leader-protocol.md §3; `lib/leader/messages.ts`), as
+ * Valid leader `ServerMessage` values (docs/design/grok-leader-protocol.md §3; `lib/leader/messages.ts`), as
  * plain JSON objects the way the leader's serde writes them, for round-trip and mutation tests.
  */
 import fc from "fast-check";

@@ -1,5 +1,5 @@
 /**
- * Mutations of valid inputs (reliability-plan.md §6, T7: "mutated valid frames"): bit flips,
+ * Mutations of valid inputs (docs/design/reliability-plan.md §6, T7: "mutated valid frames"): bit flips,
  * truncations, insertions, removals, duplicated ranges and overwrites at byte level, plus a
  * duplicated key at JSON text level. Each mutation reports the first byte it damaged, so a test
  * can assert that everything wholly before it still decodes.

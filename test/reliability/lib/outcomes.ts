@@ -1,5 +1,5 @@
 /**
- * The tally behind every T7 decoder claim (reliability-plan.md §6, T7): how many generated inputs
+ * The tally behind every T7 decoder claim (docs/design/reliability-plan.md §6, T7): how many generated inputs
  * a decoder saw, how many it accepted, and how each rejection was typed. "0 untyped throws" means
  * every failure was a `GrokSeatError` whose `code` is one of the decoder's documented codes; an
  * exception of any other class (a `RangeError` from a stack overflow, a `TypeError`) or an

@@ -1,5 +1,5 @@
 /**
- * Leader frames (grok-leader-protocol.md §2, leader/protocol.rs read_frame/write_frame): a u32
+ * Leader frames (docs/design/grok-leader-protocol.md §2, leader/protocol.rs read_frame/write_frame): a u32
  * big-endian length, then exactly that many bytes of UTF-8 JSON, no delimiter. A length above
  * 64 MiB is refused before any payload byte is buffered.
  */

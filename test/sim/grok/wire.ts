@@ -1,5 +1,5 @@
 /**
- * Leader IPC messages (grok-leader-protocol.md §3; leader/protocol.rs ClientMessage /
+ * Leader IPC messages (docs/design/grok-leader-protocol.md §3; leader/protocol.rs ClientMessage /
  * ServerMessage). Client messages are parsed with serde's strictness: an unknown `type`, a
  * missing required field or a wrongly typed one is a decode error (the server closes the
  * connection), unknown extra fields are ignored. Server messages are written with serde's field

@@ -1,6 +1,6 @@
 /**
  * The operator bank's tools and the call cases that go with them, from
- * test/fixtures/mcp/ (provenance: acp-mcp-toolchain.md §2.1 and §3.1, whose shapes they
+ * test/fixtures/mcp/ (provenance: docs/design/acp-mcp-toolchain.md §2.1 and §3.1, whose shapes they
  * reproduce, plus the draft-07/2020-12 and `__proto__` cases named in issue 7).
  */
 import { readFileSync } from "node:fs";

@@ -1,6 +1,6 @@
 // @platform linux: uses the grok simulator, not yet verified on macOS
 /**
- * ACP over the leader (grok-leader-protocol.md §4, §7, §9, §12; fixtures 8, 9, 11, 12, 16, 20):
+ * ACP over the leader (docs/design/grok-leader-protocol.md §4, §7, §9, §12; fixtures 8, 9, 11, 12, 16, 20):
  * request-id namespacing as the agent sees it (GROK_SIM_LOG records every line the agent read),
  * `_meta` injection, the initialize response, fan-out to two subscribers, shared interaction
  * requests (first answer wins, replay to late joiners), driver-only reverse requests,

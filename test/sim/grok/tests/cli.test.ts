@@ -1,6 +1,6 @@
 // @platform linux: uses the grok simulator, not yet verified on macOS
 /**
- * The `grok` command line as bin/main.rs dispatches it (grok-leader-protocol.md §1, §9):
+ * The `grok` command line as bin/main.rs dispatches it (docs/design/grok-leader-protocol.md §1, §9):
  * version text and channel label from $GROK_HOME/version.json, `version --json`, the refused
  * standalone agent modes, top-level --leader with `agent`, and `leader list|info --json`, which
  * only scan $GROK_HOME.

@@ -1,6 +1,6 @@
 // @platform linux: uses the grok simulator, not yet verified on macOS
 /**
- * Fault switches (test/sim/grok/README.md) and leader death (grok-leader-protocol.md §1, §13;
+ * Fault switches (test/sim/grok/README.md) and leader death (docs/design/grok-leader-protocol.md §1, §13;
  * fixture 19): a crash mid-prompt leaves stale socket and lock files and the TUI respawns a
  * leader with a new pid at the same path; SIGTERM exits without cleanup; dropped connection
  * after a prompt; delayed acknowledgments; an imposter listener; auto-update shutdown;

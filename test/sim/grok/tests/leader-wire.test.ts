@@ -1,6 +1,6 @@
 // @platform linux: uses the grok simulator, not yet verified on macOS
 /**
- * The leader's IPC wire, byte for byte, against the fixture list of grok-leader-protocol.md
+ * The leader's IPC wire, byte for byte, against the fixture list of docs/design/grok-leader-protocol.md
  * (items 1-7, 10, 17): framing, registration paths and errors, keepalive, control, relaunch.
  * A raw socket client (raw.ts) speaks to a bare simulated leader; expected bytes are written out
  * literally from leader/protocol.rs and leader/server.rs.

@@ -1,6 +1,6 @@
 // @platform linux: uses the grok simulator, not yet verified on macOS
 /**
- * Attaching to a session and leaving it (grok-leader-protocol.md §4, §7; fixtures 13 and 18):
+ * Attaching to a session and leaving it (docs/design/grok-leader-protocol.md §4, §7; fixtures 13 and 18):
  * persistence under $GROK_HOME/sessions, replay unicast to the loader with isReplay and
  * x.ai/leaderClientId, the cursor rule, noReplay/resume, live updates buffered during an
  * in-flight load and flushed after its response, the paused gateway of a replaying load,

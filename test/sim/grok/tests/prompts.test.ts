@@ -1,6 +1,6 @@
 // @platform linux: uses the grok simulator, not yet verified on macOS
 /**
- * Prompts, queue, cancel and session settings (grok-leader-protocol.md §6, §10, §11; fixtures 14
+ * Prompts, queue, cancel and session settings (docs/design/grok-leader-protocol.md §6, §10, §11; fixtures 14
  * and 15): the caller's promptId in every channel, the server-authoritative queue, cancel of the
  * running turn only, queue/remove by version, queue merging, hidden synthetic prompts, model and
  * effort selection, the model catalog, MCP listing from config.toml and session info.

@@ -2,7 +2,7 @@
 /**
  * `grok --resume <id>` as the real TUI starts it (pager `app/session_startup.rs`
  * `session_startup_intent_from_flags` / `materialize_startup_for_cwd`, `dispatch/session/load.rs`,
- * `app/effects/mod.rs` Effect::LoadSession; grok-leader-protocol.md §8): the session the
+ * `app/effects/mod.rs` Effect::LoadSession; docs/design/grok-leader-protocol.md §8): the session the
  * simulator persisted under `$GROK_HOME/sessions/<encoded cwd>/<id>/` is loaded with one
  * `session/load` (the session's cwd, the config's MCP servers, `_meta` {yoloMode, autoMode}), its
  * history (the `turn_completed` records included) is there again, and the new TUI registers its

@@ -1,7 +1,7 @@
 // @platform linux: uses the grok simulator, not yet verified on macOS
 /**
  * The simulated TUI on a real pty (a private tmux server) and the leader it spawns, checked
- * against the kernel (grok-leader-protocol.md §1, §8, §13; fixture 21): the leader is a direct
+ * against the kernel (docs/design/grok-leader-protocol.md §1, §8, §13; fixture 21): the leader is a direct
  * child of the TUI in its own process group with /dev/null stdio and stderr in leader.log, its
  * exe is the single-executable grok, it holds the flock and wrote its pid in the lock file,
  * active_sessions.json names the TUI, the TUI owns permission modals, and the leader outlives

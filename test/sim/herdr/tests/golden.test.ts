@@ -1,4 +1,4 @@
-// The golden wire lines of herdr-socket-api.md, byte for byte, produced by the simulator's own
+// The golden wire lines of docs/design/herdr-socket-api.md, byte for byte, produced by the simulator's own
 // state machine and encoder from a fixed state (the live tests check the same shapes with real
 // processes, whose pids, cwds and terminal ids cannot be fixed).
 import { readFileSync } from "node:fs";
