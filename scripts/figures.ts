@@ -321,9 +321,9 @@ const ROWS: readonly Row[] = [
   },
   {
     area: "long-lived",
-    what: "transcript memory of a seat after 10,000 / 100,000 prompts",
-    figure: "longlived.transcript_bytes_10000",
-    also: "longlived.transcript_bytes_100000",
+    what: "heap growth of a seat after 10,000 / 100,000 prompts (4 transcript updates each)",
+    figure: "seat.transcript.heap_growth_mb.10k_prompts",
+    also: "seat.transcript.heap_growth_mb.100k_prompts",
   },
 ];
 
