@@ -250,7 +250,7 @@ const ROWS: readonly Row[] = [
     also: "seat.hire.ours_cpu_ms.p99",
     target: atMost(15, "ms"),
     missed:
-      "most of it is our polling while the simulators start (the `leader_wait` and `active_sessions` steps: per-step CPU and a CPU profile by layer in `seat.hire.cpu_by_step_ms`); next: wake on the runtime directory's and GROK_HOME's file events instead of polling every 10 ms",
+      "per step (`seat.hire.cpu_by_step_ms`, with a CPU profile by layer): `leader_wait` is the largest while the simulated Grok starts, though it now wakes on the runtime directory's file events with a backing-off poll (the rest of its CPU, the pane-exit watch and the event loop while waiting, is not yet attributed), then `preflight` (spawning `grok --version`, Herdr discovery) and `launch`; next: profile `leader_wait` alone, and skip the version spawn for an executable whose identity a previous hire already judged",
   },
   {
     area: "seat",
@@ -274,7 +274,7 @@ const ROWS: readonly Row[] = [
     figure: "startup.import_root.over_bare_ms",
     target: atMost(60, "ms"),
     missed:
-      "it still loads ~110 of our modules (module-load trace in the bench; the ACP SDK, zod and the MCP SDK no longer); next: load hire()'s steps on its first call, or ship the entry bundled",
+      "it loads 62 of our modules and valibot (module-load trace in the bench); hire()'s steps, the ACP SDK, zod and the MCP SDK no longer: what is left is the `Seat` class and the seat record's schemas, which reach the kernel, proof and grok modules at import; next: a lighter seat-record schema module and the kernel loaded inside `Seat` on first use, or a bundled entry",
   },
   {
     area: "startup",
@@ -282,7 +282,7 @@ const ROWS: readonly Row[] = [
     figure: "startup.verify_proof_process.vs_bare",
     target: atMost(1.3, "x"),
     missed:
-      "it loads ~23 of our modules, valibot and the native addon; next: a bundled CLI entry (esbuild), and on Node ≥ 22.1 `module.enableCompileCache()` (Node 20 has none)",
+      "it loads 28 of our modules, valibot and the native addon (module-load trace in the bench); next: a bundled CLI entry (esbuild), and on Node ≥ 22.1 `module.enableCompileCache()` (Node 20 has none)",
   },
   {
     area: "startup",
