@@ -115,6 +115,8 @@ const ROWS: readonly Row[] = [
     what: "… vs `ss -xlp` at ~1,000 processes",
     figure: "kernel.socket_listeners.speedup_vs_ss_xlp_1000",
     target: atLeast(5, "x"),
+    missed:
+      "the scan and `ss -p` do the same work per process, a readlink of every fd under /proc/<pid>/fd, so both grow with the machine's fds and the ratio shrinks as they dominate (8.9x at ~100 processes, 2.8x at ~1,000 in the same run); the proof path no longer scans (row above); next: scan only the processes of our uid (a listener we trust must be ours)",
   },
   {
     area: "leader",
