@@ -1,6 +1,6 @@
 /**
  * Fence, then send, then record the send: the one way a prompt leaves this library
- * (seed-adr-0224.md "Persist a delivery fence before native dispatch"). No I/O of its own: the
+ * (docs/design/adr-0224.md "Persist a delivery fence before native dispatch"). No I/O of its own: the
  * journal does the file I/O and the caller's `send` writes the frame.
  *
  * - A duplicate prompt id, a fail-stopped journal or a lost admission throws *before* `send` is
