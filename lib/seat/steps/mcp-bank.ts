@@ -12,10 +12,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import * as v from "valibot";
 import type { AcpSession } from "../../acp/acp-session.js";
 import { type CheckResult, fail, firstFailure, pass } from "../../check.js";
-import { isMethodNotFound, SEAT_EXTENSIONS } from "../../grok/extensions.js";
 import { registeredToolName } from "../../grok/mcp-names.js";
 import { refuseOnCheck, SeatRefusal } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
+import { callExtension } from "./extension-call.js";
 
 /** lib/mcp is loaded only lazily by the seat (docs/design/layers.md §3), types included. */
 export type BankProxy = import("../../mcp/bank-proxy.js").BankProxy;
@@ -61,28 +61,16 @@ export function bankToolNames(proxy: BankProxy, name: string): string[] {
 export const mcpBank = hireStep("mcp_bank", async (input: McpBankInput, ctx) => {
   const { proxy, name } = input;
   if (input.scope === "session") {
-    try {
-      await input.session.updateMcpServers([
+    await callExtension("mcp_bank", "x.ai/session/update_mcp_servers", input.agentVersion, () =>
+      input.session.updateMcpServers([
         {
           type: "http",
           name,
           url: proxy.url.href,
           headers: [{ name: "Authorization", value: `Bearer ${proxy.bearerToken}` }],
         },
-      ]);
-    } catch (err) {
-      if (isMethodNotFound(err)) {
-        throw new SeatRefusal({
-          step: "mcp_bank",
-          code: "EXTENSION_UNSUPPORTED",
-          check: "mcp_bank.extension",
-          reason: `the agent (version ${input.agentVersion ?? "unknown"}) has no x.ai/session/update_mcp_servers, needed for ${SEAT_EXTENSIONS["x.ai/session/update_mcp_servers"]}`,
-          details: { method: "x.ai/session/update_mcp_servers", agentVersion: input.agentVersion },
-          cause: err,
-        });
-      }
-      throw err;
-    }
+      ]),
+    );
   }
   const expected = bankToolNames(proxy, name);
   const deadline = performance.now() + input.timeoutMs;

@@ -10,11 +10,11 @@
  */
 import type { AcpSession } from "../../acp/acp-session.js";
 import { type CheckResult, fail, firstFailure, pass } from "../../check.js";
-import { isMethodNotFound, SEAT_EXTENSIONS } from "../../grok/extensions.js";
 import { canonicalPath, type SkillRow, skillFilesOf } from "../../grok/skills.js";
 import { refuseOnCheck, SeatRefusal } from "../refusal.js";
 import type { SkillEntry } from "../skills.js";
 import { hireStep, outcome } from "../step-runner.js";
+import { callExtension } from "./extension-call.js";
 
 export interface SkillsInput {
   readonly session: AcpSession;
@@ -33,22 +33,12 @@ export interface DiscoveredSkill {
 }
 
 export const skills = hireStep("skills", async (input: SkillsInput) => {
-  let rows: SkillRow[];
-  try {
-    rows = await input.session.listSkills();
-  } catch (err) {
-    if (isMethodNotFound(err)) {
-      throw new SeatRefusal({
-        step: "skills",
-        code: "EXTENSION_UNSUPPORTED",
-        check: "skills.extension",
-        reason: `the agent (version ${input.agentVersion ?? "unknown"}) has no x.ai/skills/list, needed for ${SEAT_EXTENSIONS["x.ai/skills/list"]}`,
-        details: { method: "x.ai/skills/list", agentVersion: input.agentVersion },
-        cause: err,
-      });
-    }
-    throw err;
-  }
+  const rows: SkillRow[] = await callExtension(
+    "skills",
+    "x.ai/skills/list",
+    input.agentVersion,
+    () => input.session.listSkills(),
+  );
   const listed = new Map<string, string>();
   for (const row of rows) {
     const real = canonicalPath(row.path);
