@@ -71,7 +71,11 @@ test("crash mid-prompt: EOF without shutdown, stale .sock/.lock, then the TUI re
     // from the persistence merge buffer) but none of the streamed text: the chunks were still
     // being merged in that buffer, which died with the process (persistence.rs
     // maybe_merge_notification; nothing flushes on SIGKILL).
-    const r = await RawClient.open(tui.paths.socketPath);
+    // The lock names the new pid before the new leader has bound its socket (it unlinks the stale
+    // file first), so connecting can briefly meet ENOENT: retry until it listens.
+    const r = await waitFor("the replacement leader's socket", () =>
+      RawClient.open(tui.paths.socketPath),
+    );
     await r.register("my-lib");
     await r.request("initialize", { protocolVersion: 1 });
     await r.request("session/load", { sessionId: tui.sessionId, cwd: home.cwd, mcpServers: [] });
