@@ -10,11 +10,13 @@ import { seeds } from "../reliability/lib/fuzz.js";
 import {
   describePeaks,
   type MemoryPeaks,
-  type MemoryProbe,
+  MemoryProbe,
+  MiB,
   mib,
   peakCounts,
   withinCaps,
 } from "../reliability/lib/memory.js";
+import { Tally } from "../reliability/lib/outcomes.js";
 import { recordClaim } from "./claims.js";
 
 /** Property tests whose failures the claim counts. */
@@ -111,4 +113,64 @@ export function claimTest(
     assert.ok(memoryOk, `memory over cap: ${JSON.stringify(memoryFigures)}`);
     assert.is(guard.failures, 0, "every property above held");
   });
+}
+
+/** The heapUsed cap of the deep-nesting (10^6-deep) JSON edge cases. */
+const DEEP_HEAP_CAP = 512 * MiB;
+
+/** What a `DecoderRun` claim states; the tally and counts are the run's unless given. */
+export type RunClaim = Omit<DecoderClaim, "deep" | "counts" | "outcome"> &
+  Partial<Pick<DecoderClaim, "counts" | "outcome">>;
+
+/**
+ * One decoder claim's run: the outcome tally of its documented codes, the memory probe of the
+ * whole suite, the claim's own counts, the counted property tests (`run.test`) and, when the
+ * suite has deep-nesting edge cases, their own heap probe. `claim` closes the suite.
+ */
+export class DecoderRun<C extends Record<string, number>> extends GuardedTests {
+  readonly tally: Tally;
+  readonly counts: C;
+  readonly #suite: Test;
+  readonly #deepCases: boolean;
+  #deepProbe: MemoryProbe | null = null;
+
+  constructor(
+    suite: Test,
+    decoder: string,
+    codes: readonly string[],
+    counts: C,
+    options: { readonly deepCases?: boolean } = {},
+  ) {
+    const started = Date.now();
+    const tally = new Tally(decoder, codes);
+    super(suite, { started, memory: new MemoryProbe() });
+    this.#suite = suite;
+    this.tally = tally;
+    this.counts = counts;
+    this.#deepCases = options.deepCases ?? false;
+  }
+
+  /**
+   * The deep edge cases measure their own heap: stop the suite's probe (their allocation would
+   * swamp its peaks) and start theirs, whose peak the claim compares with its cap.
+   */
+  deepCasesProbe(): MemoryProbe {
+    this.memory.stop();
+    const probe = new MemoryProbe();
+    this.#deepProbe = probe;
+    return probe;
+  }
+
+  /** Register the closing `claim: <id>` test (`claimTest`) with the run's tally and counts. */
+  claim(id: string, claim: () => RunClaim): void {
+    claimTest(this.#suite, this, id, () => {
+      const c = claim();
+      return {
+        counts: () => ({ ...this.tally.counts(), ...this.counts }),
+        outcome: this.tally,
+        ...c,
+        ...(this.#deepCases ? { deep: { probe: this.#deepProbe, cap: DEEP_HEAP_CAP } } : {}),
+      };
+    });
+  }
 }

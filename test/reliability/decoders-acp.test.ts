@@ -17,9 +17,9 @@ import { AcpTap } from "../../lib/acp/tap.js";
 import type { AcpPipe, CloseReason } from "../../lib/acp/transport.js";
 import { GrokSeatError } from "../../lib/errors.js";
 import { scaled } from "../helpers/claims.js";
-import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
+import { DecoderRun } from "../helpers/decoder-claim.js";
 import { acpCaseArb } from "./lib/acp-messages.js";
-import { check, seeds } from "./lib/fuzz.js";
+import { check, recordedSeed } from "./lib/fuzz.js";
 import {
   DEEP,
   deepArray,
@@ -29,20 +29,19 @@ import {
   TWO_POW_64_TEXT,
   UNSAFE_INT_TEXT,
 } from "./lib/json-edge.js";
-import { collectGarbage, MemoryProbe, MiB, mib } from "./lib/memory.js";
+import { collectGarbage, MiB, mib } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
-import { n, Tally } from "./lib/outcomes.js";
+import { n } from "./lib/outcomes.js";
 import { jsonishArb, textArb } from "./lib/text.js";
 
-const started = Date.now();
-const CODES = ["ACP_MALFORMED_PAYLOAD", "ACP_EXTENSION_MALFORMED"];
-const tally = new Tally("acp payloads", CODES);
-const memory = new MemoryProbe();
-const DEEP_HEAP_CAP = 512 * MiB;
-const counts = { streams: 0, streamPayloads: 0, deliveredAfterRejection: 0, edgeCases: 0 };
-let edgeMemory: MemoryProbe | null = null;
-const properties = new GuardedTests(test, { started, memory });
-const guarded = properties.test;
+const decoderRun = new DecoderRun(
+  test,
+  "acp payloads",
+  ["ACP_MALFORMED_PAYLOAD", "ACP_EXTENSION_MALFORMED"],
+  { streams: 0, streamPayloads: 0, deliveredAfterRejection: 0, edgeCases: 0 },
+  { deepCases: true },
+);
+const { tally, memory, counts, test: guarded } = decoderRun;
 
 /**
  * One payload as `createAcpStream`'s pull loop handles it: parse; a parse failure goes to
@@ -160,7 +159,7 @@ guarded(
     );
     const cases = fc.sample(fc.array(item, { minLength: 1, maxLength: 12 }), {
       numRuns: scaled(300, 20_000),
-      seed: nextSeed(),
+      seed: recordedSeed(),
     });
     for (const items of cases) {
       const tap = new AcpTap({ ringSize: 8 });
@@ -302,9 +301,7 @@ const EDGE: readonly { name: string; payload: string; expect: Expect }[] = [
 ];
 
 guarded("JSON edge cases: each has its explicit outcome, and nothing is polluted", () => {
-  memory.stop();
-  const probe = new MemoryProbe();
-  edgeMemory = probe;
+  const probe = decoderRun.deepCasesProbe();
   const wrong: string[] = [];
   for (const e of EDGE) {
     const tap = new AcpTap({ ringSize: 4 });
@@ -349,13 +346,7 @@ guarded("a deeply nested unmodelled notification does not end the ACP stream", a
   assert.equal(got, [{ jsonrpc: "2.0", id: 1, result: { stopReason: "end_turn" } }]);
 });
 
-function nextSeed(): number {
-  const s = (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
-  seeds.push(s);
-  return s;
-}
-
-claimTest(test, properties, "T7-acp-payloads", () => ({
+decoderRun.claim("T7-acp-payloads", () => ({
   title: "ACP payload decoder and raw-frame tap under hostile payloads",
   sentence: (m) =>
     `${n(tally.inputs)} generated ACP payloads (random text with lone surrogates, JSON-ish text, mutated and ` +
@@ -365,15 +356,9 @@ claimTest(test, properties, "T7-acp-payloads", () => ({
     `skipped, ${n(counts.deliveredAfterRejection)} valid messages delivered after a rejected one; Object.prototype ` +
     `never polluted; memory ${m.describe}; the ${n(DEEP)}-deep cases peak at heapUsed ` +
     `${m.deepHeapText}.`,
-  counts: () => ({
-    ...tally.counts(),
-    ...counts,
-  }),
   method:
     "fast-check properties over lib/acp/json-rpc.ts parseAcpPayload + tap.ts AcpTap.observe, and " +
     "lib/acp/stream.ts createAcpStream over an in-memory pipe (test/reliability/decoders-acp.test.ts).",
-  deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
-  outcome: tally,
 }));
 
 test.run();

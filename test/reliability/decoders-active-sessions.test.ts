@@ -16,7 +16,7 @@ import * as assert from "uvu/assert";
 import { parseActiveSessions, readActiveSessions } from "../../lib/grok/active-sessions.js";
 import { activeSessionsPath } from "../../lib/grok/paths.js";
 import { scaled } from "../helpers/claims.js";
-import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
+import { DecoderRun } from "../helpers/decoder-claim.js";
 import { check } from "./lib/fuzz.js";
 import {
   DEEP,
@@ -27,20 +27,20 @@ import {
   prototypeClean,
   TWO_POW_64_TEXT,
 } from "./lib/json-edge.js";
-import { MemoryProbe, MiB } from "./lib/memory.js";
+import { MiB } from "./lib/memory.js";
 import { duplicateKey, mutate, mutationArb } from "./lib/mutate.js";
-import { hexPreview, n, Tally } from "./lib/outcomes.js";
+import { hexPreview, n } from "./lib/outcomes.js";
 import { jsonishArb, textArb, utf8ishBytesArb } from "./lib/text.js";
 
-const started = Date.now();
 const STATUSES = ["status:corrupt", "status:too_large", "status:unreadable", "status:missing"];
-const tally = new Tally("active_sessions.json", STATUSES);
-const memory = new MemoryProbe();
-const DEEP_HEAP_CAP = 512 * MiB;
-const counts = { truncations: 0, files: 0, edgeCases: 0, oversizeBytesRead: -1 };
-let edgeMemory: MemoryProbe | null = null;
-const properties = new GuardedTests(test, { started, memory });
-const guarded = properties.test;
+const decoderRun = new DecoderRun(
+  test,
+  "active_sessions.json",
+  STATUSES,
+  { truncations: 0, files: 0, edgeCases: 0, oversizeBytesRead: -1 },
+  { deepCases: true },
+);
+const { tally, memory, counts, test: guarded } = decoderRun;
 const PATH = "/grok-home/active_sessions.json";
 
 type Read = ReturnType<typeof parseActiveSessions>;
@@ -216,9 +216,7 @@ const edgeCases = (): readonly { name: string; bytes: Buffer; expect: Expect }[]
 ];
 
 guarded("JSON edge cases: each has its explicit outcome, and nothing is polluted", () => {
-  memory.stop();
-  const probe = new MemoryProbe();
-  edgeMemory = probe;
+  const probe = decoderRun.deepCasesProbe();
   for (const e of edgeCases()) {
     const r = parse(e.bytes, () => e.name);
     probe.sample();
@@ -316,7 +314,7 @@ guarded("the reader on real files: bounded reads, no symlink, no FIFO hang", asy
   }
 });
 
-claimTest(test, properties, "T7-active-sessions", () => ({
+decoderRun.claim("T7-active-sessions", () => ({
   title: "active_sessions.json reader under hostile files",
   sentence: (m) =>
     `${n(tally.inputs)} generated active_sessions.json inputs (random bytes, JSON-ish text, mutated and duplicated-key ` +
@@ -327,15 +325,9 @@ claimTest(test, properties, "T7-active-sessions", () => ({
     `bytes read (kernel rchar, measurement noise included); ` +
     `Object.prototype never polluted; memory ${m.describe}; the ${n(DEEP)}-deep cases peak at heapUsed ` +
     `${m.deepHeapText}.`,
-  counts: () => ({
-    ...tally.counts(),
-    ...counts,
-  }),
   method:
     "fast-check properties over lib/grok/active-sessions.ts parseActiveSessions, readActiveSessions on real files " +
     "with /proc/self/io rchar as the bytes-read oracle (test/reliability/decoders-active-sessions.test.ts).",
-  deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
-  outcome: tally,
 }));
 
 test.run();

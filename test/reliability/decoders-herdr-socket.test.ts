@@ -15,34 +15,28 @@ import * as assert from "uvu/assert";
 import { HerdrClient } from "../../lib/herdr/client.js";
 import type { HerdrMethod } from "../../lib/herdr/methods.js";
 import { scaled } from "../helpers/claims.js";
-import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
-import { seeds } from "./lib/fuzz.js";
+import { DecoderRun } from "../helpers/decoder-claim.js";
+import { recordedSeed } from "./lib/fuzz.js";
 import { eventLineArb, replyArb } from "./lib/herdr-lines.js";
-import { MemoryProbe, MiB } from "./lib/memory.js";
+import { MiB } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
-import { n, Tally } from "./lib/outcomes.js";
+import { n } from "./lib/outcomes.js";
 
-const started = Date.now();
-const CODES = [
-  "HERDR_REPLY_TOO_LARGE",
-  "HERDR_REPLY_MALFORMED",
-  "HERDR_REPLY_INVALID",
-  "HERDR_REPLY_MISMATCH",
-  "HERDR_CLOSED_EARLY",
-  "HERDR_TIMEOUT",
-  "WIRE:herdr",
-];
-const tally = new Tally("herdr socket", CODES);
-const memory = new MemoryProbe();
-const counts = {
-  replies: 0,
-  subscriptions: 0,
-  eventsDelivered: 0,
-  endlessBytesRead: 0,
-  endlessCap: 0,
-};
-const properties = new GuardedTests(test, { started, memory });
-const guarded = properties.test;
+const decoderRun = new DecoderRun(
+  test,
+  "herdr socket",
+  [
+    "HERDR_REPLY_TOO_LARGE",
+    "HERDR_REPLY_MALFORMED",
+    "HERDR_REPLY_INVALID",
+    "HERDR_REPLY_MISMATCH",
+    "HERDR_CLOSED_EARLY",
+    "HERDR_TIMEOUT",
+    "WIRE:herdr",
+  ],
+  { replies: 0, subscriptions: 0, eventsDelivered: 0, endlessBytesRead: 0, endlessCap: 0 },
+);
+const { tally, memory, counts, test: guarded } = decoderRun;
 
 /** What the server does after reading a request line; `id` is the request's id. */
 type Script = (socket: Socket, id: string) => void;
@@ -52,12 +46,6 @@ let socketPath = "";
 let server: Server;
 let script: Script = (s) => s.destroy();
 const sockets = new Set<Socket>();
-
-function seed(): number {
-  const s = (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
-  seeds.push(s);
-  return s;
-}
 
 test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), "gs-t7-herdr-"));
@@ -132,7 +120,7 @@ guarded("generated replies over a socket: a result or a documented typed error",
         fc.uint8Array({ maxLength: 512 }),
       ),
     ),
-    { numRuns: scaled(40, 1_000), seed: seed() },
+    { numRuns: scaled(40, 1_000), seed: recordedSeed() },
   );
   const client = new HerdrClient({ socketPath, timeoutMs: 2_000, maxLineBytes: 4096 });
   for (const [reply, how] of cases) {
@@ -213,7 +201,7 @@ guarded(
         fc.array(eventLineArb, { maxLength: 6 }),
         fc.option(fc.array(mutationArb, { minLength: 1, maxLength: 2 })),
       ),
-      { numRuns: scaled(15, 300), seed: seed() },
+      { numRuns: scaled(15, 300), seed: recordedSeed() },
     );
     const client = new HerdrClient({ socketPath, timeoutMs: 2_000, maxLineBytes: 4096 });
     for (const [events, mutations] of cases) {
@@ -243,7 +231,7 @@ guarded(
   },
 );
 
-claimTest(test, properties, "T7-herdr-socket", () => ({
+decoderRun.claim("T7-herdr-socket", () => ({
   title: "Herdr client against a hostile server on a unix socket",
   sentence: (m) =>
     `${n(counts.replies)} generated replies (valid, cut, mutated, random bytes) and ${n(counts.subscriptions)} generated ` +
@@ -258,7 +246,6 @@ claimTest(test, properties, "T7-herdr-socket", () => ({
   method:
     "HerdrClient.request / subscribe against a scripted unix-socket server; fast-check samples with recorded " +
     "seeds (test/reliability/decoders-herdr-socket.test.ts).",
-  outcome: tally,
 }));
 
 test.run();

@@ -15,7 +15,7 @@ import { type HerdrMethod, RESULT_SCHEMAS } from "../../lib/herdr/methods.js";
 import { SubscriptionStartedSchema } from "../../lib/herdr/wire-envelope.js";
 import { parseEventLine } from "../../lib/herdr/wire-events.js";
 import { scaled } from "../helpers/claims.js";
-import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
+import { DecoderRun } from "../helpers/decoder-claim.js";
 import { check } from "./lib/fuzz.js";
 import { eventLineArb, METHODS, replyArb } from "./lib/herdr-lines.js";
 import {
@@ -26,13 +26,11 @@ import {
   prototypeClean,
   TWO_POW_64_TEXT,
 } from "./lib/json-edge.js";
-import { MemoryProbe, MiB } from "./lib/memory.js";
+import { MiB } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
-import { hexPreview, n, Tally } from "./lib/outcomes.js";
+import { hexPreview, n } from "./lib/outcomes.js";
 import { bytewise, cutsArb, everySplit, insideUtf8Offsets, splitAt } from "./lib/split.js";
 import { jsonishArb, textArb, utf8ishBytesArb } from "./lib/text.js";
-
-const started = Date.now();
 
 const CODES = [
   "HERDR_REPLY_TOO_LARGE",
@@ -42,14 +40,15 @@ const CODES = [
   "HERDR_CLOSED_EARLY",
   "WIRE:herdr",
 ];
-const tally = new Tally("herdr lines", CODES);
-const memory = new MemoryProbe();
-const DEEP_HEAP_CAP = 512 * MiB;
 const DEFAULT_CAP = 8 * MiB; // DEFAULT_MAX_REPLY_BYTES
-const counts = { roundTripSplits: 0, insideUtf8Splits: 0, oversize: 0, edgeCases: 0 };
-let edgeMemory: MemoryProbe | null = null;
-const properties = new GuardedTests(test, { started, memory });
-const guarded = properties.test;
+const decoderRun = new DecoderRun(
+  test,
+  "herdr lines",
+  CODES,
+  { roundTripSplits: 0, insideUtf8Splits: 0, oversize: 0, edgeCases: 0 },
+  { deepCases: true },
+);
+const { tally, memory, counts, test: guarded } = decoderRun;
 
 interface Lines {
   readonly lines: string[];
@@ -427,9 +426,7 @@ const EDGE: readonly { name: string; line: string | Uint8Array; expect: Expect }
 guarded(
   "JSON edge cases: each has its explicit outcome, whole or split, and nothing is polluted",
   () => {
-    memory.stop();
-    const probe = new MemoryProbe();
-    edgeMemory = probe;
+    const probe = decoderRun.deepCasesProbe();
     for (const e of EDGE) {
       const bytes = Buffer.concat([Buffer.from(e.line), Buffer.from("\n")]);
       const splits =
@@ -516,7 +513,7 @@ guarded(
   },
 );
 
-claimTest(test, properties, "T7-herdr-lines", () => ({
+decoderRun.claim("T7-herdr-lines", () => ({
   title: "Herdr line decoder under hostile bytes",
   sentence: (m) =>
     `${n(tally.inputs)} generated Herdr socket inputs (random bytes, JSON-ish lines, mutated replies and event ` +
@@ -526,15 +523,9 @@ claimTest(test, properties, "T7-herdr-lines", () => ({
     `cap + 1 bytes in ${n(counts.oversize)} runs (caps 1 B-64 KiB), never more than the cap held; ` +
     `Object.prototype never polluted; memory ${m.describe}; the ${n(DEEP)}-deep cases ` +
     `peak at heapUsed ${m.deepHeapText}.`,
-  counts: () => ({
-    ...tally.counts(),
-    ...counts,
-  }),
   method:
     "fast-check properties over lib/herdr/line-buffer.ts + client.ts parseReply + wire-events.ts parseEventLine, " +
     "fed as LineConnection feeds them (test/reliability/decoders-herdr.test.ts).",
-  deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
-  outcome: tally,
 }));
 
 test.run();

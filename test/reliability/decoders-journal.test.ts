@@ -15,8 +15,8 @@ import * as assert from "uvu/assert";
 import { decodeJournal, MAX_LINE_BYTES, type TailReason } from "../../lib/delivery/codec.js";
 import { JOURNAL_FILE, Journal } from "../../lib/delivery/journal.js";
 import { scaled } from "../helpers/claims.js";
-import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
-import { check, seeds } from "./lib/fuzz.js";
+import { DecoderRun } from "../helpers/decoder-claim.js";
+import { check, recordedSeed } from "./lib/fuzz.js";
 import { journalArb } from "./lib/journal-records.js";
 import {
   DEEP,
@@ -27,12 +27,9 @@ import {
   TWO_POW_64_TEXT,
   UNSAFE_INT_TEXT,
 } from "./lib/json-edge.js";
-import { MemoryProbe } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
-import { hexPreview, n, Tally } from "./lib/outcomes.js";
+import { hexPreview, n } from "./lib/outcomes.js";
 import { utf8ishBytesArb } from "./lib/text.js";
-
-const started = Date.now();
 
 const REASONS: readonly TailReason[] = [
   "torn",
@@ -44,20 +41,19 @@ const REASONS: readonly TailReason[] = [
   "schema",
   "unsupported-version",
 ];
-/** Decoding stops are tallied as `tail:<reason>`; recovery may throw JOURNAL_FILE_UNSAFE. */
-const tally = new Tally("journal lines", [
-  ...REASONS.map((r) => `tail:${r}`),
-  "JOURNAL_FILE_UNSAFE",
-]);
 const WARNINGS = new Set([
   "JOURNAL_TAIL_QUARANTINED",
   "JOURNAL_RECORD_REJECTED",
   "JOURNAL_STALE_TEMP_REMOVED",
 ]);
-const memory = new MemoryProbe();
-const counts = { tornOffsets: 0, recoveries: 0, quarantined: 0, reopenedClean: 0, edgeCases: 0 };
-const properties = new GuardedTests(test, { started, memory });
-const guarded = properties.test;
+/** Decoding stops are tallied as `tail:<reason>`; recovery may throw JOURNAL_FILE_UNSAFE. */
+const decoderRun = new DecoderRun(
+  test,
+  "journal lines",
+  [...REASONS.map((r) => `tail:${r}`), "JOURNAL_FILE_UNSAFE"],
+  { tornOffsets: 0, recoveries: 0, quarantined: 0, reopenedClean: 0, edgeCases: 0 },
+);
+const { tally, memory, counts, test: guarded } = decoderRun;
 
 /** Decode, check the structural invariants any input must satisfy, tally the outcome. */
 function decode(bytes: Buffer, input: () => string): ReturnType<typeof decodeJournal> | null {
@@ -299,7 +295,7 @@ guarded(
         fc.option(fc.array(mutationArb, { minLength: 1, maxLength: 3 })),
         fc.option(fc.constantFrom(...EDGE.map((e) => e.bytes))),
       ),
-      { numRuns: scaled(40, 1_000), seed: nextSeed() },
+      { numRuns: scaled(40, 1_000), seed: recordedSeed() },
     );
     for (const [lines, mutations, edge] of cases) {
       const dir = mkdtempSync(join(tmpdir(), "gs-t7-journal-"));
@@ -365,13 +361,7 @@ guarded(
   },
 );
 
-function nextSeed(): number {
-  const s = (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
-  seeds.push(s);
-  return s;
-}
-
-claimTest(test, properties, "T7-journal-lines", () => ({
+decoderRun.claim("T7-journal-lines", () => ({
   title: "Delivery journal decoder and recovery under damaged files",
   sentence: (m) =>
     `${n(tally.inputs)} generated journal inputs (random bytes, random lines behind valid checksums, mutated journals, ` +
@@ -380,14 +370,9 @@ claimTest(test, properties, "T7-journal-lines", () => ({
     `${tally.rejectionSummary()}; every line before the damage kept byte for byte, ${n(counts.quarantined)} tails ` +
     `quarantined exactly, ${n(counts.reopenedClean)} journals admitted a new epoch and reopened clean; lines judged on at ` +
     `most ${n(MAX_LINE_BYTES)} bytes; memory ${m.describe}.`,
-  counts: () => ({
-    ...tally.counts(),
-    ...counts,
-  }),
   method:
     "fast-check properties over lib/delivery/codec.ts decodeJournal, and Journal.open on real 0600 files in 0700 " +
     "temp directories (test/reliability/decoders-journal.test.ts).",
-  outcome: tally,
 }));
 
 test.run();

@@ -16,15 +16,13 @@ import {
   type LeaderConnectionOptions,
 } from "../../lib/leader/leader-connection.js";
 import { scaled } from "../helpers/claims.js";
-import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
+import { DecoderRun } from "../helpers/decoder-claim.js";
 import { FakeLeader, until } from "../helpers/fake-leader.js";
-import { seeds } from "./lib/fuzz.js";
+import { recordedSeed } from "./lib/fuzz.js";
 import { serverMessageArb } from "./lib/leader-messages.js";
-import { MemoryProbe, MiB } from "./lib/memory.js";
+import { MiB } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n, Tally } from "./lib/outcomes.js";
-
-const started = Date.now();
 
 const CODES = [
   "FRAME_TOO_LARGE",
@@ -35,11 +33,7 @@ const CODES = [
   "PARTIAL_FRAME_TIMEOUT",
   "FRAME_DEADLINE_EXCEEDED",
 ];
-const tally = new Tally("leader connection", CODES);
-/** The hostile-bytes rounds alone, for their own outcome summary. */
-const hostile = new Tally("leader connection, hostile bytes", CODES);
-const memory = new MemoryProbe();
-const counts = {
+const decoderRun = new DecoderRun(test, "leader connection", CODES, {
   idleTimeouts: 0,
   deadlines: 0,
   trickledDelivered: 0,
@@ -47,18 +41,13 @@ const counts = {
   stayedOpen: 0,
   leaderShutdowns: 0,
   oversizeBytesRead: 0,
-};
-const properties = new GuardedTests(test, { started, memory });
-const guarded = properties.test;
+});
+const { tally, memory, counts, test: guarded } = decoderRun;
+/** The hostile-bytes rounds alone, for their own outcome summary. */
+const hostile = new Tally("leader connection, hostile bytes", CODES);
 
 let leader: FakeLeader;
 const conns: LeaderConnection[] = [];
-
-function seed(): number {
-  const s = (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
-  seeds.push(s);
-  return s;
-}
 
 async function open(options: LeaderConnectionOptions): Promise<LeaderConnection> {
   const c = await connectLeader(leader.socketPath, { keepaliveIntervalMs: 0, ...options });
@@ -93,7 +82,7 @@ guarded(
   async () => {
     const cases = fc.sample(
       fc.tuple(serverMessageArb, fc.nat(), fc.integer({ min: 20, max: 80 })),
-      { numRuns: scaled(8, 100), seed: seed() },
+      { numRuns: scaled(8, 100), seed: recordedSeed() },
     );
     for (const [message, cut, idleMs] of cases) {
       const frame = encodeFrame(message);
@@ -124,7 +113,7 @@ guarded(
   async () => {
     const cases = fc.sample(
       fc.tuple(fc.integer({ min: 60, max: 200 }), fc.integer({ min: 5, max: 25 })),
-      { numRuns: scaled(4, 40), seed: seed() },
+      { numRuns: scaled(4, 40), seed: recordedSeed() },
     );
     for (const [deadlineMs, everyMs] of cases) {
       // Idle is far above the gap between bytes; only the per-frame deadline can end this.
@@ -149,7 +138,7 @@ guarded(
 guarded("control: a frame split into slow chunks within both limits is delivered", async () => {
   const cases = fc.sample(
     fc.tuple(fc.string({ unit: "binary", maxLength: 200 }), fc.integer({ min: 2, max: 8 })),
-    { numRuns: scaled(4, 40), seed: seed() },
+    { numRuns: scaled(4, 40), seed: recordedSeed() },
   );
   for (const [payload, parts] of cases) {
     const c = await open({ partialFrameIdleMs: 2_000, frameDeadlineMs: 10_000 });
@@ -186,7 +175,7 @@ guarded(
             new Uint8Array(mutate(Buffer.concat(ms.map((m) => encodeFrame(m))), muts).bytes),
         ),
     );
-    const cases = fc.sample(garbage, { numRuns: scaled(20, 500), seed: seed() });
+    const cases = fc.sample(garbage, { numRuns: scaled(20, 500), seed: recordedSeed() });
     for (const bytes of cases) {
       const c = await open({ partialFrameIdleMs: 30, frameDeadlineMs: 200 });
       const client = await peer();
@@ -238,7 +227,7 @@ guarded(
   },
 );
 
-claimTest(test, properties, "T7-leader-stalls", () => {
+decoderRun.claim("T7-leader-stalls", () => {
   const violations = tally.violations + hostile.violations;
   return {
     title: "Leader connection against stalled, trickled and hostile frames",

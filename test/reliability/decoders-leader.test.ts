@@ -17,7 +17,7 @@ import {
 } from "../../lib/leader/frame-codec.js";
 import { parseServerMessage, type ServerMessage } from "../../lib/leader/messages.js";
 import { scaled } from "../helpers/claims.js";
-import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
+import { DecoderRun } from "../helpers/decoder-claim.js";
 import { check } from "./lib/fuzz.js";
 import {
   DEEP,
@@ -32,13 +32,10 @@ import {
   UNSAFE_INT_TEXT,
 } from "./lib/json-edge.js";
 import { invalidServerMessageArb, serverMessageArb } from "./lib/leader-messages.js";
-import { MemoryProbe, MiB } from "./lib/memory.js";
 import { duplicateKey, mutate, mutationArb } from "./lib/mutate.js";
-import { hexPreview, n, Tally } from "./lib/outcomes.js";
+import { hexPreview, n } from "./lib/outcomes.js";
 import { bytewise, cutsArb, everySplit, insideUtf8Offsets, splitAt } from "./lib/split.js";
 import { jsonishArb, utf8ishBytesArb } from "./lib/text.js";
-
-const started = Date.now();
 
 /** Every code the leader read path documents (frame-codec.ts, messages.ts, frame-watchdog.ts). */
 const CODES = [
@@ -51,14 +48,14 @@ const CODES = [
 ];
 const FRAME_LEVEL = new Set(["FRAME_TOO_LARGE", "INVALID_UTF8", "INVALID_JSON"]);
 
-const tally = new Tally("leader frames", CODES);
-const memory = new MemoryProbe();
-/** Cap for the 10^6-deep edge cases, which materialise up to 10^6 nested values (a 6 MB text). */
-const DEEP_HEAP_CAP = 512 * MiB;
-let edgeMemory: MemoryProbe | null = null;
-const counts = { roundTripSplits: 0, insideUtf8Splits: 0, oversize: 0, edgeCases: 0 };
-const properties = new GuardedTests(test, { started, memory });
-const guarded = properties.test;
+const decoderRun = new DecoderRun(
+  test,
+  "leader frames",
+  CODES,
+  { roundTripSplits: 0, insideUtf8Splits: 0, oversize: 0, edgeCases: 0 },
+  { deepCases: true },
+);
+const { tally, memory, counts, test: guarded } = decoderRun;
 
 interface Run {
   /** Raw decoded values of the frames parsed as ServerMessages, in order. */
@@ -451,9 +448,7 @@ function framed(body: string | Uint8Array): Buffer {
 guarded(
   "JSON edge cases: each has its explicit outcome, whole or split, and nothing is polluted",
   () => {
-    memory.stop();
-    const probe = new MemoryProbe();
-    edgeMemory = probe;
+    const probe = decoderRun.deepCasesProbe();
     for (const e of EDGE) {
       const bytes = framed(e.body);
       // Whole, split at every offset for small frames, at a few offsets for the 10^6-deep ones.
@@ -490,7 +485,7 @@ guarded(
   },
 );
 
-claimTest(test, properties, "T7-leader-frames", () => ({
+decoderRun.claim("T7-leader-frames", () => ({
   title: "Leader frame decoder under hostile bytes",
   sentence: (m) =>
     `${n(tally.inputs)} generated leader-socket inputs (random bytes, random bodies behind valid headers, ` +
@@ -510,8 +505,6 @@ claimTest(test, properties, "T7-leader-frames", () => ({
   method:
     "fast-check properties over lib/leader/frame-codec.ts + messages.ts, driven as leader-connection.ts drives them " +
     "(test/reliability/decoders-leader.test.ts); process.memoryUsage() sampled every 2,048 inputs after a forced GC.",
-  deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
-  outcome: tally,
 }));
 
 test.run();

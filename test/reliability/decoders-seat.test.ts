@@ -23,7 +23,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { readSeatRecord, type SeatRecord, writeSeatRecord } from "../../lib/seat/seat-record.js";
 import { scaled } from "../helpers/claims.js";
-import { claimTest, GuardedTests } from "../helpers/decoder-claim.js";
+import { DecoderRun } from "../helpers/decoder-claim.js";
 import { check } from "./lib/fuzz.js";
 import {
   DEEP,
@@ -33,22 +33,22 @@ import {
   prototypeClean,
   TWO_POW_64_TEXT,
 } from "./lib/json-edge.js";
-import { MemoryProbe, MiB } from "./lib/memory.js";
+import { MiB } from "./lib/memory.js";
 import { duplicateKey, mutate, mutationArb } from "./lib/mutate.js";
-import { hexPreview, n, Tally } from "./lib/outcomes.js";
+import { hexPreview, n } from "./lib/outcomes.js";
 import { seatRecordArb } from "./lib/seat-records.js";
 import { jsonishArb } from "./lib/text.js";
 
-const started = Date.now();
-const tally = new Tally("seat records", ["RECORD_UNREADABLE", "RECORD_INVALID"]);
-const memory = new MemoryProbe();
-const DEEP_HEAP_CAP = 512 * MiB;
 /** `MAX_RECORD_BYTES` in record.ts (not exported). */
 const MAX_RECORD_BYTES = 4 * MiB;
-const counts = { roundTrips: 0, truncations: 0, edgeCases: 0, oversizeBytesRead: -1 };
-let edgeMemory: MemoryProbe | null = null;
-const properties = new GuardedTests(test, { started, memory });
-const guarded = properties.test;
+const decoderRun = new DecoderRun(
+  test,
+  "seat records",
+  ["RECORD_UNREADABLE", "RECORD_INVALID"],
+  { roundTrips: 0, truncations: 0, edgeCases: 0, oversizeBytesRead: -1 },
+  { deepCases: true },
+);
+const { tally, memory, counts, test: guarded } = decoderRun;
 
 // tmpfs when there is one: tens of thousands of small files.
 const dir = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "gs-t7-seat-"));
@@ -152,9 +152,7 @@ type Expect =
   | { readonly bounded: true };
 
 guarded("JSON edge cases: each has its explicit outcome, and nothing is polluted", () => {
-  memory.stop();
-  const probe = new MemoryProbe();
-  edgeMemory = probe;
+  const probe = decoderRun.deepCasesProbe();
   const [base] = fc.sample(seatRecordArb, { numRuns: 1, seed: 7 });
   if (base === undefined) throw new Error("no sample");
   const plain = JSON.stringify(base);
@@ -300,7 +298,7 @@ guarded("bounded read and file types: over 4 MiB, symlink, FIFO, directory, miss
   }
 });
 
-claimTest(test, properties, "T7-seat-records", () => ({
+decoderRun.claim("T7-seat-records", () => ({
   title: "Seat record reader under hostile files",
   sentence: (m) =>
     `${n(tally.inputs)} seat-record files (random bytes, JSON-ish text, ${n(counts.roundTrips)} generated records ` +
@@ -310,15 +308,9 @@ claimTest(test, properties, "T7-seat-records", () => ({
     `limit refused after ${counts.oversizeBytesRead < 0 ? "(not measured)" : n(counts.oversizeBytesRead)} bytes read ` +
     `(kernel rchar); Object.prototype never polluted; memory ${m.describe}; the ${n(DEEP)}-deep cases ` +
     `peak at heapUsed ${m.deepHeapText}.`,
-  counts: () => ({
-    ...tally.counts(),
-    ...counts,
-  }),
   method:
     "fast-check properties over lib/seat/seat-record.ts readSeatRecord / writeSeatRecord on real files (tmpfs), " +
     "/proc/self/io rchar as the bytes-read oracle (test/reliability/decoders-seat.test.ts).",
-  deep: { probe: edgeMemory, cap: DEEP_HEAP_CAP },
-  outcome: tally,
 }));
 
 test.run();

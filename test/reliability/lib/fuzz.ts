@@ -13,13 +13,19 @@ function nextSeed(): number {
   return (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
 }
 
+/** A fresh seed, recorded for the claim (fixed by `T7_SEED`), for a fast-check call `check` does not make. */
+export function recordedSeed(): number {
+  const seed = nextSeed();
+  seeds.push(seed);
+  return seed;
+}
+
 /** `fc.assert` with `numRuns` and a fresh recorded seed; no shrinking time limit surprises. */
 export function check<T>(
   arb: fc.Arbitrary<T>,
   predicate: (value: T) => void,
   numRuns: number,
 ): void {
-  const seed = nextSeed();
-  seeds.push(seed);
+  const seed = recordedSeed();
   fc.assert(fc.property(arb, predicate), { numRuns, seed, endOnFailure: true });
 }
