@@ -16,7 +16,7 @@ import * as v from "valibot";
 import { hire } from "../../lib/seat/hire.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
 import { pidAlive } from "../helpers/grok-sim.js";
-import { type Stack, startStack } from "../seat/stack.js";
+import { type Stack, withStack } from "../seat/stack.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "lib", "cli", "verify-proof.ts");
@@ -62,9 +62,8 @@ function registrations(stack: Stack): number {
     .length;
 }
 
-test("record: live seat exit 0, recorded (TUI exited, leader stopped) exit 1, bad file exit 2", async () => {
-  const stack = await startStack();
-  try {
+test("record: live seat exit 0, recorded (TUI exited, leader stopped) exit 1, bad file exit 2", () =>
+  withStack(async (stack) => {
     const seat = await hire(stack.options());
     const { record } = seat;
 
@@ -131,9 +130,6 @@ test("record: live seat exit 0, recorded (TUI exited, leader stopped) exit 1, ba
     assert.match(missing.stderr, /RECORD_UNREADABLE/);
     assert.is((await run(["record"])).code, 2, "usage error without the path");
     assert.equal(await stack.herdr.injectionLog(), []);
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test.run();

@@ -18,11 +18,10 @@ import { HIRE_STEPS, type HireEvent } from "../../lib/seat/hire-events.js";
 import { readSeatRecord } from "../../lib/seat/seat-record.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
 import { pidAlive } from "../helpers/grok-sim.js";
-import { refusalOf, reportHookSync, startStack, waitDead } from "./stack.js";
+import { refusalOf, reportHookSync, waitDead, withStack } from "./stack.js";
 
-test("hire -> deliver -> owner quits -> release stops the proven leader after the observed exit", async () => {
-  const stack = await startStack();
-  try {
+test("hire -> deliver -> owner quits -> release stops the proven leader after the observed exit", () =>
+  withStack(async (stack) => {
     const seat = await hire(stack.options({ conversationId: "conv-1" }));
     const proven = stack.events.filter((e) => e.type === "proven").map((e) => e.step);
     assert.equal(
@@ -135,14 +134,10 @@ test("hire -> deliver -> owner quits -> release stops the proven leader after th
     assert.is(stored, reply.text);
     assert.equal(stack.simPids(), [], "no simulator process is left");
     assert.equal(await stack.herdr.injectionLog(), [], "nothing was typed through Herdr");
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
-test("release with the TUI still alive leaves the leader running (TUI_ALIVE) and frees the seat", async () => {
-  const stack = await startStack();
-  try {
+test("release with the TUI still alive leaves the leader running (TUI_ALIVE) and frees the seat", () =>
+  withStack(async (stack) => {
     const seat = await hire(stack.options());
     const { record } = seat;
     const report = await seat.release();
@@ -161,14 +156,10 @@ test("release with the TUI still alive leaves the leader running (TUI_ALIVE) and
     assert.is(stack.promptsFromUs(), 0, "nothing was delivered");
     assert.equal(readSeatRecord(seat.recordPath).record.release?.leader.reasons, ["TUI_ALIVE"]);
     assert.equal(await stack.herdr.injectionLog(), []);
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
-test("Herdr 0.9.3 omits the top-level agent after the Grok hook's report: the nested agent is accepted", async () => {
-  const stack = await startStack({ herdrVersion: "0.9.3" });
-  try {
+test("Herdr 0.9.3 omits the top-level agent after the Grok hook's report: the nested agent is accepted", () =>
+  withStack({ herdrVersion: "0.9.3" }, async (stack) => {
     const options = stack.options();
     let sessionId = "";
     const seat = await hire({
@@ -199,9 +190,6 @@ test("Herdr 0.9.3 omits the top-level agent after the Grok hook's report: the ne
       sessionSource: "herdr:grok",
     });
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test.run();

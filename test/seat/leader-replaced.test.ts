@@ -14,7 +14,7 @@ import { socketFacts } from "../../lib/kernel/index.js";
 import { hire } from "../../lib/seat/hire.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
 import { pidAlive, startGrokLeader, waitFor } from "../helpers/grok-sim.js";
-import { refusalOf, type Stack, startStack, waitDead } from "./stack.js";
+import { refusalOf, type Stack, startStack, waitDead, withStack } from "./stack.js";
 
 function listeners(path: string): readonly number[] {
   try {
@@ -29,9 +29,8 @@ function framesToOthers(stack: Stack, provenPid: number): number {
   return stack.framesFromUs().filter((l) => l.pid !== provenPid).length;
 }
 
-test("(a) leader killed, the TUI respawns one at the same path: deliver refuses, no follow", async () => {
-  const stack = await startStack();
-  try {
+test("(a) leader killed, the TUI respawns one at the same path: deliver refuses, no follow", () =>
+  withStack(async (stack) => {
     const seat = await hire(stack.options());
     const { record } = seat;
     process.kill(record.leader.pid, "SIGKILL");
@@ -53,10 +52,7 @@ test("(a) leader killed, the TUI respawns one at the same path: deliver refuses,
     assert.is(framesToOthers(stack, record.leader.pid), 0, "nothing was sent to the replacement");
     assert.is(stack.promptsFromUs(), 0);
     assert.equal(await stack.herdr.injectionLog(), []);
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test("(b) TUI exit observed, then an imposter at the same path: release does not stop it", async () => {
   const stack = await startStack();

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { startStack } from "./stack.js";
+import { withStack } from "./stack.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const MCP = /\/node_modules\/@modelcontextprotocol\/|\/lib\/mcp\//;
@@ -70,9 +70,8 @@ test("verify-proof process <pid> loads neither the MCP SDK nor lib/mcp", () => {
   );
 });
 
-test("a whole hire() without an MCP bank, and its release, never load the MCP SDK", async () => {
-  const stack = await startStack();
-  try {
+test("a whole hire() without an MCP bank, and its release, never load the MCP SDK", () =>
+  withStack(async (stack) => {
     const { onProgress: _drop, ...options } = stack.options();
     const { urls, stdout } = traced(["test/seat/fixtures/hire-traced.ts", JSON.stringify(options)]);
     assert.match(stdout, /^HIRED \d+$/m);
@@ -84,9 +83,6 @@ test("a whole hire() without an MCP bank, and its release, never load the MCP SD
       urls.filter((u) => MCP.test(u)),
       [],
     );
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test.run();

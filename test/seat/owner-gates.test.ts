@@ -16,7 +16,7 @@ import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { capturePane, tmuxPaneOf } from "../../scripts/lib/owner.js";
 import { waitFor, writeRepoLocalConfig } from "../helpers/grok-sim.js";
-import { refusalOf, type Stack, startStack } from "./stack.js";
+import { refusalOf, type Stack, startStack, withStack } from "./stack.js";
 
 function facts(e: HireEvent | undefined): Record<string, unknown> {
   if (e === undefined || e.type !== "proven") return {};
@@ -70,9 +70,8 @@ function withOwner(
   };
 }
 
-test("a repo with .mcp.json: preflight predicts folder trust, the seat waits for the owner's answer", async () => {
-  const stack = await startStack();
-  try {
+test("a repo with .mcp.json: preflight predicts folder trust, the seat waits for the owner's answer", () =>
+  withStack(async (stack) => {
     writeRepoLocalConfig(stack.cwd, "mcp_json");
     const { options, answered } = withOwner(stack, (pid) =>
       ownerAnswers(stack, pid, /trust the contents of this directory/i, "y"),
@@ -101,14 +100,10 @@ test("a repo with .mcp.json: preflight predicts folder trust, the seat waits for
     // The owner's answer, recorded by the TUI itself in the owner's trust store.
     assert.match(readFileSync(join(stack.home.dir, "trusted_folders.toml"), "utf8"), stack.cwd);
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
-test("the owner never answers: OWNER_GATE_TIMEOUT names the gate after ownerMs, before ACP", async () => {
-  const stack = await startStack();
-  try {
+test("the owner never answers: OWNER_GATE_TIMEOUT names the gate after ownerMs, before ACP", () =>
+  withStack(async (stack) => {
     writeRepoLocalConfig(stack.cwd, "envrc");
     const options = stack.options();
     const r = await refusalOf(
@@ -126,14 +121,10 @@ test("the owner never answers: OWNER_GATE_TIMEOUT names the gate after ownerMs, 
       stack.framesFromUs().filter((l) => JSON.stringify(l.frame).includes("session/resume")).length,
       0,
     );
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
-test("the owner declines (n): the TUI exits during the gate and the hire refuses TUI_EXITED", async () => {
-  const stack = await startStack();
-  try {
+test("the owner declines (n): the TUI exits during the gate and the hire refuses TUI_EXITED", () =>
+  withStack(async (stack) => {
     writeRepoLocalConfig(stack.cwd, "mcp_json");
     const { options, answered } = withOwner(stack, (pid) =>
       ownerAnswers(stack, pid, /trust the contents of this directory/i, "n"),
@@ -143,14 +134,10 @@ test("the owner declines (n): the TUI exits during the gate and the hire refuses
     assert.is(r.step, "active_sessions");
     assert.is(r.code, "TUI_EXITED");
     assert.is(r.check, "active_sessions.tui_alive");
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
-test("a profile without a login: sign-in is predicted and waited for; the owner signs in", async () => {
-  const stack = await startStack({ home: { signedIn: false } });
-  try {
+test("a profile without a login: sign-in is predicted and waited for; the owner signs in", () =>
+  withStack({ home: { signedIn: false } }, async (stack) => {
     const { options, answered } = withOwner(stack, (pid) =>
       ownerAnswers(stack, pid, /Login with Grok/i, "l"),
     );
@@ -161,10 +148,7 @@ test("a profile without a login: sign-in is predicted and waited for; the owner 
     const w = stack.events.find((e) => e.type === "waiting");
     assert.is(w?.type === "waiting" && w.gate, "sign_in");
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test("a terms notice nothing predicted: after activeSessionMs the seat waits (gate unknown) and the owner accepts", async () => {
   // The settings server arms consent for the account (app/consent.rs consent_verdict); nothing on
@@ -243,9 +227,8 @@ test("a temporary profile whose owner answered a notice the server still sends: 
   }
 });
 
-test("a temporary profile pre-seeded with the owner's trusted folders: no question, no wait", async () => {
-  const stack = await startStack();
-  try {
+test("a temporary profile pre-seeded with the owner's trusted folders: no question, no wait", () =>
+  withStack(async (stack) => {
     writeRepoLocalConfig(stack.cwd, "mcp_json");
     const options = stack.options({
       profile: { kind: "temporary", loginFile: stack.home.authPath, trustedFolders: [stack.cwd] },
@@ -269,14 +252,10 @@ test("a temporary profile pre-seeded with the owner's trusted folders: no questi
     assert.not.ok(existsSync(copied), "the copied login is gone");
     assert.not.ok(existsSync(seat.record.profile.grokHome), "the temporary profile is gone");
     assert.ok(existsSync(stack.home.authPath), "the owner's login is untouched");
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
-test("a hire refused after launch removes its temporary profile and the copied login", async () => {
-  const stack = await startStack();
-  try {
+test("a hire refused after launch removes its temporary profile and the copied login", () =>
+  withStack(async (stack) => {
     writeRepoLocalConfig(stack.cwd, "envrc");
     const options = stack.options({
       profile: { kind: "temporary", loginFile: stack.home.authPath },
@@ -290,9 +269,6 @@ test("a hire refused after launch removes its temporary profile and the copied l
     assert.not.ok(existsSync(join(runtimeDir, "grok-home", "auth.json")), "the copy is gone");
     assert.not.ok(existsSync(join(runtimeDir, "grok-home")), "the temporary profile is gone");
     assert.ok(existsSync(stack.home.authPath), "the owner's login is untouched");
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test.run();

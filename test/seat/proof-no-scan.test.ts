@@ -11,7 +11,7 @@ import * as assert from "uvu/assert";
 import { type KernelPort, type SocketFactsOptions, systemKernel } from "../../lib/kernel/index.js";
 import { hire } from "../../lib/seat/hire.js";
 import { verifyRecord } from "../../lib/seat/verify-seat-record.js";
-import { startStack } from "./stack.js";
+import { withStack } from "./stack.js";
 
 function recording(): { kernel: KernelPort; calls: (number | null)[] } {
   const calls: (number | null)[] = [];
@@ -25,9 +25,8 @@ function recording(): { kernel: KernelPort; calls: (number | null)[] } {
   return { kernel, calls };
 }
 
-test("a hire and a record check ask only the leader's pid who listens on its socket", async () => {
-  const stack = await startStack();
-  try {
+test("a hire and a record check ask only the leader's pid who listens on its socket", () =>
+  withStack(async (stack) => {
     const { kernel, calls } = recording();
     const seat = await hire(stack.options({ kernel }));
     const leader = seat.record.leader.pid;
@@ -52,9 +51,6 @@ test("a hire and a record check ask only the leader's pid who listens on its soc
     );
     assert.equal(calls, [leader], "the record check asked the leader's pid, once");
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test.run();

@@ -17,7 +17,7 @@ import { type KernelPort, systemKernel } from "../../lib/kernel/index.js";
 import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { pidAlive } from "../helpers/grok-sim.js";
-import { refusalOf, reportHookSync, type Stack, startStack } from "./stack.js";
+import { refusalOf, reportHookSync, type Stack, startStack, withStack } from "./stack.js";
 
 async function nothingDelivered(stack: Stack): Promise<void> {
   assert.is(stack.promptsFromUs(), 0, "no session/prompt left us and none reached the agent");
@@ -36,9 +36,8 @@ function ourAcpMethods(stack: Stack): string[] {
   return out;
 }
 
-test("version below the floor: refused in preflight, before any pane or file exists", async () => {
-  const stack = await startStack({ env: { GROK_SIM_VERSION: "1.0.45" } });
-  try {
+test("version below the floor: refused in preflight, before any pane or file exists", () =>
+  withStack({ env: { GROK_SIM_VERSION: "1.0.45" } }, async (stack) => {
     const r = await refusalOf(hire(stack.options()));
     assert.is(r.step, "preflight");
     assert.is(r.code, "VERSION_BELOW_FLOOR");
@@ -50,10 +49,7 @@ test("version below the floor: refused in preflight, before any pane or file exi
     assert.is(refused.length, 1);
     assert.ok(refused[0]?.type === "refused" && refused[0].ownerNextStep.includes("1.0.46"));
     await nothingDelivered(stack);
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test("HERDR_SOCKET_PATH set but empty: refused in preflight, never the session it would fall back to", async () => {
   const stack = await startStack();
@@ -109,9 +105,8 @@ test("the leader reports a wrong pid: LEADER_UNPROVEN before any ACP message", a
   }
 });
 
-test("Herdr names a contradictory agent (G5): HERDR_AGENT_REFUSED at the pane proof", async () => {
-  const stack = await startStack({ switches: { agentOverride: "grok-leader" } });
-  try {
+test("Herdr names a contradictory agent (G5): HERDR_AGENT_REFUSED at the pane proof", () =>
+  withStack({ switches: { agentOverride: "grok-leader" } }, async (stack) => {
     const options = stack.options();
     let sessionId = "";
     const r = await refusalOf(
@@ -142,10 +137,7 @@ test("Herdr names a contradictory agent (G5): HERDR_AGENT_REFUSED at the pane pr
     assert.is(received.reason, "agent_contradiction");
     assert.is(stack.framesFromUs().length, 0, "never connected to the leader");
     await nothingDelivered(stack);
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test("an enabled direct mcp.linear.app server: LINEAR_DIRECT_ENABLED, the session never attached", async () => {
   const stack = await startStack({
@@ -166,9 +158,8 @@ test("an enabled direct mcp.linear.app server: LINEAR_DIRECT_ENABLED, the sessio
   }
 });
 
-test("an unknown model: MODEL_UNKNOWN with the offered models, nothing sent for it", async () => {
-  const stack = await startStack();
-  try {
+test("an unknown model: MODEL_UNKNOWN with the offered models, nothing sent for it", () =>
+  withStack(async (stack) => {
     const r = await refusalOf(hire(stack.options({ model: { modelId: "grok-nonexistent" } })));
     assert.is(r.step, "model");
     assert.is(r.code, "MODEL_UNKNOWN");
@@ -176,24 +167,17 @@ test("an unknown model: MODEL_UNKNOWN with the offered models, nothing sent for 
     assert.ok(Array.isArray(available) && available.includes("grok-build"), String(available));
     assert.not.ok(ourAcpMethods(stack).includes("session/set_model"), "no fallback model was set");
     await nothingDelivered(stack);
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
-test("no leader within the bound: LEADER_NOT_READY, nothing connected", async () => {
-  const stack = await startStack();
-  try {
+test("no leader within the bound: LEADER_NOT_READY, nothing connected", () =>
+  withStack(async (stack) => {
     const r = await refusalOf(hire(stack.options({ timeouts: { leaderMs: 1 } })));
     assert.is(r.step, "leader_wait");
     assert.is(r.code, "LEADER_NOT_READY");
     assert.is(r.check, "leader_wait.listening");
     assert.is(stack.framesFromUs().length, 0);
     await nothingDelivered(stack);
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test("active_sessions.json never names the session: the owner is told, then OWNER_GATE_TIMEOUT before ACP", async () => {
   // Without an entry the seat cannot tell a session that was never created (a startup screen
@@ -219,9 +203,8 @@ test("active_sessions.json never names the session: the owner is told, then OWNE
   }
 });
 
-test("the runtime dir renamed away and replaced before launch: refused at launch, nothing opened", async () => {
-  const stack = await startStack();
-  try {
+test("the runtime dir renamed away and replaced before launch: refused at launch, nothing opened", () =>
+  withStack(async (stack) => {
     const client = new HerdrClient({ socketPath: stack.herdr.socketPath });
     const panesBefore = (await client.request("pane.list", {})).panes.length;
     let replaced: string | null = null;
@@ -250,10 +233,7 @@ test("the runtime dir renamed away and replaced before launch: refused at launch
     assert.equal(readdirSync(replaced), ["theirs"], "the directory put in its place is untouched");
     assert.is((await client.request("pane.list", {})).panes.length, panesBefore, "no pane opened");
     await nothingDelivered(stack);
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test("the TUI's argv in the kernel is not the one we launched: PANE_UNPROVEN at pane.argv", async () => {
   // What a Herdr that echoes our argv but runs another would leave: the kernel's argv of the pane
@@ -281,9 +261,8 @@ test("the TUI's argv in the kernel is not the one we launched: PANE_UNPROVEN at 
   }
 });
 
-test("the kernel's argv of a hired TUI is exactly what we launched", async () => {
-  const stack = await startStack();
-  try {
+test("the kernel's argv of a hired TUI is exactly what we launched", () =>
+  withStack(async (stack) => {
     const seat = await hire(stack.options());
     const argv = systemKernel.processArgv(seat.record.pane.process.pid);
     assert.equal(argv, seat.record.pane.launch?.argv);
@@ -292,22 +271,15 @@ test("the kernel's argv of a hired TUI is exactly what we launched", async () =>
       proven?.type === "proven" && proven.checks.some((c) => c.check === "pane.argv" && c.ok),
     );
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
-test("a known model and effort are selected and echoed before ready", async () => {
-  const stack = await startStack();
-  try {
+test("a known model and effort are selected and echoed before ready", () =>
+  withStack(async (stack) => {
     const seat = await hire(stack.options({ model: { modelId: "grok-4.5", effort: "high" } }));
     assert.equal(seat.record.model, { modelId: "grok-4.5", effort: "high" });
     assert.ok(ourAcpMethods(stack).includes("session/set_model"));
     await seat.release();
     await nothingDelivered(stack);
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test.run();

@@ -18,7 +18,7 @@ import { resume, resumeChecks } from "../../lib/seat/resume.js";
 import { defaultSeatRegistry } from "../../lib/seat/seat.js";
 import { readSeatRecord } from "../../lib/seat/seat-record.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
-import { refusalOf, type Stack, startStack } from "./stack.js";
+import { refusalOf, type Stack, withStack } from "./stack.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -31,9 +31,8 @@ function failed(checks: readonly { check: string; ok: boolean }[]): string[] {
   return checks.filter((c) => !c.ok).map((c) => c.check);
 }
 
-test("the bridge admits only the controller's own seat with its original pane proof", async () => {
-  const stack = await startStack();
-  try {
+test("the bridge admits only the controller's own seat with its original pane proof", () =>
+  withStack(async (stack) => {
     const seat = await hire(stack.options({ conversationId: "conv-b" }));
     const { record } = seat;
     const claim = {
@@ -136,10 +135,7 @@ test("the bridge admits only the controller's own seat with its original pane pr
     assert.is(registrations(stack), 1, "only the hire ever registered with a leader");
     assert.is(stack.promptsFromUs(), 0);
     assert.equal(await stack.herdr.injectionLog(), []);
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 async function stackPanes(stack: Stack): Promise<string[]> {
   const r = spawnSync(

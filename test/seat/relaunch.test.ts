@@ -15,7 +15,7 @@ import { hire } from "../../lib/seat/hire.js";
 import { verifyRecord } from "../../lib/seat/verify-seat-record.js";
 import { typeAsOwner } from "../../scripts/lib/owner.js";
 import { waitFor } from "../helpers/grok-sim.js";
-import { startStack } from "./stack.js";
+import { withStack } from "./stack.js";
 
 function cmdline(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, "utf8")
@@ -23,9 +23,8 @@ function cmdline(pid: number): string[] {
     .filter((a) => a !== "");
 }
 
-test("/minimal re-execs the TUI in place: no exit reported, the seat delivers, the record re-verifies", async () => {
-  const stack = await startStack();
-  try {
+test("/minimal re-execs the TUI in place: no exit reported, the seat delivers, the record re-verifies", () =>
+  withStack(async (stack) => {
     const seat = await hire(stack.options());
     const { record } = seat;
     const pid = record.pane.process.pid;
@@ -78,9 +77,6 @@ test("/minimal re-execs the TUI in place: no exit reported, the seat delivers, t
       );
     }
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test.run();

@@ -27,7 +27,7 @@ import { type ResumeOptions, resume, resumeChecks } from "../../lib/seat/resume.
 import { readSeatRecord, type SeatRecord } from "../../lib/seat/seat-record.js";
 import { capturePane, quitTuiAsOwner, tmuxPaneOf } from "../../scripts/lib/owner.js";
 import { pidAlive, waitFor } from "../helpers/grok-sim.js";
-import { refusalOf, type Stack, startStack, waitDead } from "./stack.js";
+import { refusalOf, type Stack, startStack, waitDead, withStack } from "./stack.js";
 
 const linux = process.platform === "linux";
 
@@ -282,9 +282,8 @@ test("owner quits, release stops the leader, resume opens a new pane on the same
   }
 });
 
-test("resume while the original TUI is alive is refused, even with a record that claims its exit", async () => {
-  const stack = await startStack();
-  try {
+test("resume while the original TUI is alive is refused, even with a record that claims its exit", () =>
+  withStack(async (stack) => {
     const seat = await hire(stack.options({ conversationId: "conv-alive" }));
     const tuiPid = seat.record.pane.process.pid;
     const report = await seat.release();
@@ -308,9 +307,6 @@ test("resume while the original TUI is alive is refused, even with a record that
     await refusedWithNothingLaunched(stack, resumeOptions(stack, forged), "resume.tui_gone");
     assert.ok(pidAlive(tuiPid), "the original TUI was not touched");
     assert.equal(await stack.herdr.injectionLog(), []);
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test.run();

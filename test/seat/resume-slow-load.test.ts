@@ -12,11 +12,10 @@ import { hire } from "../../lib/seat/hire.js";
 import { resume } from "../../lib/seat/resume.js";
 import { readSeatRecord } from "../../lib/seat/seat-record.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
-import { startStack, waitDead } from "./stack.js";
+import { waitDead, withStack } from "./stack.js";
 
-test("a resume still loading after activeSessionMs: the seat waits (gate unknown, 'loading') and goes on", async () => {
-  const stack = await startStack();
-  try {
+test("a resume still loading after activeSessionMs: the seat waits (gate unknown, 'loading') and goes on", () =>
+  withStack(async (stack) => {
     const seat = await hire(stack.options({ conversationId: "conv-slow" }));
     const first = seat.record;
     quitTuiAsOwner(stack.herdr.tmuxSocket, first.pane.process.pid);
@@ -49,9 +48,6 @@ test("a resume still loading after activeSessionMs: the seat waits (gate unknown
     assert.is(resumed.record.sessionId, first.sessionId);
     assert.ok(resumed.live);
     await resumed.release();
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test.run();

@@ -8,13 +8,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { hire } from "../../lib/seat/hire.js";
-import { refusalOf, startStack } from "./stack.js";
+import { refusalOf, withStack } from "./stack.js";
 
 const SHORT = { leaderMs: 3_000, activeSessionMs: 3_000, agentMs: 3_000, requestMs: 3_000 };
 
-test("GROK_SANDBOX in the pane's environment refuses SANDBOX_DISABLES_LEADER in preflight", async () => {
-  const stack = await startStack();
-  try {
+test("GROK_SANDBOX in the pane's environment refuses SANDBOX_DISABLES_LEADER in preflight", () =>
+  withStack(async (stack) => {
     const r = await refusalOf(
       hire(stack.options({ env: { GROK_SANDBOX: " workspace " }, timeouts: SHORT })),
     );
@@ -27,14 +26,10 @@ test("GROK_SANDBOX in the pane's environment refuses SANDBOX_DISABLES_LEADER in 
       stack.events.some((e) => e.type === "started" && e.step === "launch"),
       "nothing was launched",
     );
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
-test("[sandbox] profile in the profile's config.toml refuses too; GROK_SANDBOX=off overrides it", async () => {
-  const stack = await startStack({ home: { extraToml: '[sandbox]\nprofile = "read-only"\n' } });
-  try {
+test("[sandbox] profile in the profile's config.toml refuses too; GROK_SANDBOX=off overrides it", () =>
+  withStack({ home: { extraToml: '[sandbox]\nprofile = "read-only"\n' } }, async (stack) => {
     const r = await refusalOf(hire(stack.options({ timeouts: SHORT })));
     assert.is(r.code, "SANDBOX_DISABLES_LEADER");
     assert.equal(r.context.received, {
@@ -45,9 +40,6 @@ test("[sandbox] profile in the profile's config.toml refuses too; GROK_SANDBOX=o
     const seat = await hire(stack.options({ env: { GROK_SANDBOX: "off" } }));
     assert.ok(seat.live);
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test.run();

@@ -19,7 +19,7 @@ import { socketFacts } from "../../lib/kernel/index.js";
 import { hire } from "../../lib/seat/hire.js";
 import type { SeatEvent } from "../../lib/seat/seat.js";
 import { pidAlive, waitFor } from "../helpers/grok-sim.js";
-import { refusalOf, startStack } from "./stack.js";
+import { refusalOf, startStack, withStack } from "./stack.js";
 
 function environ(pid: number): Map<string, string> {
   const out = new Map<string, string>();
@@ -38,9 +38,8 @@ function listeners(path: string): readonly number[] {
   }
 }
 
-test("(a) the seat's pane carries GROK_DISABLE_AUTOUPDATER=1: the leader's update loop stays off", async () => {
-  const stack = await startStack();
-  try {
+test("(a) the seat's pane carries GROK_DISABLE_AUTOUPDATER=1: the leader's update loop stays off", () =>
+  withStack(async (stack) => {
     const seat = await hire(stack.options({ env: { GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "100" } }));
     const { record } = seat;
     assert.is(environ(record.pane.process.pid).get("GROK_DISABLE_AUTOUPDATER"), "1", "TUI env");
@@ -70,10 +69,7 @@ test("(a) the seat's pane carries GROK_DISABLE_AUTOUPDATER=1: the leader's updat
       "the leader never ran an update check",
     );
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
-});
+  }));
 
 test("(b) a forced auto_update shutdown ends the seat by name and nothing follows the respawned leader", async () => {
   // The knob forces the real shutdown whatever GROK_DISABLE_AUTOUPDATER says, 8 s after each

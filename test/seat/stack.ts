@@ -108,16 +108,16 @@ export async function killSimProcesses(grok: string, cwd: string, rounds = 50): 
   }
 }
 
-export async function startStack(
-  opts: {
-    mcpServers?: McpServerFixture[];
-    switches?: PartialSwitches;
-    herdrVersion?: string;
-    env?: Record<string, string>;
-    /** More of the GROK_HOME fixture (`extraToml`, `signedIn`, …). */
-    home?: Omit<NonNullable<Parameters<typeof grokHomeFixture>[0]>, "mcpServers">;
-  } = {},
-): Promise<Stack> {
+export interface StackOptions {
+  mcpServers?: McpServerFixture[];
+  switches?: PartialSwitches;
+  herdrVersion?: string;
+  env?: Record<string, string>;
+  /** More of the GROK_HOME fixture (`extraToml`, `signedIn`, …). */
+  home?: Omit<NonNullable<Parameters<typeof grokHomeFixture>[0]>, "mcpServers">;
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const grok = realpathSync(await ensureGrokSim());
   const home = grokHomeFixture({ ...opts.home, mcpServers: opts.mcpServers ?? NO_LINEAR });
   const cwd = realpathSync(home.cwd);
@@ -193,6 +193,26 @@ export async function startStack(
       rmSync(runtimeBase, { recursive: true, force: true });
     },
   };
+}
+
+/** Run `body` against a fresh stack and clean the stack up after it, whatever `body` did. */
+export async function withStack(body: (stack: Stack) => Promise<void>): Promise<void>;
+export async function withStack(
+  opts: StackOptions,
+  body: (stack: Stack) => Promise<void>,
+): Promise<void>;
+export async function withStack(
+  a: StackOptions | ((stack: Stack) => Promise<void>),
+  b?: (stack: Stack) => Promise<void>,
+): Promise<void> {
+  const [opts, body] = typeof a === "function" ? [{}, a] : [a, b];
+  if (body === undefined) throw new Error("withStack: no body");
+  const stack = await startStack(opts);
+  try {
+    await body(stack);
+  } finally {
+    await stack.cleanup();
+  }
 }
 
 /** Wait until `pid` is gone (or a zombie), polling. */
