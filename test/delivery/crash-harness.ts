@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { test } from "uvu";
 import { acquireControllerLock } from "../../lib/delivery/admission.js";
 import { Journal } from "../../lib/delivery/journal.js";
 import { isTerminal } from "../../lib/delivery/receipt.js";
@@ -22,6 +23,17 @@ export const STRACE_MISSING: string | null =
     : spawnSync("strace", ["-V"], { stdio: "ignore" }).status === 0
       ? null
       : "strace is not installed (.ci/run installs it)";
+
+/** A test that needs strace: without it, it prints why it is skipped and passes. */
+export function straceTest(name: string, body: () => Promise<void>): void {
+  test(name, async () => {
+    if (STRACE_MISSING !== null) {
+      console.log(`SKIP: ${STRACE_MISSING}`);
+      return;
+    }
+    await body();
+  });
+}
 
 export interface Scenario {
   readonly dir: string;

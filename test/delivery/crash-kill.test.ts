@@ -29,6 +29,7 @@ import {
   type Scenario,
   STRACE_MISSING,
   startCrashRig,
+  straceTest,
   workloadArgv,
 } from "./crash-harness.js";
 
@@ -114,13 +115,9 @@ async function pool<T>(
   if (failure !== null) throw failure;
 }
 
-test("dry run: strace -f -c counts the persistence syscalls of one workload", async () => {
-  if (STRACE_MISSING !== null) {
-    console.log(`SKIP: ${STRACE_MISSING}`);
-    return;
-  }
-  await guarded(failures, "dry run", dryRun);
-});
+straceTest("dry run: strace -f -c counts the persistence syscalls of one workload", () =>
+  guarded(failures, "dry run", dryRun),
+);
 
 async function dryRun(): Promise<void> {
   const s = newScenario("dry-run");
@@ -154,13 +151,10 @@ async function dryRun(): Promise<void> {
   );
 }
 
-test("T1: SIGKILL injected at every persistence syscall, then recovery in a fresh process", async () => {
-  if (STRACE_MISSING !== null) {
-    console.log(`SKIP: ${STRACE_MISSING}`);
-    return;
-  }
-  await guarded(failures, "injection", injectEverywhere);
-});
+straceTest(
+  "T1: SIGKILL injected at every persistence syscall, then recovery in a fresh process",
+  () => guarded(failures, "injection", injectEverywhere),
+);
 
 async function injectEverywhere(): Promise<void> {
   const points: [string, number][] = [];

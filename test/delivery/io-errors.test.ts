@@ -26,8 +26,8 @@ import {
   removeScenario,
   run,
   type Scenario,
-  STRACE_MISSING,
   startCrashRig,
+  straceTest,
   workloadArgv,
 } from "./crash-harness.js";
 
@@ -128,13 +128,9 @@ async function injectOnce(type: string, errno: string, i: number): Promise<void>
   }
 }
 
-test("dry run: count the journal's fsync, write and rename calls (strace -c -P)", async () => {
-  if (STRACE_MISSING !== null) {
-    console.log(`SKIP: ${STRACE_MISSING}`);
-    return;
-  }
-  await guarded(failures, "dry run", dryRun);
-});
+straceTest("dry run: count the journal's fsync, write and rename calls (strace -c -P)", () =>
+  guarded(failures, "dry run", dryRun),
+);
 
 async function dryRun(): Promise<void> {
   const s = newScenario("dry-run");
@@ -161,70 +157,69 @@ async function dryRun(): Promise<void> {
   removeScenario(s);
 }
 
-test("T3: EIO/ENOSPC at every journal fsync and write, EIO at every rename: fail-stop, typed, nothing sent after", async () => {
-  if (STRACE_MISSING !== null) {
-    console.log(`SKIP: ${STRACE_MISSING}`);
-    return;
-  }
-  const jobs: [string, string, number][] = [];
-  for (const [type, n] of counts) {
-    const errnos = type === "rename" ? ["EIO"] : ["EIO", "ENOSPC"];
-    for (const e of errnos) for (let i = 1; i <= n; i++) jobs.push([type, e, i]);
-  }
-  let next = 0;
-  let failure: unknown = null;
-  await Promise.all(
-    [0, 1].map(async () => {
-      while (failure === null && next < jobs.length) {
-        const job = jobs[next++];
-        if (job === undefined) continue;
-        // Each run's errors name its scenario ("EIO at fsync #3: ...").
-        const err = await caught(failures, "injection", () => injectOnce(...job));
-        if (err !== null) failure ??= err;
-      }
-    }),
-  );
-  const held =
-    failures.length === 0 &&
-    jobs.length > 0 &&
-    totals.runs === jobs.length &&
-    totals.sentAfterFailedFence === 0;
-  recordClaim(
-    {
-      id: "T3-io-errors",
-      title: "A journal I/O error stops delivery, typed, with nothing sent after it",
-      claim: sentence(
-        `T3: ${jobs.length} injected errors (EIO+ENOSPC at each of ${counts.get("fsync")} fsyncs and ${counts.get("write")} writes of the journal, EIO at ${counts.get("rename")} renames), ${totals.failed} hit: every failure a typed JOURNAL_IO (${totals.refusals} refusals), 0 journal fsyncs/writes after a failure, ${totals.sentAfterFailedFence} prompts sent after a failed fence (of ${totals.afterFailure} refused); recovery + finish: 0 duplicates, 0 lost receipts`,
-        failures,
-      ),
-      counts: {
-        prompts: PROMPTS,
-        fsyncCalls: counts.get("fsync") ?? 0,
-        writeCalls: counts.get("write") ?? 0,
-        renameCalls: counts.get("rename") ?? 0,
-        injected: jobs.length,
-        runs: totals.runs,
-        hit: totals.failed,
-        refusals: totals.refusals,
-        refusedUnsent: totals.afterFailure,
-        sentAfterFailedFence: totals.sentAfterFailedFence,
-        failures: failures.length,
+straceTest(
+  "T3: EIO/ENOSPC at every journal fsync and write, EIO at every rename: fail-stop, typed, nothing sent after",
+  async () => {
+    const jobs: [string, string, number][] = [];
+    for (const [type, n] of counts) {
+      const errnos = type === "rename" ? ["EIO"] : ["EIO", "ENOSPC"];
+      for (const e of errnos) for (let i = 1; i <= n; i++) jobs.push([type, e, i]);
+    }
+    let next = 0;
+    let failure: unknown = null;
+    await Promise.all(
+      [0, 1].map(async () => {
+        while (failure === null && next < jobs.length) {
+          const job = jobs[next++];
+          if (job === undefined) continue;
+          // Each run's errors name its scenario ("EIO at fsync #3: ...").
+          const err = await caught(failures, "injection", () => injectOnce(...job));
+          if (err !== null) failure ??= err;
+        }
+      }),
+    );
+    const held =
+      failures.length === 0 &&
+      jobs.length > 0 &&
+      totals.runs === jobs.length &&
+      totals.sentAfterFailedFence === 0;
+    recordClaim(
+      {
+        id: "T3-io-errors",
+        title: "A journal I/O error stops delivery, typed, with nothing sent after it",
+        claim: sentence(
+          `T3: ${jobs.length} injected errors (EIO+ENOSPC at each of ${counts.get("fsync")} fsyncs and ${counts.get("write")} writes of the journal, EIO at ${counts.get("rename")} renames), ${totals.failed} hit: every failure a typed JOURNAL_IO (${totals.refusals} refusals), 0 journal fsyncs/writes after a failure, ${totals.sentAfterFailedFence} prompts sent after a failed fence (of ${totals.afterFailure} refused); recovery + finish: 0 duplicates, 0 lost receipts`,
+          failures,
+        ),
+        counts: {
+          prompts: PROMPTS,
+          fsyncCalls: counts.get("fsync") ?? 0,
+          writeCalls: counts.get("write") ?? 0,
+          renameCalls: counts.get("rename") ?? 0,
+          injected: jobs.length,
+          runs: totals.runs,
+          hit: totals.failed,
+          refusals: totals.refusals,
+          refusedUnsent: totals.afterFailure,
+          sentAfterFailedFence: totals.sentAfterFailedFence,
+          failures: failures.length,
+        },
+        held,
+        method:
+          "A bundled workload (admission, journal, dispatch) against a counting leader; a dry run " +
+          "under strace -f -c -P counts the journal's fsync/write/rename calls, then for each call " +
+          "i: strace -f -y -P <journal> -P <seat dir> -P <journal>.compact -e trace=T " +
+          "-e inject=T:error=E:when=i (E = EIO and ENOSPC for fsync and write, EIO for rename). " +
+          "Checked per run: the workload's refusals are all JOURNAL_IO and nothing is acknowledged " +
+          "after the first; the strace log shows no journal fsync/write/rename after the injected " +
+          "one; the leader's log shows no prompt whose fence failed; then a fresh process recovers " +
+          "and finishes with the T1 invariants.",
       },
-      held,
-      method:
-        "A bundled workload (admission, journal, dispatch) against a counting leader; a dry run " +
-        "under strace -f -c -P counts the journal's fsync/write/rename calls, then for each call " +
-        "i: strace -f -y -P <journal> -P <seat dir> -P <journal>.compact -e trace=T " +
-        "-e inject=T:error=E:when=i (E = EIO and ENOSPC for fsync and write, EIO for rename). " +
-        "Checked per run: the workload's refusals are all JOURNAL_IO and nothing is acknowledged " +
-        "after the first; the strace log shows no journal fsync/write/rename after the injected " +
-        "one; the leader's log shows no prompt whose fence failed; then a fresh process recovers " +
-        "and finishes with the T1 invariants.",
-    },
-    startedAt,
-  );
-  if (failure !== null) throw failure;
-  assert.is(totals.runs, jobs.length);
-});
+      startedAt,
+    );
+    if (failure !== null) throw failure;
+    assert.is(totals.runs, jobs.length);
+  },
+);
 
 test.run();
