@@ -92,6 +92,17 @@ export function applyDirOps(
   return entries;
 }
 
+/** The seat directory's facts: ours, 0700, as the journal requires. */
+const DIRECTORY_FACTS: PathFacts = {
+  kind: "directory",
+  dev: "1",
+  ino: "2",
+  uid: 0,
+  mode: 0o700,
+  size: 4096,
+  nlink: 2,
+};
+
 export class SimFS implements JournalIO {
   readonly dir: string;
   readonly points: CrashPoint[] = [];
@@ -190,11 +201,8 @@ export class SimFS implements JournalIO {
     return n;
   }
 
-  lstat(path: string): PathFacts | null {
-    if (path === this.dir)
-      return { kind: "directory", dev: "1", ino: "2", uid: 0, mode: 0o700, size: 4096, nlink: 2 };
-    const ino = this.#entries.get(this.#name(path));
-    if (ino === undefined) return null;
+  /** The facts of a file's inode, as its owner's 0600 journal files have them. */
+  #fileFacts(ino: number): PathFacts {
     return {
       kind: "file",
       dev: "1",
@@ -206,20 +214,18 @@ export class SimFS implements JournalIO {
     };
   }
 
+  lstat(path: string): PathFacts | null {
+    if (path === this.dir) return DIRECTORY_FACTS;
+    const ino = this.#entries.get(this.#name(path));
+    if (ino === undefined) return null;
+    return this.#fileFacts(ino);
+  }
+
   fstat(fd: number): PathFacts {
     const ino = this.#fds.get(fd);
     if (ino === undefined) throw errnoError("EBADF", "fstat");
-    if (ino === "dir")
-      return { kind: "directory", dev: "1", ino: "2", uid: 0, mode: 0o700, size: 4096, nlink: 2 };
-    return {
-      kind: "file",
-      dev: "1",
-      ino: String(ino),
-      uid: 0,
-      mode: 0o600,
-      size: this.#inode(ino).data.length,
-      nlink: this.#links(ino),
-    };
+    if (ino === "dir") return DIRECTORY_FACTS;
+    return this.#fileFacts(ino);
   }
 
   openDirectory(path: string): number {
