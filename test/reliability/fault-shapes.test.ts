@@ -29,7 +29,7 @@ import { readSeatRecord } from "../../lib/seat/seat-record.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { pidAlive, waitFor } from "../helpers/grok-sim.js";
 import { type Stack, startStack } from "../seat/stack.js";
-import { hireRetries } from "./fixtures/fault-hire.js";
+import { hireRetries, stackConfig } from "./fixtures/fault-hire.js";
 import {
   codeOf,
   framesAfterHalfClose,
@@ -305,15 +305,7 @@ test("ctl-kill: the controller is killed -9 between dispatch and acknowledgement
     const b = { id: newPromptId(), text: rng.words(rng.int(1, 8)) };
     const logPath = join(stack.runtimeBase, `frames-ctl-${seed}.log`);
     const config = {
-      cwd: stack.cwd,
-      grokHome: stack.home.dir,
-      grok: stack.grok,
-      herdrSocket: stack.herdr.socketPath,
-      runtimeBase: stack.runtimeBase,
-      env: {
-        GROK_SIM_LOG: logPath,
-        GROK_SIM_ACK_DELAY_MS: `${gap}`,
-      },
+      ...stackConfig(stack, { GROK_SIM_LOG: logPath, GROK_SIM_ACK_DELAY_MS: `${gap}` }),
       a,
       b,
     };
