@@ -10,19 +10,48 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import type { HerdrClient } from "../../lib/herdr/client.js";
 import { systemKernel } from "../../lib/kernel/index.js";
 import { watchPaneExit } from "../../lib/observe/pane-exit.js";
-import { fillEventRing, rawRequest, startHerdrSim } from "../helpers/herdr-sim.js";
+import {
+  fillEventRing,
+  type HerdrSimHandle,
+  rawRequest,
+  startHerdrSim,
+} from "../helpers/herdr-sim.js";
 import { kill, launchAndBind, newClient } from "../herdr/sim-support.js";
 
-test("busy 0.8 server: a full 512-event ring replayed ahead of our exit; the exit corroborates", async () => {
-  const work = mkdtempSync(join(tmpdir(), "gs-exit-busy-"));
+interface BusyServer {
+  /** A scratch directory for the panes that fill the event ring. */
+  readonly work: string;
+  readonly sim: HerdrSimHandle;
+  readonly client: HerdrClient;
+  /** Our own pane, launched and bound before the ring is filled. */
+  readonly ours: Awaited<ReturnType<typeof launchAndBind>>;
+}
+
+/** A 0.8 Herdr simulator (no agent detection) with our pane bound; everything is removed after `body`. */
+async function withBusyServer(
+  prefix: string,
+  body: (b: BusyServer) => Promise<void>,
+): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), prefix));
   const sim = await startHerdrSim({ version: "0.8.0", switches: { detectMs: -1 } });
   const pids: number[] = [];
   try {
     const client = newClient(sim.socketPath);
     const ours = await launchAndBind(client, sim.sessionName, { expectedAgent: null });
     pids.push(ours.record.process.pid);
+    await body({ work, sim, client, ours });
+  } finally {
+    for (const pid of pids) kill(pid);
+    await sim.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+test("busy 0.8 server: a full 512-event ring replayed ahead of our exit; the exit corroborates", () =>
+  withBusyServer("gs-exit-busy-", async ({ work, sim, client, ours }) => {
     const ring = await fillEventRing(sim, { cwd: work, minExits: 60 });
     assert.is(ring.retained, 512);
     const retainedExits = ring.kinds.pane_exited ?? 0;
@@ -42,21 +71,10 @@ test("busy 0.8 server: a full 512-event ring replayed ahead of our exit; the exi
       verdict.ignored.otherPanes > retainedExits - 10,
       `${verdict.ignored.otherPanes} of ${retainedExits}`,
     );
-  } finally {
-    for (const pid of pids) kill(pid);
-    await sim.stop();
-    rmSync(work, { recursive: true, force: true });
-  }
-});
+  }));
 
-test("events_lost (proposal switch) during the watch is named: no exit while the process lives, the kernel decides after", async () => {
-  const work = mkdtempSync(join(tmpdir(), "gs-exit-lost-"));
-  const sim = await startHerdrSim({ version: "0.8.0", switches: { detectMs: -1 } });
-  const pids: number[] = [];
-  try {
-    const client = newClient(sim.socketPath);
-    const ours = await launchAndBind(client, sim.sessionName, { expectedAgent: null });
-    pids.push(ours.record.process.pid);
+test("events_lost (proposal switch) during the watch is named: no exit while the process lives, the kernel decides after", () =>
+  withBusyServer("gs-exit-lost-", async ({ work, sim, client, ours }) => {
     // A ring that has wrapped: a 0.8 subscription starting at 0 has lost its first events.
     await fillEventRing(sim, { cwd: work, minExits: 1 });
     const scratch = { type: "pane", cwd: work, command: ["sh", "-c", "exit 0"] };
@@ -84,11 +102,6 @@ test("events_lost (proposal switch) during the watch is named: no exit while the
     assert.is(verdict.exited, true);
     assert.is(verdict.corroborated, false);
     assert.equal(verdict.herdr, { kind: "none", reason: "events_lost", code: "events_lost" });
-  } finally {
-    for (const pid of pids) kill(pid);
-    await sim.stop();
-    rmSync(work, { recursive: true, force: true });
-  }
-});
+  }));
 
 test.run();
