@@ -118,6 +118,12 @@ function failed(checks: readonly CheckResult[]): string[] {
   return checks.filter((c) => !c.ok).map((c) => c.check);
 }
 
+/** The healthy input with the peer credentials `patch` changes (pid, uid, identity, method). */
+function withPeer(i: LeaderProofInput, patch: Record<string, unknown>): LeaderProofInput {
+  if (!i.peer.ok) throw new Error("healthy peer expected");
+  return { ...i, peer: { ok: true, value: { ...i.peer.value, ...patch } } };
+}
+
 function withLeader(i: LeaderProofInput, patch: Record<string, unknown>): LeaderProofInput {
   if (!i.leader.ok) throw new Error("healthy leader expected");
   return { ...i, leader: { ok: true, facts: { ...i.leader.facts, ...patch } } };
@@ -206,64 +212,18 @@ test("each single tampering fails by its own name", () => {
     ],
     [
       "peer is an imposter",
-      {
-        ...h,
-        peer: {
-          ok: true,
-          value: {
-            pid: 777,
-            uid: 1000,
-            gid: 1000,
-            identity: { kind: "linux-pidfs", value: "x:1" },
-            method: "SO_PEERPIDFD",
-          },
-        },
-      },
+      withPeer(h, { pid: 777, identity: { kind: "linux-pidfs", value: "x:1" } }),
       ["leader.peer_pid", "leader.peer_identity"],
     ],
     [
       "peer pid recycled",
-      {
-        ...h,
-        peer: {
-          ok: true,
-          value: {
-            pid: LEADER_PID,
-            uid: 1000,
-            gid: 1000,
-            identity: { kind: "linux-pidfs", value: "x:1" },
-            method: "SO_PEERPIDFD",
-          },
-        },
-      },
+      withPeer(h, { identity: { kind: "linux-pidfs", value: "x:1" } }),
       ["leader.peer_identity"],
     ],
-    [
-      "peer of another uid",
-      {
-        ...h,
-        peer: {
-          ok: true,
-          value: {
-            pid: LEADER_PID,
-            uid: 65534,
-            gid: 65534,
-            identity: h.peer.ok ? h.peer.value.identity : null,
-            method: "SO_PEERPIDFD",
-          },
-        },
-      },
-      ["leader.peer_uid"],
-    ],
+    ["peer of another uid", withPeer(h, { uid: 65534, gid: 65534 }), ["leader.peer_uid"]],
     [
       "no peer identity",
-      {
-        ...h,
-        peer: {
-          ok: true,
-          value: { pid: LEADER_PID, uid: 1000, gid: 1000, identity: null, method: "SO_PEERCRED" },
-        },
-      },
+      withPeer(h, { identity: null, method: "SO_PEERCRED" }),
       ["leader.peer_identity"],
     ],
     [
