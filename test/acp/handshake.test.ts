@@ -8,18 +8,12 @@ import {
   parseInitializeResult,
   resumeParams,
 } from "../../lib/acp/handshake.js";
-import { GrokSeatError } from "../../lib/errors.js";
+import { codeOf } from "../helpers/error-code.js";
 
 const S = "0198b0c2-1111-7222-8333-444455556666";
 
-function code(fn: () => unknown): string | null {
-  try {
-    fn();
-    return null;
-  } catch (err) {
-    return err instanceof GrokSeatError ? err.code : "OTHER";
-  }
-}
+/** The call's error code; null when it returns (any other throw fails the test). */
+const code = (fn: () => unknown): string | null => codeOf(fn, null);
 
 // initialize result shaped as acp_agent.rs `initialize` builds it (docs/design/grok-leader-protocol.md §9).
 const init = {

@@ -1,7 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as v from "valibot";
-import { GrokSeatError } from "../../lib/errors.js";
 import {
   echoConfirms,
   effortsFor,
@@ -12,6 +11,7 @@ import {
   SessionModelStateSchema,
   setModelParams,
 } from "../../lib/grok/models.js";
+import { codeOf } from "../helpers/error-code.js";
 
 // Shapes as `to_acp_model_info` (agent/config.rs) and `build_session_config_options`
 // (agent/session_config.rs) produce them.
@@ -54,14 +54,8 @@ const config: SessionConfig = v.parse(SessionConfigSchema, {
   ],
 });
 
-function code(fn: () => unknown): string | null {
-  try {
-    fn();
-    return null;
-  } catch (err) {
-    return err instanceof GrokSeatError ? err.code : "OTHER";
-  }
-}
+/** The call's error code; null when it returns (any other throw fails the test). */
+const code = (fn: () => unknown): string | null => codeOf(fn, null);
 
 test("the model's own effort list wins; invalid rows are skipped like parse_reasoning_effort_options", () => {
   const model = state.availableModels[0];

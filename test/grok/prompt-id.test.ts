@@ -1,21 +1,15 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { GrokSeatError } from "../../lib/errors.js";
 import {
   assertPromptId,
   newPromptId,
   promptIdProblem,
   RESERVED_PROMPT_ID_PREFIXES,
 } from "../../lib/grok/prompt-id.js";
+import { codeOf } from "../helpers/error-code.js";
 
-function code(fn: () => unknown): string | null {
-  try {
-    fn();
-    return null;
-  } catch (err) {
-    return err instanceof GrokSeatError ? err.code : "NOT_A_GROK_SEAT_ERROR";
-  }
-}
+/** The call's error code; null when it returns (any other throw fails the test). */
+const code = (fn: () => unknown): string | null => codeOf(fn, null);
 
 test("a fresh id is a lowercase UUIDv4 and passes", () => {
   const id = newPromptId();

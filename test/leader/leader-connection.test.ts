@@ -8,6 +8,7 @@ import {
   type LeaderEvent,
 } from "../../lib/leader/leader-connection.js";
 import { registerMessage } from "../../lib/leader/messages.js";
+import { rejectionOf } from "../helpers/error-code.js";
 import {
   CAPABILITIES,
   FakeLeader,
@@ -31,15 +32,7 @@ async function connect(f: FakeLeader, options = {}): Promise<LeaderConnection> {
   return c;
 }
 
-async function rejection(p: Promise<unknown>): Promise<GrokSeatError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof GrokSeatError) return err;
-    throw err;
-  }
-  throw new Error("expected a rejection");
-}
+const rejection = (p: Promise<unknown>): Promise<GrokSeatError> => rejectionOf(p, GrokSeatError);
 
 function received(f: FakeLeader, type: string): number {
   return f.clients.flatMap((c) => c.received).filter((m) => m.type === type).length;

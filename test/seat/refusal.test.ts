@@ -3,16 +3,9 @@ import * as assert from "uvu/assert";
 import { fail } from "../../lib/check.js";
 import { GrokSeatError } from "../../lib/errors.js";
 import { refuseOnCheck, refuseOnThrow, SeatRefusal } from "../../lib/seat/refusal.js";
+import { rejectionOf } from "../helpers/error-code.js";
 
-async function refusalOf(p: Promise<unknown>): Promise<SeatRefusal> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof SeatRefusal) return err;
-    throw err;
-  }
-  throw new Error("not refused");
-}
+const refusalOf = (p: Promise<unknown>): Promise<SeatRefusal> => rejectionOf(p, SeatRefusal);
 
 const spec = {
   step: "runtime_dir",
