@@ -327,49 +327,33 @@ export function authJson(opts: { validForMs?: number; refreshToken?: string } = 
   )}\n`;
 }
 
-/** The kinds of repo-local configuration that make the real TUI ask about folder trust. */
-export type RepoLocalConfig =
-  | "mcp_json"
-  | "grok_config_mcp"
-  | "envrc"
-  | "claude_settings"
-  | "hooks"
-  | "agents"
-  | "plugins"
-  | "lsp";
+/**
+ * The kinds of repo-local configuration that make the real TUI ask about folder trust
+ * (xai-grok-workspace folder_trust.rs), each as the file (with its text) or the directory (null)
+ * that stands for it.
+ */
+const REPO_LOCAL_CONFIG = {
+  mcp_json: [".mcp.json", '{"mcpServers": {}}\n'],
+  grok_config_mcp: [".grok/config.toml", '[mcp_servers.repo]\ncommand = "./serve"\n'],
+  envrc: [".envrc", "export FOO=bar\n"],
+  claude_settings: [".claude/settings.json", "{}\n"],
+  hooks: [".grok/hooks", null],
+  agents: [".grok/agents", null],
+  plugins: [".grok/plugins/repo-plugin", null],
+  lsp: [".grok/lsp.json", "{}\n"],
+} as const satisfies Record<string, readonly [string, string | null]>;
 
-/** Put one kind of repo-local configuration into `dir` (xai-grok-workspace folder_trust.rs). */
+export type RepoLocalConfig = keyof typeof REPO_LOCAL_CONFIG;
+
+/** Put one kind of repo-local configuration into `dir`. */
 export function writeRepoLocalConfig(dir: string, kind: RepoLocalConfig): void {
-  const put = (rel: string, text: string): void => {
-    mkdirSync(join(dir, rel, ".."), { recursive: true });
-    writeFileSync(join(dir, rel), text);
-  };
-  switch (kind) {
-    case "mcp_json":
-      put(".mcp.json", '{"mcpServers": {}}\n');
-      return;
-    case "grok_config_mcp":
-      put(".grok/config.toml", '[mcp_servers.repo]\ncommand = "./serve"\n');
-      return;
-    case "envrc":
-      put(".envrc", "export FOO=bar\n");
-      return;
-    case "claude_settings":
-      put(".claude/settings.json", "{}\n");
-      return;
-    case "hooks":
-      mkdirSync(join(dir, ".grok", "hooks"), { recursive: true });
-      return;
-    case "agents":
-      mkdirSync(join(dir, ".grok", "agents"), { recursive: true });
-      return;
-    case "plugins":
-      mkdirSync(join(dir, ".grok", "plugins", "repo-plugin"), { recursive: true });
-      return;
-    case "lsp":
-      put(".grok/lsp.json", "{}\n");
-      return;
+  const [rel, text] = REPO_LOCAL_CONFIG[kind];
+  if (text === null) {
+    mkdirSync(join(dir, rel), { recursive: true });
+    return;
   }
+  mkdirSync(join(dir, rel, ".."), { recursive: true });
+  writeFileSync(join(dir, rel), text);
 }
 
 /** Record `folder` as trusted in `$GROK_HOME/trusted_folders.toml`, as the owner's "y" does. */
@@ -487,6 +471,18 @@ function lockFor(socketPath: string): string {
   return `${socketPath.replace(/\.[^./]*$/, "")}.lock`;
 }
 
+/** Where a leader on `socketPath` with this GROK_HOME keeps its lock, session list and log. */
+function grokPaths(grokHome: string, cwd: string, socketPath: string): GrokPaths {
+  return {
+    grokHome,
+    cwd,
+    socketPath,
+    lockPath: lockFor(socketPath),
+    activeSessions: join(grokHome, "active_sessions.json"),
+    leaderLog: join(grokHome, "leader.log"),
+  };
+}
+
 /** Read the pid a leader wrote into its lock file (decimal, no newline). */
 export function readLockPid(lockPath: string): number | undefined {
   try {
@@ -547,14 +543,7 @@ export async function startGrokTui(opts: {
   const grok = await ensureGrokSim();
   const sessionId = opts.sessionId ?? randomUUID();
   const socketPath = opts.socketPath ?? join(opts.grokHome, `sim-${sessionId.slice(0, 8)}.sock`);
-  const paths: GrokPaths = {
-    grokHome: opts.grokHome,
-    cwd: opts.cwd,
-    socketPath,
-    lockPath: lockFor(socketPath),
-    activeSessions: join(opts.grokHome, "active_sessions.json"),
-    leaderLog: join(opts.grokHome, "leader.log"),
-  };
+  const paths = grokPaths(opts.grokHome, opts.cwd, socketPath);
   const server = `grok-sim-${process.pid}-${randomUUID().slice(0, 8)}`;
   const argv = [
     grok,
@@ -670,6 +659,20 @@ export interface GrokLeader {
   stop(): Promise<void>;
 }
 
+/** The simulator's JSON-lines log (`GROK_SIM_LOG`): its objects, in order; none before it exists. */
+export function readSimLog(path: string): Record<string, unknown>[] {
+  if (!existsSync(path)) return [];
+  const out: Record<string, unknown>[] = [];
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const v: unknown = JSON.parse(line);
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+      out.push(Object.fromEntries(Object.entries(v)));
+    }
+  }
+  return out;
+}
+
 /** The detached leader's arguments as the TUI spawns it (after the executable). */
 export const LEADER_ARGV = [
   "agent",
@@ -694,14 +697,7 @@ export async function startGrokLeader(opts: {
   const grok = await ensureGrokSim();
   const socketPath =
     opts.socketPath ?? join(opts.grokHome, `leader-${randomUUID().slice(0, 8)}.sock`);
-  const paths: GrokPaths = {
-    grokHome: opts.grokHome,
-    cwd: opts.cwd,
-    socketPath,
-    lockPath: lockFor(socketPath),
-    activeSessions: join(opts.grokHome, "active_sessions.json"),
-    leaderLog: join(opts.grokHome, "leader.log"),
-  };
+  const paths = grokPaths(opts.grokHome, opts.cwd, socketPath);
   const child = spawn(grok, [...LEADER_ARGV], {
     cwd: opts.cwd,
     env: simEnv(opts.grokHome, { GROK_LEADER_SOCKET: socketPath, ...opts.env }),
