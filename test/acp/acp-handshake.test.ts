@@ -7,19 +7,20 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { AcpHandshake, attachSession } from "../../lib/acp/acp-handshake.js";
-import { CWD, refusal, removeSeatDirs, requests, S, type World, world } from "./memory-seat.js";
+import {
+  refusal,
+  removeSeatDirs,
+  requests,
+  S,
+  sessionOptions,
+  type World,
+  world,
+} from "./memory-seat.js";
 
 test.after(removeSeatDirs);
 
 function open(w: World): AcpHandshake {
-  return AcpHandshake.open(w.pipe, {
-    sessionId: S,
-    cwd: CWD,
-    journal: w.controller.journal,
-    leaderIdentity: "pidfd:4242",
-    paneIdentity: "herdr:p1",
-    requestTimeoutMs: 2_000,
-  });
+  return AcpHandshake.open(w.pipe, sessionOptions(w));
 }
 
 test("each stage sends only its own requests, in order", async () => {
@@ -87,16 +88,7 @@ test("a catalog that does not pass is returned; attach and attachSession refuse,
   }
   const w2 = linear(world());
   try {
-    const code = await refusal(
-      attachSession(w2.pipe, {
-        sessionId: S,
-        cwd: CWD,
-        journal: w2.controller.journal,
-        leaderIdentity: "pidfd:4242",
-        paneIdentity: "herdr:p1",
-        requestTimeoutMs: 2_000,
-      }),
-    );
+    const code = await refusal(attachSession(w2.pipe, sessionOptions(w2)));
     assert.is(code, "LINEAR_DIRECT_ENABLED");
     assert.not.ok(requests(w2).includes("session/resume"));
   } finally {

@@ -10,8 +10,10 @@ import { attachSession } from "../../lib/acp/acp-handshake.js";
 import type { AcpSession, AcpSessionEvent } from "../../lib/acp/acp-session.js";
 import type { RpcMessage } from "../../lib/acp/json-rpc.js";
 import { admitController, type Controller } from "../../lib/delivery/index.js";
-import { GrokSeatError } from "../../lib/errors.js";
 import { FakeAgent, MemoryPipe } from "./helpers.js";
+
+/** The code a promise rejected with, or null when it resolved. */
+export { rejectionCode as refusal } from "../helpers/error-code.js";
 
 export const S = "0198b0c2-1111-7222-8333-444455556666";
 export const CWD = "/home/owner/project";
@@ -76,26 +78,22 @@ export function world(
   return { pipe, agent, controller: admitController({ seatDir: dir }), dir, events: [] };
 }
 
-export async function attach(w: World): Promise<AcpSession> {
-  const seat = await attachSession(w.pipe, {
+/** The session options every in-memory test attaches with: the world's journal, fixed identities. */
+export function sessionOptions(w: World): Parameters<typeof attachSession>[1] {
+  return {
     sessionId: S,
     cwd: CWD,
     journal: w.controller.journal,
     leaderIdentity: "pidfd:4242",
     paneIdentity: "herdr:p1",
     requestTimeoutMs: 2_000,
-  });
-  seat.on((e) => w.events.push(e));
-  return seat;
+  };
 }
 
-export async function refusal(p: Promise<unknown>): Promise<string | null> {
-  try {
-    await p;
-    return null;
-  } catch (err) {
-    return err instanceof GrokSeatError ? err.code : `OTHER ${String(err)}`;
-  }
+export async function attach(w: World): Promise<AcpSession> {
+  const seat = await attachSession(w.pipe, sessionOptions(w));
+  seat.on((e) => w.events.push(e));
+  return seat;
 }
 
 export const requests = (w: World): string[] =>

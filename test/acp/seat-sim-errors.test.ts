@@ -19,20 +19,9 @@ import { GrokSeatError } from "../../lib/errors.js";
 import { connectLeader } from "../../lib/leader/leader-connection.js";
 import { ensureGrokSim } from "../helpers/grok-sim.js";
 import { until, within } from "./helpers.js";
-import { attachSeat, newSeatDir, refusal, removeSeatDir, type Sim, startSim } from "./sim-seat.js";
+import { attachSeat, refusal, type Sim, withAttachedSeat, withSim } from "./sim-seat.js";
 
 await ensureGrokSim();
-
-async function withSim(body: (sim: Sim, seatDir: string) => Promise<void>): Promise<void> {
-  const sim = await startSim();
-  const seatDir = newSeatDir();
-  try {
-    await body(sim, seatDir);
-  } finally {
-    await sim.stop();
-    removeSeatDir(seatDir);
-  }
-}
 
 /**
  * Another ACP client of the same leader closes the session in the agent (`session/close`,
@@ -110,34 +99,29 @@ test("a prompt to a session the agent no longer has is rejected (-32602), sent o
 });
 
 test("a turn that fails after the leader took it is completed with stop reason error, not rejected", async () => {
-  await withSim(async (sim, seatDir) => {
-    const a = await attachSeat(sim, seatDir);
-    try {
-      const d = await a.seat.deliver("[[sim:error=model exploded]] a brief that fails");
-      const consumed = await within(d.consumed, "consumed", 30_000);
-      assert.ok(consumed.consumption !== null);
-      const done = await within(d.completed, "completed", 30_000);
-      assert.is(done.state, "completed");
-      assert.is(done.result?.stopReason, "error");
-      assert.is(done.rejection, null);
-      // The JSON-RPC error (-32603) still arrives, as the `rejected` wire event, on the completed
-      // receipt: Grok took the prompt, so it is a failed turn, not a refusal.
-      const ev = await until(
-        () => a.events.find((e) => e.type === "rejected"),
-        "the rejected event",
-        30_000,
-      );
-      assert.is(ev.type === "rejected" && ev.error.code, "-32603");
-      assert.is(ev.type === "rejected" && ev.receipt.state, "completed");
-      assert.is(a.seat.receipt(d.promptId)?.state, "completed");
-      assert.is(sim.traced("prompt").filter((p) => p.promptId === d.promptId).length, 1);
-      assert.is(
-        sim.acpFrom().filter((m) => m.kind === "request" && m.method === "session/prompt").length,
-        1,
-      );
-    } finally {
-      await a.close();
-    }
+  await withAttachedSeat(async (sim, a) => {
+    const d = await a.seat.deliver("[[sim:error=model exploded]] a brief that fails");
+    const consumed = await within(d.consumed, "consumed", 30_000);
+    assert.ok(consumed.consumption !== null);
+    const done = await within(d.completed, "completed", 30_000);
+    assert.is(done.state, "completed");
+    assert.is(done.result?.stopReason, "error");
+    assert.is(done.rejection, null);
+    // The JSON-RPC error (-32603) still arrives, as the `rejected` wire event, on the completed
+    // receipt: Grok took the prompt, so it is a failed turn, not a refusal.
+    const ev = await until(
+      () => a.events.find((e) => e.type === "rejected"),
+      "the rejected event",
+      30_000,
+    );
+    assert.is(ev.type === "rejected" && ev.error.code, "-32603");
+    assert.is(ev.type === "rejected" && ev.receipt.state, "completed");
+    assert.is(a.seat.receipt(d.promptId)?.state, "completed");
+    assert.is(sim.traced("prompt").filter((p) => p.promptId === d.promptId).length, 1);
+    assert.is(
+      sim.acpFrom().filter((m) => m.kind === "request" && m.method === "session/prompt").length,
+      1,
+    );
   });
 });
 

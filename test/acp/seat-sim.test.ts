@@ -12,15 +12,7 @@ import type { AcpSessionEvent } from "../../lib/acp/acp-session.js";
 import type { GrokEvent } from "../../lib/acp/grok-extensions.js";
 import { ensureGrokSim, waitFor } from "../helpers/grok-sim.js";
 import { within } from "./helpers.js";
-import {
-  attachSeat,
-  methods,
-  newSeatDir,
-  refusal,
-  removeSeatDir,
-  type Sim,
-  startSim,
-} from "./sim-seat.js";
+import { attachSeat, methods, refusal, withAttachedSeat, withSim } from "./sim-seat.js";
 
 await ensureGrokSim();
 
@@ -28,23 +20,8 @@ function grokEvents(events: readonly AcpSessionEvent[]): GrokEvent[] {
   return events.flatMap((e) => (e.type === "grok" ? [e.event] : []));
 }
 
-/** Run `body` with a fresh simulator and seat dir; always clean up. */
-async function withSim(
-  opts: Parameters<typeof startSim>[0],
-  body: (sim: Sim, seatDir: string) => Promise<void>,
-): Promise<void> {
-  const sim = await startSim(opts);
-  const seatDir = newSeatDir();
-  try {
-    await body(sim, seatDir);
-  } finally {
-    await sim.stop();
-    removeSeatDir(seatDir);
-  }
-}
-
 test("exact attach to the TUI's session; an unknown id refuses; never session/new", async () => {
-  await withSim({}, async (sim, seatDir) => {
+  await withSim(async (sim, seatDir) => {
     const unknown = randomUUID();
     assert.is(await refusal(attachSeat(sim, seatDir, { sessionId: unknown })), "SESSION_UNKNOWN");
     const a = await attachSeat(sim, seatDir);
@@ -87,152 +64,135 @@ test("exact attach to the TUI's session; an unknown id refuses; never session/ne
 });
 
 test("a prompt's id appears in the queue, in updates and in all three result channels", async () => {
-  await withSim({}, async (sim, seatDir) => {
-    const a = await attachSeat(sim, seatDir);
-    try {
-      const d = await a.seat.deliver("[[sim:chunks=4]] summarise the repository");
-      assert.is(d.receipt.state, "dispatched");
-      const consumed = await within(d.consumed, "consumed", 30_000);
-      assert.ok(consumed.consumption !== null);
-      const done = await within(d.completed, "completed", 30_000);
-      assert.is(done.state, "completed");
-      assert.is(done.result?.stopReason, "end_turn");
-      const g = grokEvents(a.events);
-      assert.ok(
-        g.some(
-          (e) =>
-            e.type === "queue_changed" &&
-            (e.runningPromptId === d.promptId || e.entries.some((x) => x.id === d.promptId)),
+  await withAttachedSeat(async (sim, a) => {
+    const d = await a.seat.deliver("[[sim:chunks=4]] summarise the repository");
+    assert.is(d.receipt.state, "dispatched");
+    const consumed = await within(d.consumed, "consumed", 30_000);
+    assert.ok(consumed.consumption !== null);
+    const done = await within(d.completed, "completed", 30_000);
+    assert.is(done.state, "completed");
+    assert.is(done.result?.stopReason, "end_turn");
+    const g = grokEvents(a.events);
+    assert.ok(
+      g.some(
+        (e) =>
+          e.type === "queue_changed" &&
+          (e.runningPromptId === d.promptId || e.entries.some((x) => x.id === d.promptId)),
+      ),
+      "queue",
+    );
+    assert.ok(
+      g.some((e) => e.type === "session_update" && e.promptId === d.promptId),
+      "session/update _meta.promptId",
+    );
+    await waitFor("all three result channels", () => {
+      const channels = new Set(
+        a.events.flatMap((e) =>
+          e.type === "result-echo" && e.evidence.promptId === d.promptId
+            ? [e.evidence.channel]
+            : [],
         ),
-        "queue",
       );
-      assert.ok(
-        g.some((e) => e.type === "session_update" && e.promptId === d.promptId),
-        "session/update _meta.promptId",
-      );
-      await waitFor("all three result channels", () => {
-        const channels = new Set(
-          a.events.flatMap((e) =>
-            e.type === "result-echo" && e.evidence.promptId === d.promptId
-              ? [e.evidence.channel]
-              : [],
-          ),
-        );
-        return channels.size === 3 ? channels : undefined;
-      });
-      // Exactly one prompt frame, carrying our caller id and owner label.
-      const prompts = sim
-        .acpFrom()
-        .filter((m) => m.kind === "request" && m.method === "session/prompt");
-      assert.is(prompts.length, 1);
-      const p0 = prompts[0];
-      assert.equal(p0?.kind === "request" && p0.params, {
-        sessionId: sim.tui.sessionId,
-        prompt: [{ type: "text", text: "[[sim:chunks=4]] summarise the repository" }],
-        _meta: { promptId: d.promptId, clientIdentifier: "grok-seat" },
-      });
-    } finally {
-      await a.close();
-    }
+      return channels.size === 3 ? channels : undefined;
+    });
+    // Exactly one prompt frame, carrying our caller id and owner label.
+    const prompts = sim
+      .acpFrom()
+      .filter((m) => m.kind === "request" && m.method === "session/prompt");
+    assert.is(prompts.length, 1);
+    const p0 = prompts[0];
+    assert.equal(p0?.kind === "request" && p0.params, {
+      sessionId: sim.tui.sessionId,
+      prompt: [{ type: "text", text: "[[sim:chunks=4]] summarise the repository" }],
+      _meta: { promptId: d.promptId, clientIdentifier: "grok-seat" },
+    });
   });
 });
 
 test("queueing behind a turn the TUI started: consumed as a queue entry, then runs", async () => {
-  await withSim({}, async (sim, seatDir) => {
-    const a = await attachSeat(sim, seatDir);
-    try {
-      await sim.tui.typeIntoTui("[[sim:sleep=1500]] owner's own task");
-      const tuiTurn = await waitFor(
-        "the TUI's running turn",
-        () => a.seat.runningPromptId ?? undefined,
-      );
-      const d = await a.seat.deliver("after the owner's task");
-      const consumed = await within(d.consumed, "consumed", 30_000);
-      assert.is(consumed.consumption?.kind, "queue-entry");
-      const row = grokEvents(a.events).find(
-        (e) => e.type === "queue_changed" && e.entries.some((x) => x.id === d.promptId),
-      );
-      assert.ok(row?.type === "queue_changed" && row.runningPromptId === tuiTurn);
-      const entry =
-        row?.type === "queue_changed" ? row.entries.find((x) => x.id === d.promptId) : undefined;
-      assert.is(entry?.owner, "grok-seat");
-      const done = await within(d.completed, "completed", 30_000);
-      assert.is(done.state, "completed");
-      // The owner's turn finished on its own (we never touched it).
-      assert.ok(
-        grokEvents(a.events).some(
-          (e) =>
-            e.type === "turn_completed" && e.promptId === tuiTurn && e.stopReason === "end_turn",
-        ),
-      );
-      assert.not.ok(methods(sim.acpFrom()).includes("session/cancel"));
-    } finally {
-      await a.close();
-    }
+  await withAttachedSeat(async (sim, a) => {
+    await sim.tui.typeIntoTui("[[sim:sleep=1500]] owner's own task");
+    const tuiTurn = await waitFor(
+      "the TUI's running turn",
+      () => a.seat.runningPromptId ?? undefined,
+    );
+    const d = await a.seat.deliver("after the owner's task");
+    const consumed = await within(d.consumed, "consumed", 30_000);
+    assert.is(consumed.consumption?.kind, "queue-entry");
+    const row = grokEvents(a.events).find(
+      (e) => e.type === "queue_changed" && e.entries.some((x) => x.id === d.promptId),
+    );
+    assert.ok(row?.type === "queue_changed" && row.runningPromptId === tuiTurn);
+    const entry =
+      row?.type === "queue_changed" ? row.entries.find((x) => x.id === d.promptId) : undefined;
+    assert.is(entry?.owner, "grok-seat");
+    const done = await within(d.completed, "completed", 30_000);
+    assert.is(done.state, "completed");
+    // The owner's turn finished on its own (we never touched it).
+    assert.ok(
+      grokEvents(a.events).some(
+        (e) => e.type === "turn_completed" && e.promptId === tuiTurn && e.stopReason === "end_turn",
+      ),
+    );
+    assert.not.ok(methods(sim.acpFrom()).includes("session/cancel"));
   });
 });
 
 test("cancellation: a queued prompt by queue/remove, a running one by session/cancel; never the TUI's turn", async () => {
-  await withSim({}, async (sim, seatDir) => {
-    const a = await attachSeat(sim, seatDir);
-    try {
-      await sim.tui.typeIntoTui("[[sim:sleep=2000]] owner's long task");
-      const tuiTurn = await waitFor(
-        "the TUI's running turn",
-        () => a.seat.runningPromptId ?? undefined,
-      );
-      const first = await a.seat.deliver("[[sim:sleep=30000]] a long brief");
-      const second = await a.seat.deliver("a brief to withdraw");
-      await within(first.consumed, "consumed", 30_000);
-      await within(second.consumed, "consumed", 30_000);
-      assert.is(await refusal(a.seat.cancel(tuiTurn)), "NOT_OURS");
-      assert.is(await refusal(a.seat.cancel(randomUUID())), "NOT_OURS");
-      const queued = await a.seat.cancel(second.promptId);
-      assert.is(queued.state, "cancel-submitted");
-      const removed = await within(second.completed, "completed", 30_000);
-      assert.is(removed.state, "cancelled");
-      const remove = sim
-        .acpFrom()
-        .find((m) => m.kind === "notification" && m.method === "_x.ai/queue/remove");
-      assert.equal(remove?.kind === "notification" && remove.params, {
-        sessionId: sim.tui.sessionId,
-        id: second.promptId,
-        expectedVersion: 0,
-        owner: "grok-seat",
-      });
-      // The running turn is the owner's: our long brief is still queued, cancel goes by remove
-      // only once it runs; wait until it is ours, then cancel the running turn.
-      await waitFor("our brief running", () => a.seat.runningPromptId === first.promptId);
-      assert.is(methods(sim.acpFrom()).filter((m) => m === "session/cancel").length, 0);
-      const running = await a.seat.cancel(first.promptId);
-      assert.is(running.state, "cancel-submitted");
-      assert.is(a.seat.receipt(first.promptId)?.state, "cancel-submitted");
-      const cancelled = await within(first.completed, "completed", 30_000);
-      assert.is(cancelled.state, "cancelled");
-      assert.is(methods(sim.acpFrom()).filter((m) => m === "session/cancel").length, 1);
-      // The owner's turn ended normally.
-      assert.ok(
-        grokEvents(a.events).some(
-          (e) =>
-            e.type === "turn_completed" && e.promptId === tuiTurn && e.stopReason === "end_turn",
-        ),
-      );
-      assert.is(await refusal(a.seat.cancel(first.promptId)), "NOT_CANCELLABLE");
-      const cancelledEvents = a.events.flatMap((e) =>
-        e.type === "cancelled" ? [[e.receipt.promptId, e.requested]] : [],
-      );
-      assert.equal(cancelledEvents, [
-        [second.promptId, true],
-        [first.promptId, true],
-      ]);
-    } finally {
-      await a.close();
-    }
+  await withAttachedSeat(async (sim, a) => {
+    await sim.tui.typeIntoTui("[[sim:sleep=2000]] owner's long task");
+    const tuiTurn = await waitFor(
+      "the TUI's running turn",
+      () => a.seat.runningPromptId ?? undefined,
+    );
+    const first = await a.seat.deliver("[[sim:sleep=30000]] a long brief");
+    const second = await a.seat.deliver("a brief to withdraw");
+    await within(first.consumed, "consumed", 30_000);
+    await within(second.consumed, "consumed", 30_000);
+    assert.is(await refusal(a.seat.cancel(tuiTurn)), "NOT_OURS");
+    assert.is(await refusal(a.seat.cancel(randomUUID())), "NOT_OURS");
+    const queued = await a.seat.cancel(second.promptId);
+    assert.is(queued.state, "cancel-submitted");
+    const removed = await within(second.completed, "completed", 30_000);
+    assert.is(removed.state, "cancelled");
+    const remove = sim
+      .acpFrom()
+      .find((m) => m.kind === "notification" && m.method === "_x.ai/queue/remove");
+    assert.equal(remove?.kind === "notification" && remove.params, {
+      sessionId: sim.tui.sessionId,
+      id: second.promptId,
+      expectedVersion: 0,
+      owner: "grok-seat",
+    });
+    // The running turn is the owner's: our long brief is still queued, cancel goes by remove
+    // only once it runs; wait until it is ours, then cancel the running turn.
+    await waitFor("our brief running", () => a.seat.runningPromptId === first.promptId);
+    assert.is(methods(sim.acpFrom()).filter((m) => m === "session/cancel").length, 0);
+    const running = await a.seat.cancel(first.promptId);
+    assert.is(running.state, "cancel-submitted");
+    assert.is(a.seat.receipt(first.promptId)?.state, "cancel-submitted");
+    const cancelled = await within(first.completed, "completed", 30_000);
+    assert.is(cancelled.state, "cancelled");
+    assert.is(methods(sim.acpFrom()).filter((m) => m === "session/cancel").length, 1);
+    // The owner's turn ended normally.
+    assert.ok(
+      grokEvents(a.events).some(
+        (e) => e.type === "turn_completed" && e.promptId === tuiTurn && e.stopReason === "end_turn",
+      ),
+    );
+    assert.is(await refusal(a.seat.cancel(first.promptId)), "NOT_CANCELLABLE");
+    const cancelledEvents = a.events.flatMap((e) =>
+      e.type === "cancelled" ? [[e.receipt.promptId, e.requested]] : [],
+    );
+    assert.equal(cancelledEvents, [
+      [second.promptId, true],
+      [first.promptId, true],
+    ]);
   });
 });
 
 test("combine_queued_prompts: a prompt merged into the queue front is cancelled without our asking", async () => {
-  await withSim({}, async (sim, seatDir) => {
+  await withSim(async (sim, seatDir) => {
     // The session keeps the servers it was created with: `files` stays configured, or the list
     // would show it as a placeholder the catalog rule cannot trace (CATALOG_UNVERIFIABLE).
     sim.home.writeConfig(
@@ -294,39 +254,34 @@ test("permission prompts and questions are answered by the owner in the TUI, nev
 });
 
 test("model and effort: the echo confirms both; unknown options refuse before anything is sent", async () => {
-  await withSim({}, async (sim, seatDir) => {
-    const a = await attachSeat(sim, seatDir);
-    try {
-      assert.equal(await a.seat.selectModel({ modelId: "grok-4.5", effort: "xhigh" }), {
-        modelId: "grok-4.5",
-        reasoningEffort: "xhigh",
-      });
-      assert.is(await refusal(a.seat.selectModel({ modelId: "grok-9000" })), "MODEL_UNKNOWN");
-      assert.is(
-        await refusal(a.seat.selectModel({ modelId: "grok-build", effort: "xhigh" })),
-        "EFFORT_UNKNOWN",
-      );
-      assert.is(
-        await refusal(a.seat.selectModel({ modelId: "grok-code-fast-1", effort: "low" })),
-        "EFFORT_UNKNOWN",
-      );
-      const sent = sim
-        .acpFrom()
-        .filter((m) => m.kind === "request" && m.method === "session/set_model");
-      assert.equal(
-        sent.map((m) => m.kind === "request" && m.params),
-        [
-          {
-            sessionId: sim.tui.sessionId,
-            modelId: "grok-4.5",
-            _meta: { reasoningEffort: "xhigh" },
-          },
-        ],
-      );
-      assert.ok(a.events.some((e) => e.type === "model-changed" && e.echo.modelId === "grok-4.5"));
-    } finally {
-      await a.close();
-    }
+  await withAttachedSeat(async (sim, a) => {
+    assert.equal(await a.seat.selectModel({ modelId: "grok-4.5", effort: "xhigh" }), {
+      modelId: "grok-4.5",
+      reasoningEffort: "xhigh",
+    });
+    assert.is(await refusal(a.seat.selectModel({ modelId: "grok-9000" })), "MODEL_UNKNOWN");
+    assert.is(
+      await refusal(a.seat.selectModel({ modelId: "grok-build", effort: "xhigh" })),
+      "EFFORT_UNKNOWN",
+    );
+    assert.is(
+      await refusal(a.seat.selectModel({ modelId: "grok-code-fast-1", effort: "low" })),
+      "EFFORT_UNKNOWN",
+    );
+    const sent = sim
+      .acpFrom()
+      .filter((m) => m.kind === "request" && m.method === "session/set_model");
+    assert.equal(
+      sent.map((m) => m.kind === "request" && m.params),
+      [
+        {
+          sessionId: sim.tui.sessionId,
+          modelId: "grok-4.5",
+          _meta: { reasoningEffort: "xhigh" },
+        },
+      ],
+    );
+    assert.ok(a.events.some((e) => e.type === "model-changed" && e.echo.modelId === "grok-4.5"));
   });
 });
 
@@ -355,13 +310,8 @@ test("an enabled direct mcp.linear.app endpoint refuses readiness before attachi
     { name: "linear-off", url: "https://mcp.linear.app/mcp", enabled: false },
     { name: "lookalike", url: "https://evil-mcp.linear.app.example/mcp" },
   ];
-  await withSim({ mcpServers: lookalike }, async (sim, seatDir) => {
-    const a = await attachSeat(sim, seatDir);
-    try {
-      assert.is(a.seat.catalog.ok, true);
-    } finally {
-      await a.close();
-    }
+  await withAttachedSeat({ mcpServers: lookalike }, async (_sim, a) => {
+    assert.is(a.seat.catalog.ok, true);
   });
 });
 

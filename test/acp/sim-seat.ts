@@ -18,9 +18,13 @@ import {
   type GrokTui,
   grokHomeFixture,
   type McpServerFixture,
+  readSimLog,
   startGrokTui,
   waitFor,
 } from "../helpers/grok-sim.js";
+
+/** The code a promise rejected with, or null when it resolved. */
+export { rejectionCode as refusal } from "../helpers/error-code.js";
 
 export const NO_LINEAR: McpServerFixture[] = [
   { name: "docs", url: "https://docs.example/mcp", tools: ["search"] },
@@ -40,19 +44,6 @@ export interface Sim {
   stop(): Promise<void>;
 }
 
-function lines(path: string): Record<string, unknown>[] {
-  if (!existsSync(path)) return [];
-  const out: Record<string, unknown>[] = [];
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    const v: unknown = JSON.parse(line);
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
-      out.push(Object.fromEntries(Object.entries(v)));
-    }
-  }
-  return out;
-}
-
 export async function startSim(
   opts: { mcpServers?: McpServerFixture[]; env?: Record<string, string> } = {},
 ): Promise<Sim> {
@@ -68,7 +59,7 @@ export async function startSim(
     home,
     logPath,
     acpFrom: (clientType = "grok-seat") =>
-      lines(logPath).flatMap((l) => {
+      readSimLog(logPath).flatMap((l) => {
         if (l.event !== "frame_in" || l.client_type !== clientType) return [];
         const frame = l.frame;
         if (typeof frame !== "object" || frame === null || !("payload" in frame)) return [];
@@ -77,7 +68,7 @@ export async function startSim(
         const m = parseAcpPayload(payload);
         return m instanceof GrokSeatError ? [] : [m];
       }),
-    traced: (event) => lines(logPath).filter((l) => l.event === event),
+    traced: (event) => readSimLog(logPath).filter((l) => l.event === event),
     updatesJsonl: () => {
       const root = join(home.dir, "sessions");
       for (const dir of existsSync(root) ? readdirSync(root) : []) {
@@ -123,6 +114,46 @@ export function removeSeatDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+type SimOptions = NonNullable<Parameters<typeof startSim>[0]>;
+type SimBody = (sim: Sim, seatDir: string) => Promise<void>;
+
+/** Run `body` with a fresh simulator and seat directory; both are removed after it, whatever it did. */
+export async function withSim(body: SimBody): Promise<void>;
+export async function withSim(opts: SimOptions, body: SimBody): Promise<void>;
+export async function withSim(a: SimOptions | SimBody, b?: SimBody): Promise<void> {
+  const [opts, body] = typeof a === "function" ? [{}, a] : [a, b];
+  if (body === undefined) throw new Error("withSim: no body");
+  const sim = await startSim(opts);
+  const seatDir = newSeatDir();
+  try {
+    await body(sim, seatDir);
+  } finally {
+    await sim.stop();
+    removeSeatDir(seatDir);
+  }
+}
+
+type AttachedBody = (sim: Sim, a: Attached, seatDir: string) => Promise<void>;
+
+/** `withSim`, with a seat attached to the TUI's session for `body` and closed after it. */
+export async function withAttachedSeat(body: AttachedBody): Promise<void>;
+export async function withAttachedSeat(opts: SimOptions, body: AttachedBody): Promise<void>;
+export async function withAttachedSeat(
+  a: SimOptions | AttachedBody,
+  b?: AttachedBody,
+): Promise<void> {
+  const [opts, body] = typeof a === "function" ? [{}, a] : [a, b];
+  if (body === undefined) throw new Error("withAttachedSeat: no body");
+  await withSim(opts, async (sim, seatDir) => {
+    const attached = await attachSeat(sim, seatDir);
+    try {
+      await body(sim, attached, seatDir);
+    } finally {
+      await attached.close();
+    }
+  });
+}
+
 /** Connect once, admit a controller on `seatDir`, attach to `sessionId` (default: the TUI's). */
 export async function attachSeat(
   sim: Sim,
@@ -161,16 +192,6 @@ export async function attachSeat(
       await release();
     },
   };
-}
-
-/** The refusal code of a promise, or null when it resolved. */
-export async function refusal(p: Promise<unknown>): Promise<string | null> {
-  try {
-    await p;
-    return null;
-  } catch (err) {
-    return err instanceof GrokSeatError ? err.code : `OTHER: ${String(err)}`;
-  }
 }
 
 /** Methods of the requests/notifications in `msgs`, in order. */
