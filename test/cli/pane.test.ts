@@ -17,6 +17,7 @@ import { launchPane } from "../../lib/herdr/launch.js";
 import { type HerdrSimHandle, startHerdrSim } from "../helpers/herdr-sim.js";
 import { kill, launchAndBind, newClient, psTty, reportAs, waitGone } from "../herdr/sim-support.js";
 import { fakeAgentsDir, fakeGrokDir } from "../sim/herdr/tests/support.js";
+import { CheckJson } from "./fixtures/check-json.js";
 
 let sim: HerdrSimHandle;
 let dir: string;
@@ -100,15 +101,7 @@ const JsonReport = v.object({
     agent: v.unknown(),
     record: v.unknown(),
   }),
-  checks: v.array(
-    v.object({
-      check: v.string(),
-      ok: v.boolean(),
-      expected: v.unknown(),
-      received: v.unknown(),
-      reason: v.nullable(v.string()),
-    }),
-  ),
+  checks: v.array(CheckJson),
   error: v.optional(v.object({ code: v.string(), message: v.string() })),
 });
 

@@ -17,6 +17,7 @@ import { hire } from "../../lib/seat/hire.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
 import { pidAlive } from "../helpers/grok-sim.js";
 import { type Stack, withStack } from "../seat/stack.js";
+import { CheckJson } from "./fixtures/check-json.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "lib", "cli", "verify-proof.ts");
@@ -46,15 +47,7 @@ const Doc = v.object({
     leader: v.object({ pid: v.number(), alive: v.nullable(v.boolean()) }),
     release: v.nullable(v.looseObject({ tuiExitObserved: v.boolean() })),
   }),
-  checks: v.array(
-    v.object({
-      check: v.string(),
-      ok: v.boolean(),
-      expected: v.unknown(),
-      received: v.unknown(),
-      reason: v.nullable(v.string()),
-    }),
-  ),
+  checks: v.array(CheckJson),
 });
 
 function registrations(stack: Stack): number {

@@ -17,6 +17,7 @@ import {
   tempDir,
   waitFor,
 } from "../helpers/kernel-children.js";
+import { CheckJson } from "./fixtures/check-json.js";
 
 test.after.each(cleanup);
 const linuxTest = linuxOnly(test, "the verify-proof CLI tests");
@@ -39,13 +40,6 @@ function run(
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const Check = v.strictObject({
-  check: v.string(),
-  ok: v.boolean(),
-  expected: v.unknown(),
-  received: v.unknown(),
-  reason: v.nullable(v.string()),
-});
 const Identity = v.strictObject({ kind: v.string(), value: v.string() });
 const ProcessFactsJson = v.strictObject({
   pid: v.number(),
@@ -82,7 +76,7 @@ const Report = <F extends v.GenericSchema>(facts: F) =>
     ok: v.boolean(),
     subject: v.picklist(["process", "socket"]),
     facts: v.nullable(facts),
-    checks: v.array(Check),
+    checks: v.array(CheckJson),
     error: v.optional(ErrorJson),
   });
 
