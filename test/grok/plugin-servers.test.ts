@@ -18,6 +18,16 @@ function tree(): { base: string; done: () => void } {
   return { base, done: () => rmSync(base, { recursive: true, force: true }) };
 }
 
+/** Run `body` on a fresh temporary tree, removed after it. */
+async function withTree(body: (t: { base: string }) => Promise<void>): Promise<void> {
+  const t = tree();
+  try {
+    await body(t);
+  } finally {
+    t.done();
+  }
+}
+
 /** A plugin directory `<parent>/<dir>` whose manifest names it `name`, with a `.mcp.json`. */
 function plugin(parent: string, dir: string, name: string, servers: Record<string, unknown>) {
   const root = join(parent, dir);
@@ -40,9 +50,8 @@ function lookup(base: string, cwd: string, extra: Partial<PluginLookup> = {}): P
 
 const url = (u: string) => ({ url: u });
 
-test("project plugins from the cwd up to the git root, and no further", async () => {
-  const t = tree();
-  try {
+test("project plugins from the cwd up to the git root, and no further", () =>
+  withTree(async (t) => {
     const repo = join(t.base, "home", "src", "repo");
     const cwd = join(repo, "a", "b");
     mkdirSync(cwd, { recursive: true });
@@ -54,14 +63,10 @@ test("project plugins from the cwd up to the git root, and no further", async ()
     });
     const found = await findPluginServers(lookup(t.base, cwd));
     assert.equal([...found.keys()].sort(), ["at-cwd", "at-root"]);
-  } finally {
-    t.done();
-  }
-});
+  }));
 
-test("outside a git repo only the cwd's own project plugins (and a $HOME repo is no repo)", async () => {
-  const t = tree();
-  try {
+test("outside a git repo only the cwd's own project plugins (and a $HOME repo is no repo)", () =>
+  withTree(async (t) => {
     const home = join(t.base, "home");
     const cwd = join(home, "work", "dir");
     mkdirSync(cwd, { recursive: true });
@@ -71,14 +76,10 @@ test("outside a git repo only the cwd's own project plugins (and a $HOME repo is
     // Dotfiles in $HOME: a git root that is the home directory does not widen the walk.
     mkdirSync(join(home, ".git"));
     assert.equal([...(await findPluginServers(lookup(t.base, cwd))).keys()], ["at-cwd"]);
-  } finally {
-    t.done();
-  }
-});
+  }));
 
-test("user plugins from $GROK_HOME/plugins and ~/.claude/plugins, never the legacy ~/.grok/plugins", async () => {
-  const t = tree();
-  try {
+test("user plugins from $GROK_HOME/plugins and ~/.claude/plugins, never the legacy ~/.grok/plugins", () =>
+  withTree(async (t) => {
     const home = join(t.base, "home");
     const cwd = join(t.base, "cwd");
     mkdirSync(cwd, { recursive: true });
@@ -87,14 +88,10 @@ test("user plugins from $GROK_HOME/plugins and ~/.claude/plugins, never the lega
     plugin(join(home, ".claude", "plugins"), "c", "claude-home", { s: url("https://c.example") });
     plugin(join(home, ".grok", "plugins"), "legacy", "legacy", { s: url("https://l.example") });
     assert.equal([...(await findPluginServers(l)).keys()].sort(), ["claude-home", "grok-home"]);
-  } finally {
-    t.done();
-  }
-});
+  }));
 
-test("[plugins] paths, the manifest's name, inline and file declarations, substitutions", async () => {
-  const t = tree();
-  try {
+test("[plugins] paths, the manifest's name, inline and file declarations, substitutions", () =>
+  withTree(async (t) => {
     const cwd = join(t.base, "cwd");
     mkdirSync(cwd, { recursive: true });
     const byPath = join(t.base, "elsewhere", "dir-name");
@@ -142,9 +139,6 @@ test("[plugins] paths, the manifest's name, inline and file declarations, substi
         unresolved: true,
       },
     ]);
-  } finally {
-    t.done();
-  }
-});
+  }));
 
 test.run();

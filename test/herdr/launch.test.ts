@@ -83,9 +83,20 @@ function herdrLike(echo?: string[]) {
   };
 }
 
-test("layout.apply carries label, cwd, env and the argv; the pane id comes from the reply", async () => {
+/** Run `body` against a fake Herdr answering as a real one does (`herdrLike()`), stopped after it. */
+async function withHerdrLike(
+  body: (fake: Awaited<ReturnType<typeof startFakeHerdr>>) => Promise<void>,
+): Promise<void> {
   const fake = await startFakeHerdr(herdrLike());
   try {
+    await body(fake);
+  } finally {
+    await fake.stop();
+  }
+}
+
+test("layout.apply carries label, cwd, env and the argv; the pane id comes from the reply", () =>
+  withHerdrLike(async (fake) => {
     const client = new HerdrClient({ socketPath: fake.socketPath });
     const r = await launchPane(client, {
       argv: ["grok", "--leader"],
@@ -121,14 +132,10 @@ test("layout.apply carries label, cwd, env and the argv; the pane id comes from 
         cwd: "/home/dev/repo",
       },
     );
-  } finally {
-    await fake.stop();
-  }
-});
+  }));
 
-test("a new workspace: workspace.create, then layout.apply replacing its only tab", async () => {
-  const fake = await startFakeHerdr(herdrLike());
-  try {
+test("a new workspace: workspace.create, then layout.apply replacing its only tab", () =>
+  withHerdrLike(async (fake) => {
     const client = new HerdrClient({ socketPath: fake.socketPath });
     const r = await launchPane(client, {
       argv: ["sleep", "60"],
@@ -143,10 +150,7 @@ test("a new workspace: workspace.create, then layout.apply replacing its only ta
     assert.is(applied?.tab_id, "w2:t1");
     assert.is(r.createdWorkspaceId, "w2");
     assert.is(r.paneId, "w2:p2");
-  } finally {
-    await fake.stop();
-  }
-});
+  }));
 
 test("a reply echoing another command is refused", async () => {
   const fake = await startFakeHerdr(herdrLike(["bash"]));
@@ -164,9 +168,8 @@ test("a reply echoing another command is refused", async () => {
   }
 });
 
-test("bad argv or env is refused before anything is sent", async () => {
-  const fake = await startFakeHerdr(herdrLike());
-  try {
+test("bad argv or env is refused before anything is sent", () =>
+  withHerdrLike(async (fake) => {
     const client = new HerdrClient({ socketPath: fake.socketPath });
     const cases: [Parameters<typeof launchPane>[1], string][] = [
       [{ argv: [] }, "LAUNCH_ARGV_EMPTY"],
@@ -185,9 +188,6 @@ test("bad argv or env is refused before anything is sent", async () => {
       }
     }
     assert.is(fake.accepted, 0);
-  } finally {
-    await fake.stop();
-  }
-});
+  }));
 
 test.run();

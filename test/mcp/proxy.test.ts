@@ -78,6 +78,16 @@ const ErrorResult = v.object({
   }),
 });
 
+/** Run `body` against a default rig, closed after it. */
+async function withRig(body: (r: Rig) => Promise<void>): Promise<void> {
+  const r = await rig();
+  try {
+    await body(r);
+  } finally {
+    await r.close();
+  }
+}
+
 test("the official client rejects the raw bank's list; the same list projected is accepted", async () => {
   const bank = new OperatorBank({ tools: loadBankTools() });
   const [a, b] = InMemoryTransport.createLinkedPair();
@@ -138,9 +148,8 @@ test("every listed schema equals its original apart from the documented rewrites
   }
 });
 
-test("valid calls reach upstream with byte-identical arguments; results come back unchanged", async () => {
-  const r = await rig();
-  try {
+test("valid calls reach upstream with byte-identical arguments; results come back unchanged", () =>
+  withRig(async (r) => {
     for (const c of loadCallCases().filter((x) => x.valid)) {
       const before = r.bank.calls.length;
       const result = await rawCall(r.client, c.tool, c.arguments);
@@ -153,14 +162,10 @@ test("valid calls reach upstream with byte-identical arguments; results come bac
     // The vendor key inside the content block survived (the SDK Server wrapper would strip it).
     const result = await rawCall(r.client, "echo", { text: "x" });
     assert.ok(JSON.stringify(result).includes('"x-bank":{'));
-  } finally {
-    await r.close();
-  }
-});
+  }));
 
-test("invalid calls are refused with a useful tool error and never reach upstream", async () => {
-  const r = await rig();
-  try {
+test("invalid calls are refused with a useful tool error and never reach upstream", () =>
+  withRig(async (r) => {
     for (const c of loadCallCases().filter((x) => !x.valid)) {
       const before = r.bank.calls.length;
       const result = await rawCall(r.client, c.tool, c.arguments);
@@ -179,10 +184,7 @@ test("invalid calls are refused with a useful tool error and never reach upstrea
     const viaSdk = await r.client.callTool({ name: "open_target", arguments: { path: 1 } });
     assert.is(viaSdk.isError, true);
     assert.equal(r.bank.calls, []);
-  } finally {
-    await r.close();
-  }
-});
+  }));
 
 test("protocol-error mode: invalid arguments are JSON-RPC -32602 with the typed error as data", async () => {
   const r = await rig({}, { invalidArguments: "protocol-error" });
@@ -203,9 +205,8 @@ test("protocol-error mode: invalid arguments are JSON-RPC -32602 with the typed 
   }
 });
 
-test("unknown and unlisted tools, and non-object arguments, are -32602 and never reach upstream", async () => {
-  const r = await rig();
-  try {
+test("unknown and unlisted tools, and non-object arguments, are -32602 and never reach upstream", () =>
+  withRig(async (r) => {
     for (const [name, args, code] of [
       ["no_such_tool", {}, "MCP_UNKNOWN_TOOL"],
       ["spell_word", {}, "MCP_UNKNOWN_TOOL"],
@@ -223,27 +224,19 @@ test("unknown and unlisted tools, and non-object arguments, are -32602 and never
       }
     }
     assert.equal(r.bank.calls, []);
-  } finally {
-    await r.close();
-  }
-});
+  }));
 
-test("absent arguments are checked as {} and forwarded without an arguments key", async () => {
-  const r = await rig();
-  try {
+test("absent arguments are checked as {} and forwarded without an arguments key", () =>
+  withRig(async (r) => {
     const refused = await rawCall(r.client, "strict_point");
     assert.ok(v.is(ErrorResult, refused));
     await rawCall(r.client, "anything_goes");
     assert.is(r.bank.calls.length, 1);
     assert.is(r.bank.calls[0]?.argumentsJson, undefined);
-  } finally {
-    await r.close();
-  }
-});
+  }));
 
-test("list_changed upstream: re-fetched, re-projected and announced downstream", async () => {
-  const r = await rig();
-  try {
+test("list_changed upstream: re-fetched, re-projected and announced downstream", () =>
+  withRig(async (r) => {
     let announced = 0;
     r.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       announced++;
@@ -269,22 +262,15 @@ test("list_changed upstream: re-fetched, re-projected and announced downstream",
       r.bank.calls.map((c) => c.name),
       ["late_union"],
     );
-  } finally {
-    await r.close();
-  }
-});
+  }));
 
-test("a burst of refreshes costs one fetch", async () => {
-  const r = await rig();
-  try {
+test("a burst of refreshes costs one fetch", () =>
+  withRig(async (r) => {
     const g = r.proxy.snapshot.generation;
     const all = await Promise.all([1, 2, 3, 4, 5].map(() => r.proxy.refresh()));
     assert.ok(all.every((s) => s === all[0]));
     assert.is(r.proxy.snapshot.generation, g + 1);
-  } finally {
-    await r.close();
-  }
-});
+  }));
 
 test("upstream JSON-RPC errors are relayed with code, message and data", async () => {
   const r = await rig({
