@@ -13,6 +13,7 @@ import {
   type LeaderConnection,
   type LeaderEvent,
 } from "../../lib/leader/leader-connection.js";
+import { rejectionOf } from "../helpers/error-code.js";
 import { type GrokLeader, grokHomeFixture, startGrokLeader, waitFor } from "../helpers/grok-sim.js";
 
 let leader: GrokLeader | null = null;
@@ -57,13 +58,11 @@ test("not-ready path: registered{ready:false} then leader_ready (GROK_SIM_AUTH_D
 
 test("not-ready path is bounded: LEADER_READY_TIMEOUT", async () => {
   const l = await start({ GROK_SIM_AUTH_DELAY_MS: "30000" });
-  try {
-    await connectLeader(l.paths.socketPath, { readyTimeoutMs: 200 });
-    assert.unreachable("should time out");
-  } catch (err) {
-    assert.ok(err instanceof GrokSeatError);
-    assert.is(err.code, "LEADER_READY_TIMEOUT");
-  }
+  assert.is(
+    (await rejectionOf(connectLeader(l.paths.socketPath, { readyTimeoutMs: 200 }), GrokSeatError))
+      .code,
+    "LEADER_READY_TIMEOUT",
+  );
 });
 
 test("legacy leader (GROK_SIM_LEGACY_REGISTERED): ready by default, control refused locally", async () => {
@@ -71,13 +70,7 @@ test("legacy leader (GROK_SIM_LEGACY_REGISTERED): ready by default, control refu
   conn = await connectLeader(l.paths.socketPath, { keepaliveIntervalMs: 0 });
   assert.is(conn.registered.leader_protocol_version, null);
   assert.is(conn.controlSupported, false);
-  try {
-    await conn.getLeaderInfo();
-    assert.unreachable("control must be refused");
-  } catch (err) {
-    assert.ok(err instanceof GrokSeatError);
-    assert.is(err.code, "CONTROL_UNSUPPORTED");
-  }
+  assert.is((await rejectionOf(conn.getLeaderInfo(), GrokSeatError)).code, "CONTROL_UNSUPPORTED");
 });
 
 test("relaunch_for_update: relaunching, then shutting_down(auto_update) + shutdown, no reconnect", async () => {
@@ -110,13 +103,7 @@ test("a crashed leader is a bare EOF: connection_lost, pending control rejected"
   l.child.kill("SIGKILL");
   const reason = await conn.closed;
   assert.equal(reason, { kind: "connection_lost", shuttingDown: null, error: null });
-  try {
-    await conn.getLeaderInfo();
-    assert.unreachable("closed stays closed");
-  } catch (err) {
-    assert.ok(err instanceof GrokSeatError);
-    assert.is(err.code, "CONNECTION_CLOSED");
-  }
+  assert.is((await rejectionOf(conn.getLeaderInfo(), GrokSeatError)).code, "CONNECTION_CLOSED");
 });
 
 test.run();
