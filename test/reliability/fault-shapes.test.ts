@@ -24,11 +24,10 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Receipt } from "../../lib/delivery/receipt.js";
 import { GrokSeatError } from "../../lib/errors.js";
-import { socketFacts } from "../../lib/kernel/index.js";
 import { readSeatRecord } from "../../lib/seat/seat-record.js";
 import { recordClaim, scaled } from "../helpers/claims.js";
 import { pidAlive, waitFor } from "../helpers/grok-sim.js";
-import { type Stack, startStack } from "../seat/stack.js";
+import { type Stack, socketListeners, startStack } from "../seat/stack.js";
 import { hireRetries, stackConfig } from "./fixtures/fault-hire.js";
 import {
   codeOf,
@@ -72,14 +71,6 @@ let stack: Stack;
 
 function bump(key: string, by = 1): void {
   totals[key] = (totals[key] ?? 0) + by;
-}
-
-function listeners(path: string): readonly number[] {
-  try {
-    return socketFacts(path).listeners;
-  } catch {
-    return [];
-  }
 }
 
 /** Exactly one frame per prompt id, none for any other id of ours. */
@@ -163,6 +154,11 @@ async function uncertainThenReconciled(run: Run, id: string): Promise<void> {
   checkOnce(run.logPath, [id], new Set([id]));
 }
 
+/** A brief of 1-12 random words, answered in 1-5 chunks. */
+function randomBrief(rng: ReturnType<typeof prng>): string {
+  return `${rng.words(rng.int(1, 12))} [[sim:chunks=${rng.int(1, 5)}]]`;
+}
+
 /** Deliver; a send that already failed is the same fault seen earlier (still no resend). */
 async function deliverOrUncertain(run: Run, text: string, id: string): Promise<void> {
   const code = await codeOf(run.seat.deliver(text, { promptId: id }));
@@ -205,11 +201,7 @@ for (const { name, title, env, faultSeen } of connectionLostShapes) {
       const rng = prng(seed);
       const run = await hireRun(stack, env);
       const id = newPromptId();
-      await deliverOrUncertain(
-        run,
-        `${rng.words(rng.int(1, 12))} [[sim:chunks=${rng.int(1, 5)}]]`,
-        id,
-      );
+      await deliverOrUncertain(run, randomBrief(rng), id);
       await run.seat.acp.closed;
       faultSeen(run.logPath);
       await uncertainThenReconciled(run, id);
@@ -276,7 +268,7 @@ test("restart: the leader dies mid-turn, the TUI starts another; the seat refuse
     await run.seat.acp.closed;
     const replacement = await waitFor(
       "the TUI's replacement leader",
-      () => listeners(run.record.socketPath).find((p) => p !== proven),
+      () => socketListeners(run.record.socketPath).find((p) => p !== proven),
       20_000,
     );
     assert.is(await codeOf(run.seat.deliver("must not reach the new leader")), "LEADER_REPLACED");
@@ -375,11 +367,7 @@ test("half-close: the leader ends its write side after reading the prompt", asyn
     const rng = prng(seed);
     const run = await hireRun(stack, { GROK_SIM_HALF_CLOSE_AFTER_PROMPT: "1" });
     const id = newPromptId();
-    await deliverOrUncertain(
-      run,
-      `${rng.words(rng.int(1, 12))} [[sim:chunks=${rng.int(1, 5)}]]`,
-      id,
-    );
+    await deliverOrUncertain(run, randomBrief(rng), id);
     await run.seat.acp.closed;
     await uncertainThenReconciled(run, id);
     // After the leader's FIN, no prompt of ours was read on that connection.

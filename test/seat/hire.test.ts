@@ -14,11 +14,11 @@ import * as assert from "uvu/assert";
 import { admitController } from "../../lib/delivery/index.js";
 import { readNativeTranscript } from "../../lib/grok/native-transcript.js";
 import { hire } from "../../lib/seat/hire.js";
-import { HIRE_STEPS, type HireEvent } from "../../lib/seat/hire-events.js";
+import { HIRE_STEPS } from "../../lib/seat/hire-events.js";
 import { readSeatRecord } from "../../lib/seat/seat-record.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
 import { pidAlive } from "../helpers/grok-sim.js";
-import { refusalOf, reportHookSync, waitDead, withStack } from "./stack.js";
+import { optionsWithHookReport, refusalOf, waitDead, withStack } from "./stack.js";
 
 test("hire -> deliver -> owner quits -> release stops the proven leader after the observed exit", () =>
   withStack(async (stack) => {
@@ -160,27 +160,7 @@ test("release with the TUI still alive leaves the leader running (TUI_ALIVE) and
 
 test("Herdr 0.9.3 omits the top-level agent after the Grok hook's report: the nested agent is accepted", () =>
   withStack({ herdrVersion: "0.9.3" }, async (stack) => {
-    const options = stack.options();
-    let sessionId = "";
-    const seat = await hire({
-      ...options,
-      onProgress: (e: HireEvent) => {
-        options.onProgress?.(e);
-        if (e.type !== "proven") return;
-        const f = e.facts;
-        if (typeof f !== "object" || f === null || Array.isArray(f)) return;
-        if (e.step === "session_id") sessionId = String(f.sessionId);
-        if (e.step === "launch") {
-          reportHookSync(stack.herdr.socketPath, "pane.report_agent", {
-            pane_id: String(f.paneId),
-            source: "herdr:grok",
-            agent: "grok",
-            state: "idle",
-            agent_session_id: sessionId,
-          });
-        }
-      },
-    });
+    const seat = await hire(optionsWithHookReport(stack, "pane.report_agent", { state: "idle" }));
     assert.equal(seat.record.agent, {
       ok: true,
       agent: "grok",

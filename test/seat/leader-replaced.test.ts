@@ -10,19 +10,17 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { socketFacts } from "../../lib/kernel/index.js";
 import { hire } from "../../lib/seat/hire.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
 import { pidAlive, startGrokLeader, waitFor } from "../helpers/grok-sim.js";
-import { refusalOf, type Stack, startStack, waitDead, withStack } from "./stack.js";
-
-function listeners(path: string): readonly number[] {
-  try {
-    return socketFacts(path).listeners;
-  } catch {
-    return [];
-  }
-}
+import {
+  refusalOf,
+  type Stack,
+  socketListeners,
+  startStack,
+  waitDead,
+  withStack,
+} from "./stack.js";
 
 /** Frames a grok-seat client sent to a leader process other than `provenPid`. */
 function framesToOthers(stack: Stack, provenPid: number): number {
@@ -38,7 +36,7 @@ test("(a) leader killed, the TUI respawns one at the same path: deliver refuses,
     await seat.acp.closed;
     const replacement = await waitFor(
       "the TUI's replacement leader",
-      () => listeners(record.socketPath).find((p) => p !== record.leader.pid),
+      () => socketListeners(record.socketPath).find((p) => p !== record.leader.pid),
       20_000,
     );
     const r = await refusalOf(seat.deliver("must not reach the replacement"));
@@ -70,7 +68,7 @@ test("(b) TUI exit observed, then an imposter at the same path: release does not
       socketPath: record.socketPath,
       env: { GROK_SIM_LOG: stack.logPath },
     });
-    assert.ok(listeners(record.socketPath).includes(imposter.pid));
+    assert.ok(socketListeners(record.socketPath).includes(imposter.pid));
     const report = await seat.release();
     assert.is(report.leader.action, "left_running");
     assert.equal(report.leader.reasons, ["LEADER_REPLACED"]);

@@ -16,7 +16,7 @@ import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { capturePane, tmuxPaneOf } from "../../scripts/lib/owner.js";
 import { waitFor, writeRepoLocalConfig } from "../helpers/grok-sim.js";
-import { refusalOf, type Stack, startStack, withStack } from "./stack.js";
+import { onlyWait, refusalOf, type Stack, startStack, withStack } from "./stack.js";
 
 function facts(e: HireEvent | undefined): Record<string, unknown> {
   if (e === undefined || e.type !== "proven") return {};
@@ -81,11 +81,7 @@ test("a repo with .mcp.json: preflight predicts folder trust, the seat waits for
     const gates = facts(proven(stack, "preflight")).ownerGates;
     assert.equal((gates as { expected: unknown }).expected, ["folder_trust"]);
     assert.match((proven(stack, "preflight") as { summary: string }).summary, "folder trust for");
-    const waits = stack.events.filter((e) => e.type === "waiting");
-    assert.is(waits.length, 1);
-    const w = waits[0];
-    assert.ok(w?.type === "waiting");
-    if (w?.type !== "waiting") return;
+    const w = onlyWait(stack);
     assert.is(w.step, "active_sessions");
     assert.is(w.kind, "owner_action");
     assert.is(w.gate, "folder_trust");
@@ -171,12 +167,10 @@ test("a terms notice nothing predicted: after activeSessionMs the seat waits (ga
     };
     assert.equal(gates.expected, []);
     assert.is(gates.consent, "possible");
-    const waits = stack.events.filter((e) => e.type === "waiting");
-    assert.is(waits.length, 1);
-    const w = waits[0];
-    assert.ok(w?.type === "waiting" && w.gate === "unknown", "the screen was suspected, not named");
-    assert.ok(w?.type === "waiting" && w.elapsedMs >= 2_000, "suspected only after the bound");
-    assert.match(w?.type === "waiting" ? w.ownerStep : "", "terms notice");
+    const w = onlyWait(stack);
+    assert.is(w.gate, "unknown", "the screen was suspected, not named");
+    assert.ok(w.elapsedMs >= 2_000, "suspected only after the bound");
+    assert.match(w.ownerStep, "terms notice");
     // The owner's answer, recorded by the TUI in the profile's config.toml.
     assert.match(
       readFileSync(join(stack.home.dir, "config.toml"), "utf8"),

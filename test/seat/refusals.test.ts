@@ -15,9 +15,15 @@ import { LINEAR_OWNER_STEP } from "../../lib/grok/catalog.js";
 import { HerdrClient } from "../../lib/herdr/client.js";
 import { type KernelPort, systemKernel } from "../../lib/kernel/index.js";
 import { hire } from "../../lib/seat/hire.js";
-import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { pidAlive } from "../helpers/grok-sim.js";
-import { refusalOf, reportHookSync, type Stack, startStack, withStack } from "./stack.js";
+import {
+  onlyWait,
+  optionsWithHookReport,
+  refusalOf,
+  type Stack,
+  startStack,
+  withStack,
+} from "./stack.js";
 
 async function nothingDelivered(stack: Stack): Promise<void> {
   assert.is(stack.promptsFromUs(), 0, "no session/prompt left us and none reached the agent");
@@ -107,28 +113,8 @@ test("the leader reports a wrong pid: LEADER_UNPROVEN before any ACP message", a
 
 test("Herdr names a contradictory agent (G5): HERDR_AGENT_REFUSED at the pane proof", () =>
   withStack({ switches: { agentOverride: "grok-leader" } }, async (stack) => {
-    const options = stack.options();
-    let sessionId = "";
-    const r = await refusalOf(
-      hire({
-        ...options,
-        onProgress: (e: HireEvent) => {
-          options.onProgress?.(e);
-          if (e.type !== "proven") return;
-          const f = e.facts;
-          if (typeof f !== "object" || f === null || Array.isArray(f)) return;
-          if (e.step === "session_id") sessionId = String(f.sessionId);
-          // The official Grok hook reports the session right after launch (herdr-socket-api §5).
-          if (e.step === "launch")
-            reportHookSync(stack.herdr.socketPath, "pane.report_agent_session", {
-              pane_id: String(f.paneId),
-              source: "herdr:grok",
-              agent: "grok",
-              agent_session_id: sessionId,
-            });
-        },
-      }),
-    );
+    // The official Grok hook reports the session right after launch (herdr-socket-api §5).
+    const r = await refusalOf(hire(optionsWithHookReport(stack, "pane.report_agent_session")));
     assert.is(r.step, "pane_proof");
     assert.is(r.code, "HERDR_AGENT_REFUSED");
     assert.is(r.check, "pane.agent");
@@ -193,9 +179,7 @@ test("active_sessions.json never names the session: the owner is told, then OWNE
     assert.is(r.code, "OWNER_GATE_TIMEOUT");
     assert.is(r.check, "active_sessions.owner_gate");
     assert.is(r.context.gate, "unknown");
-    const waits = stack.events.filter((e) => e.type === "waiting");
-    assert.is(waits.length, 1);
-    assert.is(waits[0]?.type === "waiting" && waits[0].gate, "unknown");
+    assert.is(onlyWait(stack).gate, "unknown");
     assert.equal(ourAcpMethods(stack), []);
     await nothingDelivered(stack);
   } finally {

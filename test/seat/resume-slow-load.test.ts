@@ -12,7 +12,7 @@ import { hire } from "../../lib/seat/hire.js";
 import { resume } from "../../lib/seat/resume.js";
 import { readSeatRecord } from "../../lib/seat/seat-record.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
-import { waitDead, withStack } from "./stack.js";
+import { onlyWait, waitDead, withStack } from "./stack.js";
 
 test("a resume still loading after activeSessionMs: the seat waits (gate unknown, 'loading') and goes on", () =>
   withStack(async (stack) => {
@@ -36,11 +36,7 @@ test("a resume still loading after activeSessionMs: the seat waits (gate unknown
       env: { ...base.env, GROK_SIM_LOAD_DELAY_MS: "5000" },
       timeouts: { ...base.timeouts, activeSessionMs: 1_500 },
     });
-    const waits = stack.events.filter((e) => e.type === "waiting");
-    assert.is(waits.length, 1);
-    const w = waits[0];
-    assert.ok(w?.type === "waiting");
-    if (w?.type !== "waiting") return;
+    const w = onlyWait(stack);
     assert.is(w.step, "active_sessions");
     assert.is(w.gate, "unknown");
     assert.is(w.paneId, resumed.paneId);

@@ -15,11 +15,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { socketFacts } from "../../lib/kernel/index.js";
 import { hire } from "../../lib/seat/hire.js";
 import type { SeatEvent } from "../../lib/seat/seat.js";
 import { pidAlive, waitFor } from "../helpers/grok-sim.js";
-import { refusalOf, startStack, withStack } from "./stack.js";
+import { refusalOf, socketListeners, startStack, withStack } from "./stack.js";
 
 function environ(pid: number): Map<string, string> {
   const out = new Map<string, string>();
@@ -28,14 +27,6 @@ function environ(pid: number): Map<string, string> {
     if (eq > 0) out.set(kv.slice(0, eq), kv.slice(eq + 1));
   }
   return out;
-}
-
-function listeners(path: string): readonly number[] {
-  try {
-    return socketFacts(path).listeners;
-  } catch {
-    return [];
-  }
 }
 
 test("(a) the seat's pane carries GROK_DISABLE_AUTOUPDATER=1: the leader's update loop stays off", () =>
@@ -105,7 +96,7 @@ test("(b) a forced auto_update shutdown ends the seat by name and nothing follow
     // The TUI respawns a leader at the seat's socket; the seat never connects to it.
     const respawned = await waitFor(
       "the TUI's respawned leader",
-      () => listeners(record.socketPath).find((p) => p !== record.leader.pid),
+      () => socketListeners(record.socketPath).find((p) => p !== record.leader.pid),
       30_000,
     );
     const r = await refusalOf(seat.deliver("must not reach the respawned leader"));

@@ -6,26 +6,22 @@
  * Herdr simulator and removes every directory.
  */
 import { execFileSync } from "node:child_process";
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-} from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as assert from "uvu/assert";
+import { socketFacts } from "../../lib/kernel/index.js";
 import type { HireOptions } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { SeatRefusal } from "../../lib/seat/refusal.js";
+import { rejectionOf } from "../helpers/error-code.js";
 import {
   ensureGrokSim,
   type GrokHomeFixture,
   grokHomeFixture,
   type McpServerFixture,
   pidAlive,
+  readSimLog,
   waitFor,
 } from "../helpers/grok-sim.js";
 import { type HerdrSimHandle, startHerdrSim } from "../helpers/herdr-sim.js";
@@ -59,18 +55,6 @@ export interface Stack {
   /** Pids of running simulator processes in this stack's cwd. */
   simPids(): number[];
   cleanup(): Promise<void>;
-}
-
-function jsonLines(path: string): Record<string, unknown>[] {
-  if (!existsSync(path)) return [];
-  const out: Record<string, unknown>[] = [];
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    const v: unknown = JSON.parse(line);
-    if (typeof v === "object" && v !== null && !Array.isArray(v))
-      out.push(Object.fromEntries(Object.entries(v)));
-  }
-  return out;
 }
 
 /** Processes whose executable is the simulator binary and whose cwd is `cwd` (Linux /proc). */
@@ -136,7 +120,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...(opts.herdrVersion === undefined ? {} : { version: opts.herdrVersion }),
   });
   const events: HireEvent[] = [];
-  const log = (): Record<string, unknown>[] => jsonLines(logPath);
+  const log = (): Record<string, unknown>[] => readSimLog(logPath);
   // A `register` frame is traced before the leader knows the client type: read it from the frame.
   const framesFromUs = (): Record<string, unknown>[] =>
     log().filter((l) => {
@@ -215,6 +199,15 @@ export async function withStack(
   }
 }
 
+/** The pids listening on the unix socket at `path`; none when it is gone or unreadable. */
+export function socketListeners(path: string): readonly number[] {
+  try {
+    return socketFacts(path).listeners;
+  } catch {
+    return [];
+  }
+}
+
 /** Wait until `pid` is gone (or a zombie), polling. */
 export async function waitDead(pid: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -225,14 +218,47 @@ export async function waitDead(pid: number, timeoutMs = 10_000): Promise<void> {
 }
 
 /** The refusal a promise rejected with; anything else (or a resolution) fails the test. */
-export async function refusalOf(p: Promise<unknown>): Promise<SeatRefusal> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof SeatRefusal) return err;
-    throw err;
-  }
-  throw new Error("expected a refusal, the promise resolved");
+export const refusalOf = (p: Promise<unknown>): Promise<SeatRefusal> => rejectionOf(p, SeatRefusal);
+
+/** The hire's one `waiting` event; none or several fail the test. */
+export function onlyWait(stack: Stack): Extract<HireEvent, { type: "waiting" }> {
+  const waits = stack.events.filter((e) => e.type === "waiting");
+  assert.is(waits.length, 1);
+  const w = waits[0];
+  if (w?.type !== "waiting") throw new Error("no waiting event");
+  return w;
+}
+
+/**
+ * `stack.options()` whose progress listener plays the official Grok hook: right after `launch`,
+ * it reports the pane's agent session to Herdr with `method` and `fields` (herdr-socket-api §5).
+ */
+export function optionsWithHookReport(
+  stack: Stack,
+  method: string,
+  fields: Record<string, string> = {},
+): HireOptions {
+  const options = stack.options();
+  let sessionId = "";
+  return {
+    ...options,
+    onProgress: (e: HireEvent) => {
+      options.onProgress?.(e);
+      if (e.type !== "proven") return;
+      const f = e.facts;
+      if (typeof f !== "object" || f === null || Array.isArray(f)) return;
+      if (e.step === "session_id") sessionId = String(f.sessionId);
+      if (e.step === "launch") {
+        reportHookSync(stack.herdr.socketPath, method, {
+          pane_id: String(f.paneId),
+          source: "herdr:grok",
+          agent: "grok",
+          ...fields,
+          agent_session_id: sessionId,
+        });
+      }
+    },
+  };
 }
 
 /**
