@@ -147,6 +147,17 @@ function sleeper(): ChildProcess {
 const watchChild = (world: World, client: HerdrClient, options?: ExitWatchOptions) =>
   watchPaneExit(client, systemKernel, recordFor(world.child.pid ?? 0), options);
 
+/** Arm the watch, end the child (SIGTERM), and return the watch's verdict on that exit. */
+async function exitVerdict(
+  world: World,
+  client: HerdrClient,
+  options?: ExitWatchOptions,
+): Promise<Awaited<ReturnType<typeof watchChild>>["verdict"]> {
+  const watch = await watchChild(world, client, options);
+  world.child.kill("SIGTERM");
+  return watch.verdict;
+}
+
 /** A sleeping child in pane w1:p2 of a fake Herdr and a client on it; all ended after `body`. */
 async function inWorld(
   opts: FakeOptions,
@@ -221,9 +232,7 @@ test("a pid whose identity differs from the record is never watched", async () =
 
 test("no event and a failed subscription: the kernel still establishes the exit; pane_gone noted", async () => {
   await inWorld({ liveEvent: false, refuseSubscribe: true }, async (world, client) => {
-    const watch = await watchChild(world, client);
-    world.child.kill("SIGTERM");
-    const verdict = await watch.verdict;
+    const verdict = await exitVerdict(world, client);
     assert.is(verdict.exited, true);
     assert.is(verdict.corroborated, false);
     assert.equal(verdict.herdr, {
@@ -236,11 +245,9 @@ test("no event and a failed subscription: the kernel still establishes the exit;
 
 test("no live event within the grace period: pane.get pane_not_found is recorded as pane_gone", async () => {
   await inWorld({ liveEvent: false }, async (world, client) => {
-    const watch = await watchChild(world, client, {
+    const verdict = await exitVerdict(world, client, {
       corroborationTimeoutMs: 100,
     });
-    world.child.kill("SIGTERM");
-    const verdict = await watch.verdict;
     assert.is(verdict.exited, true);
     assert.is(verdict.corroborated, false);
     assert.equal(verdict.herdr, { kind: "pane_gone" });
@@ -251,11 +258,9 @@ test("a replay longer than the quiet window: the wait follows the stream, and th
   // 40 other exits at Herdr's 100 ms pacing (about 4 s) before ours; the stream is never quiet
   // for 1.5 s, so the watch keeps waiting (a fixed 1.5 s window would give up at 1.5 s).
   await inWorld({ liveEvent: false, replayAfterExit: 40 }, async (world, client) => {
-    const watch = await watchChild(world, client, {
+    const verdict = await exitVerdict(world, client, {
       corroborationTimeoutMs: 1500,
     });
-    world.child.kill("SIGTERM");
-    const verdict = await watch.verdict;
     assert.is(verdict.exited, true);
     assert.is(verdict.corroborated, true, JSON.stringify(verdict.herdr));
     assert.ok(verdict.ignored.otherPanes >= 41, JSON.stringify(verdict.ignored));
@@ -264,12 +269,10 @@ test("a replay longer than the quiet window: the wait follows the stream, and th
 
 test("a stream that never reaches our exit: the wait ends at its limit, the kernel's exit stands", async () => {
   await inWorld({ liveEvent: false, replayAfterExit: Infinity }, async (world, client) => {
-    const watch = await watchChild(world, client, {
+    const verdict = await exitVerdict(world, client, {
       corroborationTimeoutMs: 1000,
       corroborationLimitMs: 1500,
     });
-    world.child.kill("SIGTERM");
-    const verdict = await watch.verdict;
     assert.is(verdict.exited, true);
     assert.is(verdict.corroborated, false);
     assert.equal(verdict.herdr, { kind: "pane_gone" });
@@ -290,9 +293,7 @@ for (const [code, reason] of [
       assert.equal(pending.kernel, { kind: "pending", reason: "timeout" });
       assert.equal(pending.herdr, { kind: "none", reason, code });
 
-      const watch = await watchChild(world, client);
-      world.child.kill("SIGTERM");
-      const verdict = await watch.verdict;
+      const verdict = await exitVerdict(world, client);
       assert.is(verdict.exited, true);
       assert.is(verdict.corroborated, false);
       assert.equal(verdict.herdr, { kind: "none", reason, code });
@@ -302,9 +303,7 @@ for (const [code, reason] of [
 
 test("events_lost answering the subscribe itself is named too", async () => {
   await inWorld({ liveEvent: false, subscribeError: "events_lost" }, async (world, client) => {
-    const watch = await watchChild(world, client);
-    world.child.kill("SIGTERM");
-    const verdict = await watch.verdict;
+    const verdict = await exitVerdict(world, client);
     assert.is(verdict.exited, true);
     assert.equal(verdict.herdr, { kind: "none", reason: "events_lost", code: "events_lost" });
   });
