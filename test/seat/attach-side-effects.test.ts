@@ -13,7 +13,7 @@ import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { typeAsOwner } from "../../scripts/lib/owner.js";
 import { get, RawClient } from "../sim/grok/tests/raw.js";
-import { startStack } from "./stack.js";
+import { withStack } from "./stack.js";
 
 /** Block (synchronously) until `cond` holds: a progress listener cannot await. */
 function spinUntil(what: string, cond: () => boolean, ms: number): void {
@@ -30,51 +30,50 @@ function factOf(e: HireEvent, key: string): unknown {
   return Array.isArray(e.facts) ? undefined : e.facts[key];
 }
 
-test("our attach never re-arms the owner's always-approve (resume sends yoloMode/autoMode false)", async () => {
-  const stack = await startStack({
-    home: { extraToml: '[ui]\npermission_mode = "always-approve"\n' },
-  });
-  try {
-    const options = stack.options();
-    let tuiPid = 0;
-    const seat = await hire({
-      ...options,
-      onProgress: (e) => {
-        options.onProgress?.(e);
-        if (e.step === "pane_proof") tuiPid = Number(factOf(e, "pid") ?? tuiPid);
-        if (e.type !== "proven" || e.step !== "active_sessions") return;
-        // The session exists (always-approve, from the config); the owner turns it off before
-        // our attach, and the leader has seen it before the hire goes on.
-        typeAsOwner(stack.herdr.tmuxSocket, tuiPid, "/always-approve");
-        spinUntil(
-          "the TUI's yolo_mode_changed at the leader",
-          () => readFileSync(stack.logPath, "utf8").includes("yolo_mode_changed"),
-          10_000,
-        );
-      },
-    });
-    const resume = stack
-      .framesFromUs()
-      .map((l) => JSON.stringify(l.frame))
-      .find((f) => f.includes("session/resume"));
-    assert.ok(resume?.includes('\\"yoloMode\\":false'), resume);
-    assert.ok(resume?.includes('\\"autoMode\\":false'), resume);
-    const observer = await RawClient.open(seat.record.socketPath);
-    try {
-      await observer.register("observer", {});
-      const res = await observer.request("_x.ai/sessions/list", {});
-      const rows = get(res, "result", "result", "sessions");
-      const row = Array.isArray(rows)
-        ? rows.find((r) => get(r, "sessionId") === seat.sessionId)
-        : undefined;
-      assert.is(get(row, "yolo"), false, "the owner's always-approve stays off after our attach");
-    } finally {
-      observer.destroy();
-    }
-    await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
-});
+test("our attach never re-arms the owner's always-approve (resume sends yoloMode/autoMode false)", () =>
+  withStack(
+    {
+      home: { extraToml: '[ui]\npermission_mode = "always-approve"\n' },
+    },
+    async (stack) => {
+      const options = stack.options();
+      let tuiPid = 0;
+      const seat = await hire({
+        ...options,
+        onProgress: (e) => {
+          options.onProgress?.(e);
+          if (e.step === "pane_proof") tuiPid = Number(factOf(e, "pid") ?? tuiPid);
+          if (e.type !== "proven" || e.step !== "active_sessions") return;
+          // The session exists (always-approve, from the config); the owner turns it off before
+          // our attach, and the leader has seen it before the hire goes on.
+          typeAsOwner(stack.herdr.tmuxSocket, tuiPid, "/always-approve");
+          spinUntil(
+            "the TUI's yolo_mode_changed at the leader",
+            () => readFileSync(stack.logPath, "utf8").includes("yolo_mode_changed"),
+            10_000,
+          );
+        },
+      });
+      const resume = stack
+        .framesFromUs()
+        .map((l) => JSON.stringify(l.frame))
+        .find((f) => f.includes("session/resume"));
+      assert.ok(resume?.includes('\\"yoloMode\\":false'), resume);
+      assert.ok(resume?.includes('\\"autoMode\\":false'), resume);
+      const observer = await RawClient.open(seat.record.socketPath);
+      try {
+        await observer.register("observer", {});
+        const res = await observer.request("_x.ai/sessions/list", {});
+        const rows = get(res, "result", "result", "sessions");
+        const row = Array.isArray(rows)
+          ? rows.find((r) => get(r, "sessionId") === seat.sessionId)
+          : undefined;
+        assert.is(get(row, "yolo"), false, "the owner's always-approve stays off after our attach");
+      } finally {
+        observer.destroy();
+      }
+      await seat.release();
+    },
+  ));
 
 test.run();

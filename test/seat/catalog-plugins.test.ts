@@ -13,7 +13,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { hire } from "../../lib/seat/hire.js";
 import type { McpServerFixture } from "../helpers/grok-sim.js";
-import { NO_LINEAR, refusalOf, type Stack, startStack } from "./stack.js";
+import { NO_LINEAR, refusalOf, type Stack, startStack, withStack } from "./stack.js";
 
 /** A `${NAME}` token as a plugin declaration writes it. */
 const envToken = (name: string): string => ["$", "{", name, "}"].join("");
@@ -58,26 +58,25 @@ test("a plugin's direct mcp.linear.app server refuses LINEAR_DIRECT_ENABLED befo
   }
 });
 
-test("a stdio proxy naming mcp.linear.app (npx mcp-remote …) is direct Linear too", async () => {
-  const stack = await startStack({
-    mcpServers: [
-      ...NO_LINEAR,
-      {
-        name: "linear-proxy",
-        command: "npx",
-        args: ["-y", "mcp-remote", "https://mcp.linear.app/sse"],
-      },
-    ],
-  });
-  try {
-    const r = await refusalOf(hire(stack.options()));
-    assert.is(r.code, "LINEAR_DIRECT_ENABLED");
-    assert.equal(r.context.offending, ["linear-proxy"]);
-    assert.is(resumed(stack), 0);
-  } finally {
-    await stack.cleanup();
-  }
-});
+test("a stdio proxy naming mcp.linear.app (npx mcp-remote …) is direct Linear too", () =>
+  withStack(
+    {
+      mcpServers: [
+        ...NO_LINEAR,
+        {
+          name: "linear-proxy",
+          command: "npx",
+          args: ["-y", "mcp-remote", "https://mcp.linear.app/sse"],
+        },
+      ],
+    },
+    async (stack) => {
+      const r = await refusalOf(hire(stack.options()));
+      assert.is(r.code, "LINEAR_DIRECT_ENABLED");
+      assert.equal(r.context.offending, ["linear-proxy"]);
+      assert.is(resumed(stack), 0);
+    },
+  ));
 
 test("a plugin server whose transport cannot be read refuses CATALOG_UNVERIFIABLE", async () => {
   const stack = await stackWithPlugin("env-kit", {

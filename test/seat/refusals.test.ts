@@ -125,24 +125,23 @@ test("Herdr names a contradictory agent (G5): HERDR_AGENT_REFUSED at the pane pr
     await nothingDelivered(stack);
   }));
 
-test("an enabled direct mcp.linear.app server: LINEAR_DIRECT_ENABLED, the session never attached", async () => {
-  const stack = await startStack({
-    mcpServers: [{ name: "linear", url: "https://mcp.linear.app/mcp", tools: ["list_issues"] }],
-  });
-  try {
-    const r = await refusalOf(hire(stack.options()));
-    assert.is(r.step, "catalog");
-    assert.is(r.code, "LINEAR_DIRECT_ENABLED");
-    assert.is(r.check, "catalog.linear_direct_disabled");
-    assert.is(r.ownerNextStep, LINEAR_OWNER_STEP);
-    const methods = ourAcpMethods(stack);
-    assert.ok(methods.includes("initialize"), methods.join());
-    assert.not.ok(methods.includes("session/resume"), "the owner's session was never attached");
-    await nothingDelivered(stack);
-  } finally {
-    await stack.cleanup();
-  }
-});
+test("an enabled direct mcp.linear.app server: LINEAR_DIRECT_ENABLED, the session never attached", () =>
+  withStack(
+    {
+      mcpServers: [{ name: "linear", url: "https://mcp.linear.app/mcp", tools: ["list_issues"] }],
+    },
+    async (stack) => {
+      const r = await refusalOf(hire(stack.options()));
+      assert.is(r.step, "catalog");
+      assert.is(r.code, "LINEAR_DIRECT_ENABLED");
+      assert.is(r.check, "catalog.linear_direct_disabled");
+      assert.is(r.ownerNextStep, LINEAR_OWNER_STEP);
+      const methods = ourAcpMethods(stack);
+      assert.ok(methods.includes("initialize"), methods.join());
+      assert.not.ok(methods.includes("session/resume"), "the owner's session was never attached");
+      await nothingDelivered(stack);
+    },
+  ));
 
 test("an unknown model: MODEL_UNKNOWN with the offered models, nothing sent for it", () =>
   withStack(async (stack) => {
