@@ -99,6 +99,40 @@ export function run(argv: readonly string[], killAfterMs?: number): Promise<RunR
   });
 }
 
+/**
+ * Run `workload` under `strace -f -c` tracing `types` (and `filter`, e.g. `-P <path>`): its result
+ * and the number of calls of each traced syscall, read from strace's summary table.
+ */
+export async function countSyscalls(
+  s: Scenario,
+  types: readonly string[],
+  filter: readonly string[],
+  workload: readonly string[],
+): Promise<{ readonly result: RunResult; readonly counts: Map<string, number> }> {
+  const countFile = join(s.dir, "strace-count");
+  const result = await run([
+    "strace",
+    "-f",
+    "-c",
+    "-o",
+    countFile,
+    ...filter,
+    "-e",
+    `trace=${types.join(",")}`,
+    ...workload,
+  ]);
+  const counts = new Map<string, number>();
+  if (existsSync(countFile)) {
+    for (const line of readFileSync(countFile, "utf8").split("\n")) {
+      const f = line.trim().split(/\s+/);
+      const name = f[f.length - 1] ?? "";
+      const calls = Number(f[3]);
+      if (types.includes(name) && Number.isInteger(calls)) counts.set(name, calls);
+    }
+  }
+  return { result, counts };
+}
+
 export function workloadArgv(
   bundle: string,
   s: Scenario,

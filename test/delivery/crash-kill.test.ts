@@ -1,19 +1,3 @@
-/**
- * T1 (docs/design/reliability-plan.md §6): process crash at every persistence syscall, plus random kill -9.
- *
- * The workload (test/helpers/crash-workload.ts) drives admission, the journal and `dispatch`
- * against the counting leader (test/helpers/counting-leader.ts), whose O_DSYNC log is the ground
- * truth of what was sent. A dry run under `strace -f -c` counts each syscall type; then for every
- * type T and every i <= n_T the workload runs under
- *     strace -f -o /dev/null -e trace=T -e inject=T:signal=SIGKILL:when=i
- * (the syscall must be in the traced set: docs/design/reliability-plan.md A.3). A fresh process then recovers
- * and checks (crash-harness.ts), and a fresh workload finishes the plan. Random kills use seeded
- * delays. The full run (GROK_SEAT_RELIABILITY=full, or GROK_SEAT_SOAK=1) uses a longer plan and
- * many more random kills. The figures are recorded as the claim T1-crash-kill (without strace the
- * injection half is skipped and no claim is recorded).
- */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { recordClaim } from "../helpers/claims.js";
@@ -23,6 +7,7 @@ import {
   type CrashRig,
   checkAfterCrash,
   checkFinal,
+  countSyscalls,
   newScenario,
   removeScenario,
   run,
@@ -121,26 +106,16 @@ straceTest("dry run: strace -f -c counts the persistence syscalls of one workloa
 
 async function dryRun(): Promise<void> {
   const s = newScenario("dry-run");
-  const countFile = join(s.dir, "strace-count");
   const t0 = Date.now();
-  const r = await run([
-    "strace",
-    "-f",
-    "-c",
-    "-o",
-    countFile,
-    "-e",
-    `trace=${TYPES.join(",")}`,
-    ...workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS),
-  ]);
+  const dry = await countSyscalls(
+    s,
+    TYPES,
+    [],
+    workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS),
+  );
   cleanRunMs = Date.now() - t0;
-  assert.is(r.code, 0, r.stderr);
-  for (const line of readFileSync(countFile, "utf8").split("\n")) {
-    const f = line.trim().split(/\s+/);
-    const name = f[f.length - 1] ?? "";
-    const calls = Number(f[3]);
-    if (TYPES.includes(name) && Number.isInteger(calls)) counts.set(name, calls);
-  }
+  assert.is(dry.result.code, 0, dry.result.stderr);
+  for (const [name, calls] of dry.counts) counts.set(name, calls);
   assert.ok((counts.get("fsync") ?? 0) > PROMPTS, "fsyncs were counted");
   assert.ok((counts.get("write") ?? 0) > PROMPTS, "writes were counted");
   checkFinal(s, PROMPTS);

@@ -21,6 +21,7 @@ import {
   type CrashRig,
   checkAfterCrash,
   checkFinal,
+  countSyscalls,
   leaderLog,
   newScenario,
   removeScenario,
@@ -134,24 +135,14 @@ straceTest("dry run: count the journal's fsync, write and rename calls (strace -
 
 async function dryRun(): Promise<void> {
   const s = newScenario("dry-run");
-  const countFile = join(s.dir, "count");
-  const r = await run([
-    "strace",
-    "-f",
-    "-c",
-    "-o",
-    countFile,
-    ...pathFilter(s),
-    "-e",
-    "trace=fsync,write,rename",
-    ...workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS),
-  ]);
-  assert.is(r.code, 0, r.stderr);
-  for (const line of readFileSync(countFile, "utf8").split("\n")) {
-    const f = line.trim().split(/\s+/);
-    const name = f[f.length - 1] ?? "";
-    if (["fsync", "write", "rename"].includes(name)) counts.set(name, Number(f[3]));
-  }
+  const dry = await countSyscalls(
+    s,
+    ["fsync", "write", "rename"],
+    pathFilter(s),
+    workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS),
+  );
+  assert.is(dry.result.code, 0, dry.result.stderr);
+  for (const [name, calls] of dry.counts) counts.set(name, calls);
   assert.ok((counts.get("fsync") ?? 0) > PROMPTS && (counts.get("write") ?? 0) > PROMPTS);
   rig.leader.endScenario(s.dir);
   removeScenario(s);
