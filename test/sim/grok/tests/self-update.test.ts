@@ -22,34 +22,31 @@ import {
   startGrokLeader,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
+import {
+  acpClient,
+  traceEvents,
+  withSimLeader,
+  withSimTui,
+} from "../../../helpers/grok-sim-clients.js";
 import { stat } from "./kernel-oracles.js";
 import { get, RawClient } from "./raw.js";
 
 const PLATFORM = `${process.platform === "darwin" ? "macos" : "linux"}-${process.arch === "arm64" ? "aarch64" : "x86_64"}`;
 
-type Leader = Awaited<ReturnType<typeof startGrokLeader>>;
-type Home = ReturnType<typeof grokHomeFixture>;
-
-/** A leader with `env`, tracing into a log beside its GROK_HOME; stopped and removed after `body`. */
-async function withTracedLeader(
-  opts: { env: Record<string, string>; extraToml?: string },
-  body: (leader: Leader, home: Home, log: string) => Promise<void>,
-): Promise<void> {
-  const home = grokHomeFixture(opts.extraToml === undefined ? {} : { extraToml: opts.extraToml });
-  const log = join(home.dir, "..", "trace.log");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { ...opts.env, GROK_SIM_LOG: log },
-  });
-  try {
-    await body(leader, home, log);
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+/** The leader's update checker on (GROK_DISABLE_AUTOUPDATER=0) every `intervalMs`, plus `env`. */
+function checkerEvery(
+  intervalMs: number,
+  env: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    GROK_DISABLE_AUTOUPDATER: "0",
+    GROK_SIM_AUTO_UPDATE_INTERVAL_MS: String(intervalMs),
+    ...env,
+  };
 }
+
+/** config.toml switching updates off ([cli] auto_update, re-read at every check). */
+const UPDATES_OFF = { extraToml: "[cli]\nauto_update = false\n" };
 
 /** A client registered on the leader sees it close with the auto_update shutdown frame. */
 async function closedForAutoUpdate(socketPath: string): Promise<void> {
@@ -145,7 +142,7 @@ test("GROK_DISABLE_AUTOUPDATER is read by value, in the leader's own environment
 });
 
 test("with the variable set nothing is installed; the force knob still shuts the leader down", async () => {
-  await withTracedLeader(
+  await withSimLeader(
     {
       env: {
         GROK_DISABLE_AUTOUPDATER: "1",
@@ -153,7 +150,7 @@ test("with the variable set nothing is installed; the force knob still shuts the
         GROK_SIM_AUTO_UPDATE_AFTER_MS: "1500",
       },
     },
-    async (leader, home, log) => {
+    async ({ leader, home, log }) => {
       await closedForAutoUpdate(leader.paths.socketPath);
       assert.ok(!existsSync(join(home.dir, "bin", "grok")), "no build installed");
       assert.ok(!existsSync(join(home.dir, "downloads")));
@@ -167,20 +164,12 @@ test("with the variable set nothing is installed; the force knob still shuts the
 });
 
 test("a busy leader defers the update shutdown at most 24 times, then shuts down mid-turn", async () => {
-  // Updates start switched off in config.toml (re-read at every check), so the turn is running
+  // Updates start switched off in config.toml, so the turn is running
   // before the first check can find the newer build.
-  await withTracedLeader(
-    {
-      env: {
-        GROK_DISABLE_AUTOUPDATER: "0",
-        GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "40",
-      },
-      extraToml: "[cli]\nauto_update = false\n",
-    },
-    async (leader, home, log) => {
-      const c = await RawClient.open(leader.paths.socketPath);
-      await c.register("my-lib");
-      await c.request("initialize", { protocolVersion: 1 });
+  await withSimLeader(
+    { env: checkerEvery(40), home: UPDATES_OFF },
+    async ({ leader, home, log }) => {
+      const c = await acpClient(leader.paths.socketPath, "my-lib");
       const created = await c.request("session/new", { cwd: home.cwd, mcpServers: [] });
       const sessionId = String(get(created, "result", "sessionId"));
       c.sendAcp({
@@ -215,15 +204,9 @@ test("a busy leader defers the update shutdown at most 24 times, then shuts down
 });
 
 test("an npm install updates outside GROK_HOME; the leader relaunches all the same", async () => {
-  await withTracedLeader(
-    {
-      env: {
-        GROK_DISABLE_AUTOUPDATER: "0",
-        GROK_INSTALLER: "npm",
-        GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "100",
-      },
-    },
-    async (leader, home, log) => {
+  await withSimLeader(
+    { env: checkerEvery(100, { GROK_INSTALLER: "npm" }) },
+    async ({ leader, home, log }) => {
       await closedForAutoUpdate(leader.paths.socketPath);
       const installed = traceEvents(log).find((e) => e.event === "update_installed");
       assert.is(installed?.installer, "npm");
@@ -234,15 +217,9 @@ test("an npm install updates outside GROK_HOME; the leader relaunches all the sa
 });
 
 test("[cli] auto_update = false keeps the leader's check from installing anything", async () => {
-  await withTracedLeader(
-    {
-      env: {
-        GROK_DISABLE_AUTOUPDATER: "0",
-        GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "30",
-      },
-      extraToml: "[cli]\nauto_update = false\n",
-    },
-    async (leader, home, log) => {
+  await withSimLeader(
+    { env: checkerEvery(30), home: UPDATES_OFF },
+    async ({ leader, home, log }) => {
       await waitFor(
         "three checks",
         () => traceEvents(log).filter((e) => e.event === "auto_update_check").length >= 3,
