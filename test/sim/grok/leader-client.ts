@@ -6,6 +6,7 @@
  */
 import { connect, type Socket } from "node:net";
 import * as v from "valibot";
+import { type AcpAnswer, AcpRpc } from "./acp-rpc.js";
 import { encodeFrame, FrameReader } from "./frame.js";
 import { field, isRecord, parseJson, str } from "./json.js";
 import type { ClientCapabilities } from "./wire.js";
@@ -36,12 +37,8 @@ export class LeaderClient {
   readonly registration: Registration;
   private readonly socket: Socket;
   private readonly reader: FrameReader;
-  private nextId = 0;
+  private readonly rpc = new AcpRpc((payload) => this.sendAcp(payload));
   private nextControl = 0;
-  private readonly pending = new Map<
-    string,
-    (msg: { result?: unknown; error?: unknown }) => void
-  >();
   private readonly controls = new Map<string, (result: unknown) => void>();
   private acpHandler: (msg: Record<string, unknown>) => void = () => {};
   private closeHandler: (reason: CloseReason) => void = () => {};
@@ -162,16 +159,7 @@ export class LeaderClient {
     const type = field(msg, "type");
     if (type === "acp") {
       const payload = parseJson(str(field(msg, "payload")) ?? "");
-      if (!isRecord(payload)) return;
-      if (payload.method === undefined && payload.id !== undefined) {
-        const key = JSON.stringify(payload.id);
-        const settle = this.pending.get(key);
-        if (settle !== undefined) {
-          this.pending.delete(key);
-          settle({ result: payload.result, error: payload.error });
-          return;
-        }
-      }
+      if (!isRecord(payload) || this.rpc.settle(payload)) return;
       this.acpHandler(payload);
     } else if (type === "control_result") {
       const id = str(field(msg, "request_id")) ?? "";
@@ -205,24 +193,20 @@ export class LeaderClient {
     this.write({ type: "acp", payload: JSON.stringify(payload) });
   }
 
-  request(method: string, params: unknown): Promise<{ result?: unknown; error?: unknown }> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(JSON.stringify(id), resolve);
-      this.sendAcp({ jsonrpc: "2.0", id, method, params });
-    });
+  request(method: string, params: unknown): Promise<AcpAnswer> {
+    return this.rpc.request(method, params);
   }
 
   notify(method: string, params: unknown): void {
-    this.sendAcp({ jsonrpc: "2.0", method, params });
+    this.rpc.notify(method, params);
   }
 
   respond(id: unknown, result: unknown): void {
-    this.sendAcp({ jsonrpc: "2.0", id, result });
+    this.rpc.respond(id, result);
   }
 
   respondError(id: unknown, error: unknown): void {
-    this.sendAcp({ jsonrpc: "2.0", id, error });
+    this.rpc.respondError(id, error);
   }
 
   control(command: unknown, timeoutMs = 5000): Promise<unknown> {

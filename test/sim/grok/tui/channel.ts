@@ -4,6 +4,7 @@
  * embedded agent, pager acp/spawn.rs): no socket, no lock, no leader process. Both carry the
  * same ACP lines; the embedded one simply has nothing to lose.
  */
+import { type AcpAnswer, AcpRpc } from "../acp-rpc.js";
 import { SimAgent } from "../agent/agent.js";
 import type { SimEnv } from "../env.js";
 import { isRecord, parseJson } from "../json.js";
@@ -13,7 +14,7 @@ export interface AgentChannel {
   onAcp(handler: (msg: Record<string, unknown>) => void): void;
   onClose(handler: (reason: CloseReason) => void): void;
   startKeepalive(intervalMs: number): void;
-  request(method: string, params: unknown): Promise<{ result?: unknown; error?: unknown }>;
+  request(method: string, params: unknown): Promise<AcpAnswer>;
   notify(method: string, params: unknown): void;
   respond(id: unknown, result: unknown): void;
   respondError(id: unknown, error: unknown): void;
@@ -24,11 +25,7 @@ export interface AgentChannel {
 
 export class EmbeddedAgent implements AgentChannel {
   private readonly agent: SimAgent;
-  private nextId = 0;
-  private readonly pending = new Map<
-    string,
-    (msg: { result?: unknown; error?: unknown }) => void
-  >();
+  private readonly rpc = new AcpRpc((msg) => this.send(msg));
   private handler: (msg: Record<string, unknown>) => void = () => {};
 
   constructor(env: SimEnv) {
@@ -42,16 +39,7 @@ export class EmbeddedAgent implements AgentChannel {
 
   private fromAgent(line: string): void {
     const msg = parseJson(line);
-    if (!isRecord(msg)) return;
-    if (msg.method === undefined && msg.id !== undefined) {
-      const key = JSON.stringify(msg.id);
-      const settle = this.pending.get(key);
-      if (settle !== undefined) {
-        this.pending.delete(key);
-        settle({ result: msg.result, error: msg.error });
-        return;
-      }
-    }
+    if (!isRecord(msg) || this.rpc.settle(msg)) return;
     this.handler(msg);
   }
 
@@ -72,24 +60,20 @@ export class EmbeddedAgent implements AgentChannel {
     // Nothing to keep alive.
   }
 
-  request(method: string, params: unknown): Promise<{ result?: unknown; error?: unknown }> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(JSON.stringify(id), resolve);
-      this.send({ jsonrpc: "2.0", id, method, params });
-    });
+  request(method: string, params: unknown): Promise<AcpAnswer> {
+    return this.rpc.request(method, params);
   }
 
   notify(method: string, params: unknown): void {
-    this.send({ jsonrpc: "2.0", method, params });
+    this.rpc.notify(method, params);
   }
 
   respond(id: unknown, result: unknown): void {
-    this.send({ jsonrpc: "2.0", id, result });
+    this.rpc.respond(id, result);
   }
 
   respondError(id: unknown, error: unknown): void {
-    this.send({ jsonrpc: "2.0", id, error });
+    this.rpc.respondError(id, error);
   }
 
   close(): void {
