@@ -16,7 +16,7 @@ import {
   withSimLeader,
   withSimTui,
 } from "../../../helpers/grok-sim-clients.js";
-import { hasSocket, listeningInodes, stat } from "./kernel-oracles.js";
+import { hasSocket, listeningInodes, stat } from "../../kernel-oracles.js";
 import { get, RawClient } from "./raw.js";
 
 const linux = process.platform === "linux";

@@ -38,7 +38,7 @@ import {
   waitFor,
 } from "../../../helpers/grok-sim.js";
 import { encodeCwd } from "../../../helpers/grok-sim-clients.js";
-import { cmdline, stat } from "./kernel-oracles.js";
+import { cmdline, stat } from "../../kernel-oracles.js";
 import { get, RawClient } from "./raw.js";
 
 type Json = Record<string, unknown>;

@@ -12,7 +12,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { ensureGrokSim, pidAlive, waitFor } from "../../../helpers/grok-sim.js";
 import { encodeCwd, traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
-import { stat } from "./kernel-oracles.js";
+import { stat } from "../../kernel-oracles.js";
 
 function childrenOf(pid: number): number[] {
   const out: number[] = [];

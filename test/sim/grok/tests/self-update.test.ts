@@ -28,7 +28,7 @@ import {
   withSimLeader,
   withSimTui,
 } from "../../../helpers/grok-sim-clients.js";
-import { stat } from "./kernel-oracles.js";
+import { stat } from "../../kernel-oracles.js";
 import { get, RawClient } from "./raw.js";
 
 const PLATFORM = `${process.platform === "darwin" ? "macos" : "linux"}-${process.arch === "arm64" ? "aarch64" : "x86_64"}`;

@@ -25,7 +25,7 @@ import {
   waitFor,
 } from "../../../helpers/grok-sim.js";
 import { acpClient, withSimTui } from "../../../helpers/grok-sim-clients.js";
-import { cmdline, environ, exe, fdTarget, flockHolder, stat } from "./kernel-oracles.js";
+import { cmdline, environ, exe, fdTarget, flockHolder, stat } from "../../kernel-oracles.js";
 import { get, type RawClient } from "./raw.js";
 
 const linux = process.platform === "linux";
