@@ -8,14 +8,12 @@ export interface AcpAnswer {
   error?: unknown;
 }
 
-export class AcpRpc {
+export abstract class AcpRpc {
   private nextId = 0;
   private readonly pending = new Map<string, (answer: AcpAnswer) => void>();
-  private readonly send: (msg: unknown) => void;
 
-  constructor(send: (msg: unknown) => void) {
-    this.send = send;
-  }
+  /** Carries one JSON-RPC message to the agent. */
+  protected abstract send(msg: unknown): void;
 
   request(method: string, params: unknown): Promise<AcpAnswer> {
     const id = this.nextId++;
@@ -38,7 +36,7 @@ export class AcpRpc {
   }
 
   /** Settles the request `msg` answers; false when it answers none of ours. */
-  settle(msg: Record<string, unknown>): boolean {
+  protected settle(msg: Record<string, unknown>): boolean {
     if (msg.method !== undefined || msg.id === undefined) return false;
     const key = JSON.stringify(msg.id);
     const settle = this.pending.get(key);

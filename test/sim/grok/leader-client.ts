@@ -6,7 +6,7 @@
  */
 import { connect, type Socket } from "node:net";
 import * as v from "valibot";
-import { type AcpAnswer, AcpRpc } from "./acp-rpc.js";
+import { AcpRpc } from "./acp-rpc.js";
 import { encodeFrame, FrameReader } from "./frame.js";
 import { field, isRecord, parseJson, str } from "./json.js";
 import type { ClientCapabilities } from "./wire.js";
@@ -33,11 +33,10 @@ export type Registration = v.InferOutput<typeof Registered>;
 
 export type CloseReason = "shutdown" | "eof";
 
-export class LeaderClient {
+export class LeaderClient extends AcpRpc {
   readonly registration: Registration;
   private readonly socket: Socket;
   private readonly reader: FrameReader;
-  private readonly rpc = new AcpRpc((payload) => this.sendAcp(payload));
   private nextControl = 0;
   private readonly controls = new Map<string, (result: unknown) => void>();
   private acpHandler: (msg: Record<string, unknown>) => void = () => {};
@@ -49,6 +48,7 @@ export class LeaderClient {
   private keepalive: NodeJS.Timeout | undefined;
 
   private constructor(socket: Socket, reader: FrameReader, registration: Registration) {
+    super();
     this.socket = socket;
     this.reader = reader;
     this.registration = registration;
@@ -159,7 +159,7 @@ export class LeaderClient {
     const type = field(msg, "type");
     if (type === "acp") {
       const payload = parseJson(str(field(msg, "payload")) ?? "");
-      if (!isRecord(payload) || this.rpc.settle(payload)) return;
+      if (!isRecord(payload) || this.settle(payload)) return;
       this.acpHandler(payload);
     } else if (type === "control_result") {
       const id = str(field(msg, "request_id")) ?? "";
@@ -193,20 +193,8 @@ export class LeaderClient {
     this.write({ type: "acp", payload: JSON.stringify(payload) });
   }
 
-  request(method: string, params: unknown): Promise<AcpAnswer> {
-    return this.rpc.request(method, params);
-  }
-
-  notify(method: string, params: unknown): void {
-    this.rpc.notify(method, params);
-  }
-
-  respond(id: unknown, result: unknown): void {
-    this.rpc.respond(id, result);
-  }
-
-  respondError(id: unknown, error: unknown): void {
-    this.rpc.respondError(id, error);
+  protected send(msg: unknown): void {
+    this.sendAcp(msg);
   }
 
   control(command: unknown, timeoutMs = 5000): Promise<unknown> {

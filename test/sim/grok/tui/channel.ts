@@ -23,12 +23,12 @@ export interface AgentChannel {
   readonly shutdownReason?: string | undefined;
 }
 
-export class EmbeddedAgent implements AgentChannel {
+export class EmbeddedAgent extends AcpRpc implements AgentChannel {
   private readonly agent: SimAgent;
-  private readonly rpc = new AcpRpc((msg) => this.send(msg));
   private handler: (msg: Record<string, unknown>) => void = () => {};
 
   constructor(env: SimEnv) {
+    super();
     this.agent = new SimAgent({
       env,
       launchCwd: process.cwd(),
@@ -39,11 +39,11 @@ export class EmbeddedAgent implements AgentChannel {
 
   private fromAgent(line: string): void {
     const msg = parseJson(line);
-    if (!isRecord(msg) || this.rpc.settle(msg)) return;
+    if (!isRecord(msg) || this.settle(msg)) return;
     this.handler(msg);
   }
 
-  private send(msg: unknown): void {
+  protected send(msg: unknown): void {
     const line = JSON.stringify(msg);
     setImmediate(() => this.agent.receive(line));
   }
@@ -58,22 +58,6 @@ export class EmbeddedAgent implements AgentChannel {
 
   startKeepalive(): void {
     // Nothing to keep alive.
-  }
-
-  request(method: string, params: unknown): Promise<AcpAnswer> {
-    return this.rpc.request(method, params);
-  }
-
-  notify(method: string, params: unknown): void {
-    this.rpc.notify(method, params);
-  }
-
-  respond(id: unknown, result: unknown): void {
-    this.rpc.respond(id, result);
-  }
-
-  respondError(id: unknown, error: unknown): void {
-    this.rpc.respondError(id, error);
   }
 
   close(): void {
