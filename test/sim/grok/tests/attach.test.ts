@@ -26,12 +26,7 @@ async function rosterYolo(c: RawClient, sessionId: string): Promise<unknown> {
 
 /** A prompt that needs a permission; resolves with the reply text once the turn is answered. */
 async function permissionTurn(c: RawClient, sessionId: string, id: string): Promise<string> {
-  c.sendAcp({
-    jsonrpc: "2.0",
-    id,
-    method: "session/prompt",
-    params: { sessionId, prompt: [{ type: "text", text: `[[sim:permission]] ${id}` }] },
-  });
+  c.sendPrompt(id, sessionId, `[[sim:permission]] ${id}`);
   await c.nextAcp((m) => m.id === id && m.method === undefined, 20_000);
   return c
     .acp()

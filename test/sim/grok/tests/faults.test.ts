@@ -17,7 +17,7 @@ import {
   withSimTui,
 } from "../../../helpers/grok-sim-clients.js";
 import { hasSocket, listeningInodes, stat } from "../../kernel-oracles.js";
-import { get, RawClient } from "./raw.js";
+import { get, promptParams, RawClient, registeredUntilClosed } from "./raw.js";
 
 const linux = process.platform === "linux";
 
@@ -31,16 +31,7 @@ test("crash mid-prompt: EOF without shutdown, stale .sock/.lock, then the TUI re
     await tui.sessionReady();
     const c = await acpClient(tui.paths.socketPath, "my-lib");
     await c.request("session/resume", { sessionId: tui.sessionId, cwd: home.cwd, mcpServers: [] });
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "session/prompt",
-      params: {
-        sessionId: tui.sessionId,
-        prompt: [{ type: "text", text: "crash please" }],
-        _meta: { promptId: "P-crash" },
-      },
-    });
+    c.sendPrompt(1, tui.sessionId, "crash please", { promptId: "P-crash" });
     await c.waitClosed(10_000);
     assert.ok(!c.frames.some((f) => f.json.type === "shutdown" || f.json.type === "shutting_down"));
     assert.ok(!c.acp().some((m) => m.id === 1), "no response for the prompt");
@@ -99,16 +90,7 @@ test("drop after prompt: the connection closes once the prompt was read; the tur
       const c = await acpClient(leader.paths.socketPath, "my-lib");
       const sid = "0198b0c2-0000-7000-8000-000000000001";
       await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
-      c.sendAcp({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "session/prompt",
-        params: {
-          sessionId: sid,
-          prompt: [{ type: "text", text: "[[sim:sleep=300]] dropped" }],
-          _meta: { promptId: "P-drop" },
-        },
-      });
+      c.sendPrompt(1, sid, "[[sim:sleep=300]] dropped", { promptId: "P-drop" });
       await c.waitClosed();
       const r = await acpClient(leader.paths.socketPath, "my-lib");
       await waitFor("turn completed on disk", async () => {
@@ -145,11 +127,7 @@ test("ack delay: queue/changed for a prompt arrives after its first streamed chu
     const c = await acpClient(leader.paths.socketPath, "my-lib");
     const sid = "0198b0c2-0000-7000-8000-000000000002";
     await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
-    await c.request("session/prompt", {
-      sessionId: sid,
-      prompt: [{ type: "text", text: "slow acks" }],
-      _meta: { promptId: "P-ack" },
-    });
+    await c.request("session/prompt", promptParams(sid, "slow acks", { promptId: "P-ack" }));
     await c.nextAcp(
       (m) => m.method === "_x.ai/queue/changed" && get(m, "params", "runningPromptId") === "P-ack",
       5000,
@@ -196,9 +174,7 @@ test("imposter: another process owns the listening socket at the path and report
 
 test("auto-update after N ms: shutting_down{auto_update}, shutdown, EOF; files removed", async () => {
   await withSimLeader({ env: { GROK_SIM_AUTO_UPDATE_AFTER_MS: "800" } }, async ({ leader }) => {
-    const c = await RawClient.open(leader.paths.socketPath);
-    await c.register("my-lib");
-    await c.waitClosed(10_000);
+    const c = await registeredUntilClosed(leader.paths.socketPath, "my-lib", 10_000);
     assert.equal(
       c.frames.slice(-2).map((f) => f.text),
       ['{"type":"shutting_down","reason":"auto_update","delay_ms":0}', '{"type":"shutdown"}'],

@@ -25,7 +25,7 @@ import {
   waitFor,
 } from "../../../helpers/grok-sim.js";
 import { acpClient, encodeCwd, withSimLeader } from "../../../helpers/grok-sim-clients.js";
-import { get, type RawClient, record } from "./raw.js";
+import { get, promptParams, type RawClient, record } from "./raw.js";
 
 const TEMPLATE =
   "You are Grok Build (simulated), an agentic coding assistant working in the user's terminal.\n" +
@@ -148,11 +148,7 @@ test("model switch: a zero-turn incompatible harness rebuilds without the rules;
       mcpServers: [],
       _meta: { sessionId: used, modelId: "grok-build" },
     });
-    await c.request("session/prompt", {
-      sessionId: used,
-      prompt: [{ type: "text", text: "one turn" }],
-      _meta: { promptId: "P1" },
-    });
+    await c.request("session/prompt", promptParams(used, "one turn", { promptId: "P1" }));
     const refused = await c.request("session/set_model", {
       sessionId: used,
       modelId: "grok-codex-sim",

@@ -29,7 +29,7 @@ import {
   withSimTui,
 } from "../../../helpers/grok-sim-clients.js";
 import { stat } from "../../kernel-oracles.js";
-import { get, RawClient } from "./raw.js";
+import { get, registeredUntilClosed } from "./raw.js";
 
 const PLATFORM = `${process.platform === "darwin" ? "macos" : "linux"}-${process.arch === "arm64" ? "aarch64" : "x86_64"}`;
 
@@ -50,9 +50,7 @@ const UPDATES_OFF = { extraToml: "[cli]\nauto_update = false\n" };
 
 /** A client registered on the leader sees it close with the auto_update shutdown frame. */
 async function closedForAutoUpdate(socketPath: string): Promise<void> {
-  const c = await RawClient.open(socketPath);
-  await c.register("my-lib");
-  await c.waitClosed(10_000);
+  const c = await registeredUntilClosed(socketPath, "my-lib", 10_000);
   assert.is(c.frames.at(-2)?.text, '{"type":"shutting_down","reason":"auto_update","delay_ms":0}');
 }
 
@@ -66,9 +64,7 @@ test("by default the leader installs the newer build, shuts down for auto_update
   await withSimTui({ env }, async ({ tui, home, log }) => {
     await tui.sessionReady();
     const first = await tui.leaderPid();
-    const c = await RawClient.open(tui.paths.socketPath);
-    await c.register("my-lib");
-    await c.waitClosed(15_000);
+    const c = await registeredUntilClosed(tui.paths.socketPath, "my-lib", 15_000);
     assert.equal(
       c.frames.slice(-2).map((f) => f.text),
       ['{"type":"shutting_down","reason":"auto_update","delay_ms":0}', '{"type":"shutdown"}'],
@@ -172,12 +168,7 @@ test("a busy leader defers the update shutdown at most 24 times, then shuts down
       const c = await acpClient(leader.paths.socketPath, "my-lib");
       const created = await c.request("session/new", { cwd: home.cwd, mcpServers: [] });
       const sessionId = String(get(created, "result", "sessionId"));
-      c.sendAcp({
-        jsonrpc: "2.0",
-        id: "turn",
-        method: "session/prompt",
-        params: { sessionId, prompt: [{ type: "text", text: "[[sim:sleep=60000]] a long turn" }] },
-      });
+      c.sendPrompt("turn", sessionId, "[[sim:sleep=60000]] a long turn");
       await c.nextAcp(
         (m) =>
           m.method === "session/update" &&

@@ -22,7 +22,7 @@ import {
   waitFor,
 } from "../../../helpers/grok-sim.js";
 import { encodeCwd } from "../../../helpers/grok-sim-clients.js";
-import { get, RawClient, record } from "./raw.js";
+import { get, promptParams, RawClient, record } from "./raw.js";
 
 type Msg = Record<string, unknown>;
 
@@ -69,12 +69,7 @@ function diskLines(ctx: Ctx): Msg[] {
 }
 
 async function prompt(ctx: Ctx, id: number, promptId: string, text: string): Promise<Msg> {
-  return ctx.c.request(
-    "session/prompt",
-    { sessionId: ctx.sid, prompt: [{ type: "text", text }], _meta: { promptId } },
-    30_000,
-    id,
-  );
+  return ctx.c.request("session/prompt", promptParams(ctx.sid, text, { promptId }), 30_000, id);
 }
 
 const kind = (m: unknown): unknown => get(m, "params", "update", "sessionUpdate");
@@ -232,15 +227,8 @@ test("chunks split between code points only: emoji, ZWJ sequences and CJK arrive
 test("updates.jsonl: consecutive chunks merge into the last chunk's eventId; the tail lags until the turn-end flush", async () => {
   await withSession({ GROK_SIM_CHUNK_DELAY_MS: "5" }, async (ctx) => {
     const { c } = ctx;
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: 4,
-      method: "session/prompt",
-      params: {
-        sessionId: ctx.sid,
-        prompt: [{ type: "text", text: "[[sim:chunks=4]] [[sim:sleep=1500]] lagging tail" }],
-        _meta: { promptId: "P-lag" },
-      },
+    c.sendPrompt(4, ctx.sid, "[[sim:chunks=4]] [[sim:sleep=1500]] lagging tail", {
+      promptId: "P-lag",
     });
     await c.nextAcp((m) => kind(m) === "agent_message_chunk");
     // The first chunk is live; on disk it is still the merge buffer's pending line, and the user

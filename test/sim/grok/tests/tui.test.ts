@@ -26,7 +26,7 @@ import {
 } from "../../../helpers/grok-sim.js";
 import { acpClient, withSimTui } from "../../../helpers/grok-sim-clients.js";
 import { cmdline, environ, exe, fdTarget, flockHolder, stat } from "../../kernel-oracles.js";
-import { get, type RawClient } from "./raw.js";
+import { get, promptParams, type RawClient } from "./raw.js";
 
 const linux = process.platform === "linux";
 
@@ -148,16 +148,7 @@ test("the TUI is the owner: it shows other clients' prompts and the permission m
     await tui.leaderPid();
     await sessionReady(tui);
     const c = await attach(tui);
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "session/prompt",
-      params: {
-        sessionId: tui.sessionId,
-        prompt: [{ type: "text", text: "from the library [[sim:permission]]" }],
-        _meta: { promptId: "P-lib" },
-      },
-    });
+    c.sendPrompt(1, tui.sessionId, "from the library [[sim:permission]]", { promptId: "P-lib" });
     const req = await c.nextAcp((m) => m.method === "session/request_permission");
     await tui.waitForScreen("from the library");
     await tui.waitForScreen("Permission requested: Run simulated command");
@@ -179,15 +170,15 @@ test("GROK_SIM_OWNER=deny: the TUI denies permission requests itself after the d
       await tui.leaderPid();
       await sessionReady(tui);
       const c = await attach(tui);
-      const res = await c.request("session/prompt", {
-        sessionId: tui.sessionId,
-        prompt: [{ type: "text", text: "[[sim:permission]] [[sim:ask]] please" }],
-        _meta: { promptId: "P-deny" },
-      });
+      const res = await c.request(
+        "session/prompt",
+        promptParams(tui.sessionId, "[[sim:permission]] [[sim:ask]] please", {
+          promptId: "P-deny",
+        }),
+      );
       assert.is(get(res, "result", "stopReason"), "end_turn");
       const text = c
-        .acp()
-        .filter((m) => get(m, "params", "update", "sessionUpdate") === "agent_message_chunk")
+        .updates("agent_message_chunk")
         .map((m) => String(get(m, "params", "update", "content", "text")))
         .join("");
       assert.match(text, /Permission was denied\. The question was cancelled\./);
@@ -208,16 +199,7 @@ test("queueing behind a TUI turn: the owner's prompt runs, ours waits in entries
     );
     const tuiPrompt = String(get(running, "params", "runningPromptId"));
     assert.match(tuiPrompt, /^[0-9a-f-]{36}$/, "the TUI uses a UUID promptId");
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: 5,
-      method: "session/prompt",
-      params: {
-        sessionId: tui.sessionId,
-        prompt: [{ type: "text", text: "ours" }],
-        _meta: { promptId: "P-ours", clientIdentifier: "my-lib" },
-      },
-    });
+    c.sendPrompt(5, tui.sessionId, "ours", { promptId: "P-ours", clientIdentifier: "my-lib" });
     const q = await c.nextAcp(
       (m) => m.method === "_x.ai/queue/changed" && JSON.stringify(m).includes("P-ours"),
     );
