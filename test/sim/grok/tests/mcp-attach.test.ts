@@ -20,7 +20,7 @@ import {
   waitFor,
 } from "../../../helpers/grok-sim.js";
 import { acpClient, withSimLeader, withSimTui } from "../../../helpers/grok-sim-clients.js";
-import { get, RawClient } from "./raw.js";
+import { get, type RawClient } from "./raw.js";
 
 const SERVERS = [
   { name: "linear", url: "https://mcp.linear.app/mcp", tools: ["list_issues"] },
@@ -240,9 +240,7 @@ test("resume/load of a resident session: omitted or [] keeps config servers; a l
 test("attaching to the TUI's live session with [] leaves the owner's configured servers enabled", async () => {
   await withSimTui({}, async ({ tui }) => {
     await tui.sessionReady();
-    const c = await RawClient.open(tui.paths.socketPath);
-    await c.register("seat");
-    await c.request("initialize", { protocolVersion: 1 });
+    const c = await acpClient(tui.paths.socketPath, "seat");
     const before = await enabledMap(c, tui.sessionId);
     assert.equal(before, [
       ["linear", true],

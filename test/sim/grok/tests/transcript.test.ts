@@ -14,15 +14,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  ensureGrokSim,
-  type GrokLeader,
-  grokHomeFixture,
-  startGrokLeader,
-  waitFor,
-} from "../../../helpers/grok-sim.js";
-import { encodeCwd } from "../../../helpers/grok-sim-clients.js";
-import { get, promptParams, RawClient, record } from "./raw.js";
+import { ensureGrokSim, type GrokLeader, waitFor } from "../../../helpers/grok-sim.js";
+import { acpClient, encodeCwd, withSimLeader } from "../../../helpers/grok-sim-clients.js";
+import { get, promptParams, type RawClient, record } from "./raw.js";
 
 type Msg = Record<string, unknown>;
 
@@ -35,20 +29,16 @@ interface Ctx {
 }
 
 async function withSession(env: Record<string, string>, fn: (ctx: Ctx) => Promise<void>) {
-  const home = grokHomeFixture({ mcpServers: [] });
-  const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd, env });
-  const c = await RawClient.open(leader.paths.socketPath);
-  try {
-    await c.register("transcript-test");
-    await c.request("initialize", { protocolVersion: 1 });
-    const sid = randomUUID();
-    await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
-    await fn({ leader, home: home.dir, cwd: home.cwd, c, sid });
-  } finally {
-    c.destroy();
-    await leader.stop();
-    home.remove();
-  }
+  await withSimLeader({ env, home: { mcpServers: [] } }, async ({ leader, home }) => {
+    const c = await acpClient(leader.paths.socketPath, "transcript-test");
+    try {
+      const sid = randomUUID();
+      await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
+      await fn({ leader, home: home.dir, cwd: home.cwd, c, sid });
+    } finally {
+      c.destroy();
+    }
+  });
 }
 
 function updatesFile(ctx: Ctx): string {
@@ -302,10 +292,8 @@ test("the legacy line shape (no envelope) is written by GROK_SIM_LEGACY_UPDATES=
     assert.is(lines[2]?.method, "_x.ai/session/update", "xAI lines keep the envelope");
     const page = await c.request("_x.ai/session/updates", { sessionId: sid, cwd });
     assert.equal(get(page, "result", "updates"), lines);
-    const b = await RawClient.open(ctx.leader.paths.socketPath);
+    const b = await acpClient(ctx.leader.paths.socketPath, "reloader");
     try {
-      await b.register("reloader");
-      await b.request("initialize", { protocolVersion: 1 });
       await b.request("session/load", { sessionId: sid, cwd, mcpServers: [] });
       const replayed = await waitFor("the replay", () => {
         const got = b.acp().filter((m) => get(m, "params", "_meta", "isReplay") === true);
