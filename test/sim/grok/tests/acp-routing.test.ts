@@ -13,7 +13,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { ensureGrokSim, type GrokLeader, waitFor } from "../../../helpers/grok-sim.js";
 import { withSimLeader } from "../../../helpers/grok-sim-clients.js";
-import { get, promptParams, RawClient } from "./raw.js";
+import { get, promptParams, RawClient, upsertsSession } from "./raw.js";
 
 interface Ctx {
   leader: GrokLeader;
@@ -329,14 +329,7 @@ test("machine-wide broadcasts reach every client; subscribers of other sessions 
     const b = await joined(leader, "b");
     const sid = await newSession(a, cwd);
     for (const c of [a, b]) {
-      await c.nextAcp((m) => {
-        const upserted = get(m, "params", "upserted");
-        return (
-          m.method === "_x.ai/sessions/changed" &&
-          Array.isArray(upserted) &&
-          get(upserted[0], "sessionId") === sid
-        );
-      });
+      await c.nextAcp((m) => upsertsSession(m, "sessionId", sid));
     }
     a.destroy();
     b.destroy();

@@ -11,7 +11,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { ensureGrokSim, type GrokTui, waitFor } from "../../../helpers/grok-sim.js";
 import { acpClient, traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
-import { get, type RawClient } from "./raw.js";
+import { get, type RawClient, upsertsSession } from "./raw.js";
 
 const client = (tui: GrokTui, type: string): Promise<RawClient> =>
   acpClient(tui.paths.socketPath, type, { capabilities: {} });
@@ -83,14 +83,7 @@ for (const mode of ["always-approve", "auto"] as const) {
         assert.is(r2.error, undefined);
         if (mode === "always-approve") {
           assert.is(await rosterYolo(observer, tui.sessionId), true);
-          await observer.nextAcp((m) => {
-            const upserted = get(m, "params", "upserted");
-            return (
-              m.method === "_x.ai/sessions/changed" &&
-              Array.isArray(upserted) &&
-              get(upserted[0], "yolo") === true
-            );
-          });
+          await observer.nextAcp((m) => upsertsSession(m, "yolo", true));
         }
         const reply = await permissionTurn(bare, tui.sessionId, "p2");
         assert.match(reply, "Permission was granted automatically.");

@@ -139,6 +139,18 @@ const finalsOf = (c: RawClient, promptId: string): Msg[] =>
     (u) => u.sessionUpdate === "tool_call_update" && u.status !== undefined,
   );
 
+/** A prompt whose tool calls run without anyone being asked: the turn ends, no permission request. */
+async function unaskedTurn(
+  c: RawClient,
+  sid: string,
+  promptId: string,
+  text: string,
+): Promise<void> {
+  const res = await c.request("session/prompt", promptParams(sid, text, { promptId }), 30_000);
+  assert.is(get(res, "result", "stopReason"), "end_turn");
+  assert.ok(!c.acp().some((m) => m.method === "session/request_permission"), "nobody was asked");
+}
+
 /** A new session on the leader, with optional `_meta` fields beside its id. */
 async function newSession(
   c: RawClient,
@@ -320,20 +332,12 @@ test('[permission] allow = ["MCPTool(bank__*)"] runs calls without asking; an is
     await bankRow(c, sid);
     const text =
       '[[sim:call]] bank__report {"a":1}\n[[sim:call]] bank__flags {}\n[[sim:call]] bank__strict_point {"x":"no"}';
-    const res = await c.request(
-      "session/prompt",
-      promptParams(sid, text, { promptId: "P-auto" }),
-      30_000,
-    );
-    assert.is(get(res, "result", "stopReason"), "end_turn");
-    assert.ok(!c.acp().some((m) => m.method === "session/request_permission"), "nobody was asked");
+    await unaskedTurn(c, sid, "P-auto", text);
     assert.equal(
       b.bank.calls.map((call) => call.name),
       ["report", "flags", "strict_point"],
     );
-    const finals = toolUpdates(c, "P-auto").filter(
-      (u) => u.sessionUpdate === "tool_call_update" && u.status !== undefined,
-    );
+    const finals = finalsOf(c, "P-auto");
     assert.equal(
       finals.map((u) => u.status),
       ["completed", "failed", "failed"],
@@ -382,20 +386,12 @@ test("in yolo mode MCP calls run without asking anyone, but a deny rule still re
     });
     await bankRow(c, sid);
     const text = '[[sim:call]] bank__echo {"n":1}\n[[sim:call]] bank__flags {}';
-    const res = await c.request(
-      "session/prompt",
-      promptParams(sid, text, { promptId: "P-yolo" }),
-      30_000,
-    );
-    assert.is(get(res, "result", "stopReason"), "end_turn");
-    assert.ok(!c.acp().some((m) => m.method === "session/request_permission"), "nobody was asked");
+    await unaskedTurn(c, sid, "P-yolo", text);
     assert.equal(
       b.bank.calls.map((call) => call.name),
       ["echo"],
     );
-    const finals = toolUpdates(c, "P-yolo").filter(
-      (u) => u.sessionUpdate === "tool_call_update" && u.status !== undefined,
-    );
+    const finals = finalsOf(c, "P-yolo");
     assert.equal(
       finals.map((u) => u.status),
       ["completed", "failed"],

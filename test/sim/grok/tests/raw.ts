@@ -215,6 +215,16 @@ export async function registeredUntilClosed(
   return c;
 }
 
+/** Whether `m` is an x.ai/sessions/changed whose first upserted session has `key` = `value`. */
+export function upsertsSession(m: Record<string, unknown>, key: string, value: unknown): boolean {
+  const upserted = get(m, "params", "upserted");
+  return (
+    m.method === "_x.ai/sessions/changed" &&
+    Array.isArray(upserted) &&
+    get(upserted[0], key) === value
+  );
+}
+
 /** session/prompt params: one text block and, when given, `_meta` (promptId, clientIdentifier…). */
 export function promptParams(
   sessionId: string,

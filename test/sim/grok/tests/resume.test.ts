@@ -428,26 +428,11 @@ test("--fork-session is validated like the real flags, then refused as not simul
   await withResumeHome(async ({ home, log, cwd }) => {
     const { sessionId } = await persistedSession(home, log, "P-fork");
     const sock = join(home.dir, "fork.sock");
-    const taken = runGrok(home, cwd, [
-      "--leader",
-      "--leader-socket",
-      sock,
-      "--resume",
-      sessionId,
-      "--fork-session",
-      "--session-id",
-      sessionId,
-    ]);
+    const forkArgs = ["--leader", "--leader-socket", sock, "--resume", sessionId, "--fork-session"];
+    const taken = runGrok(home, cwd, [...forkArgs, "--session-id", sessionId]);
     assert.is(taken.status, 1);
     assert.is(taken.stderr, `Error: Error: Session ID ${sessionId} is already in use.\n`);
-    const fork = runGrok(home, cwd, [
-      "--leader",
-      "--leader-socket",
-      sock,
-      "--resume",
-      sessionId,
-      "--fork-session",
-    ]);
+    const fork = runGrok(home, cwd, forkArgs);
     assert.is(fork.status, 2);
     assert.match(fork.stderr, /not simulated/);
     assert.ok(!existsSync(sock), "no leader was started");

@@ -1,14 +1,7 @@
 // Raw-socket tools for the simulator tests: they talk to the socket directly, never through the
 // project's Herdr client, so the simulator is checked against the wire facts alone.
 import { execFile } from "node:child_process";
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -153,6 +146,21 @@ export async function call(
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
     throw new Error("reply is not an object");
   return parsed as { [key: string]: Json };
+}
+
+/** The argv of a pane process that lives until `file` exists. */
+export function untilFile(file: string): string[] {
+  return ["sh", "-c", 'while [ ! -e "$1" ]; do sleep 0.05; done', "sh", file];
+}
+
+/** Apply a one-pane layout in `cwd` running `command`; the new root pane's id. */
+export async function applyOnePane(
+  socketPath: string,
+  cwd: string,
+  command: readonly string[],
+): Promise<string> {
+  const r = await call(socketPath, "layout.apply", { root: { type: "pane", cwd, command } });
+  return String(at(r, "result.layout.root.pane_id"));
 }
 
 /** Follow a dotted path into parsed JSON. */
