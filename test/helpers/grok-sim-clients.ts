@@ -52,43 +52,103 @@ export async function acpClient(
   return c;
 }
 
-export interface SimLeaderCtx {
-  readonly leader: GrokLeader;
-  readonly home: GrokHomeFixture;
-  /** The GROK_SIM_LOG trace file. */
-  readonly log: string;
-}
-
-/** A leader in a fresh GROK_HOME tracing to `trace.jsonl`; stopped and removed after `fn`. */
-export async function withSimLeader(
-  opts: { env?: Record<string, string>; home?: Parameters<typeof grokHomeFixture>[0] },
-  fn: (ctx: SimLeaderCtx) => Promise<void>,
-): Promise<void> {
-  const home = grokHomeFixture(opts.home);
-  const log = join(home.dir, "trace.jsonl");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_LOG: log, ...opts.env },
-  });
-  try {
-    await fn({ leader, home, log });
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
-}
-
-export interface SimTuiCtx {
-  readonly tui: GrokTui;
+/** A fresh GROK_HOME and the GROK_SIM_LOG trace file every simulator started in it writes. */
+export interface SimHomeCtx {
   readonly home: GrokHomeFixture;
   /** The GROK_SIM_LOG trace file, beside GROK_HOME. */
   readonly log: string;
 }
 
 /**
- * A TUI in a fresh GROK_HOME tracing to `trace.log` beside it; stopped and removed after `fn`.
- * `tui` passes the other start options (prompt, extra arguments, ...) through.
+ * A fresh GROK_HOME (`prepare` runs on it first, e.g. to write repo-local config into its cwd)
+ * with its trace file; removed after `fn`. For tests that start several TUIs or leaders in turn.
+ */
+export async function withSimHome(
+  opts: {
+    home?: Parameters<typeof grokHomeFixture>[0];
+    prepare?: (home: GrokHomeFixture) => void;
+  },
+  fn: (ctx: SimHomeCtx) => Promise<void>,
+): Promise<void> {
+  const home = grokHomeFixture(opts.home);
+  const log = join(home.dir, "..", "trace.log");
+  try {
+    opts.prepare?.(home);
+    await fn({ home, log });
+  } finally {
+    home.remove();
+  }
+}
+
+type TuiStart = Parameters<typeof startGrokTui>[0];
+type LeaderStart = Parameters<typeof startGrokLeader>[0];
+
+/** A TUI in `ctx.home` (in its cwd unless `cwd` is given) tracing to `ctx.log`; stopped after `fn`. */
+export async function withTuiIn(
+  ctx: SimHomeCtx,
+  opts: {
+    env?: Record<string, string>;
+    cwd?: string;
+    tui?: Omit<TuiStart, "grokHome" | "cwd" | "env">;
+  },
+  fn: (tui: GrokTui) => Promise<void>,
+): Promise<void> {
+  const tui = await startGrokTui({
+    grokHome: ctx.home.dir,
+    cwd: opts.cwd ?? ctx.home.cwd,
+    env: { ...opts.env, GROK_SIM_LOG: ctx.log },
+    ...opts.tui,
+  });
+  try {
+    await fn(tui);
+  } finally {
+    await tui.stop();
+  }
+}
+
+/** A leader in `ctx.home` tracing to `ctx.log`; stopped after `fn`. */
+export async function withLeaderIn(
+  ctx: SimHomeCtx,
+  opts: { env?: Record<string, string>; leader?: Omit<LeaderStart, "grokHome" | "cwd" | "env"> },
+  fn: (leader: GrokLeader) => Promise<void>,
+): Promise<void> {
+  const leader = await startGrokLeader({
+    grokHome: ctx.home.dir,
+    cwd: ctx.home.cwd,
+    env: { ...opts.env, GROK_SIM_LOG: ctx.log },
+    ...opts.leader,
+  });
+  try {
+    await fn(leader);
+  } finally {
+    await leader.stop();
+  }
+}
+
+export interface SimLeaderCtx extends SimHomeCtx {
+  readonly leader: GrokLeader;
+}
+
+/** A leader in a fresh GROK_HOME tracing beside it; stopped and removed after `fn`. */
+export async function withSimLeader(
+  opts: {
+    env?: Record<string, string>;
+    home?: Parameters<typeof grokHomeFixture>[0];
+    /** Runs on the new home before the leader starts (e.g. writes its auth.json). */
+    prepare?: (home: GrokHomeFixture) => void;
+  },
+  fn: (ctx: SimLeaderCtx) => Promise<void>,
+): Promise<void> {
+  await withSimHome(opts, (ctx) => withLeaderIn(ctx, opts, (leader) => fn({ ...ctx, leader })));
+}
+
+export interface SimTuiCtx extends SimHomeCtx {
+  readonly tui: GrokTui;
+}
+
+/**
+ * A TUI in a fresh GROK_HOME tracing beside it; stopped and removed after `fn`. `tui` passes the
+ * other start options (prompt, extra arguments, ...) through.
  */
 export async function withSimTui(
   opts: {
@@ -96,23 +156,9 @@ export async function withSimTui(
     home?: Parameters<typeof grokHomeFixture>[0];
     /** Runs on the new home before the TUI starts (e.g. writes repo-local config into its cwd). */
     prepare?: (home: GrokHomeFixture) => void;
-    tui?: Omit<Parameters<typeof startGrokTui>[0], "grokHome" | "cwd" | "env">;
+    tui?: Omit<TuiStart, "grokHome" | "cwd" | "env">;
   },
   fn: (ctx: SimTuiCtx) => Promise<void>,
 ): Promise<void> {
-  const home = grokHomeFixture(opts.home);
-  const log = join(home.dir, "..", "trace.log");
-  opts.prepare?.(home);
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { ...opts.env, GROK_SIM_LOG: log },
-    ...opts.tui,
-  });
-  try {
-    await fn({ tui, home, log });
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  await withSimHome(opts, (ctx) => withTuiIn(ctx, opts, (tui) => fn({ ...ctx, tui })));
 }

@@ -17,6 +17,7 @@ import {
 import { join } from "node:path";
 import * as v from "valibot";
 import { lockExclusive, unlock } from "./flock.js";
+import { isAlive } from "./pid.js";
 
 const ActiveSession = v.object({
   session_id: v.string(),
@@ -80,22 +81,13 @@ export function tryUnregisterActiveSession(root: string, sessionId: string): boo
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err instanceof Error && "code" in err && err.code === "EPERM";
-  }
-}
-
 /**
  * collect_crashed: every grok run (bin/main.rs main, before the runtime starts) drops entries
  * whose pid is dead. Like the real read-modify-write it rewrites the file even when nothing
  * changed, creating `[]` when there was none.
  */
 export function collectCrashed(root: string): void {
-  withLock(root, false, (list) => list.filter((s) => alive(s.pid)));
+  withLock(root, false, (list) => list.filter((s) => isAlive(s.pid)));
 }
 
 /** Fault GROK_SIM_CORRUPT_ACTIVE_SESSIONS: leave bytes that do not parse. */

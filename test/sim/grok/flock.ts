@@ -7,6 +7,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { addonFunction } from "./addon.js";
 
 declare const __GROK_SIM_REPO__: string | undefined;
 
@@ -36,23 +37,15 @@ function candidatePaths(): string[] {
 function load(): FlockFn {
   if (cached !== undefined) return cached;
   const tried = candidatePaths();
-  for (const path of tried) {
-    const mod: { exports: Record<string, unknown> } = { exports: {} };
-    try {
-      process.dlopen(mod, path);
-    } catch {
-      continue;
-    }
-    const fn = mod.exports.flock;
-    if (typeof fn === "function") {
-      const flock: FlockFn = (fd, op, nonBlocking) => {
-        const result: unknown = Reflect.apply(fn, mod.exports, [fd, op, nonBlocking]);
-        if (typeof result !== "boolean") throw new Error("addon flock returned a non-boolean");
-        return result;
-      };
-      cached = flock;
-      return flock;
-    }
+  const fn = addonFunction(tried, "flock");
+  if (fn !== undefined) {
+    const flock: FlockFn = (fd, op, nonBlocking) => {
+      const result = fn(fd, op, nonBlocking);
+      if (typeof result !== "boolean") throw new Error("addon flock returned a non-boolean");
+      return result;
+    };
+    cached = flock;
+    return flock;
   }
   throw new Error(
     `grok simulator: no native addon with a flock export (tried: ${tried.join(", ") || "nothing; set GROK_SIM_ADDON or run npm run build:native"})`,

@@ -6,6 +6,7 @@
  */
 import { connect, type Socket } from "node:net";
 import * as v from "valibot";
+import { AcpRpc } from "./acp-rpc.js";
 import { encodeFrame, FrameReader } from "./frame.js";
 import { field, isRecord, parseJson, str } from "./json.js";
 import type { ClientCapabilities } from "./wire.js";
@@ -32,16 +33,11 @@ export type Registration = v.InferOutput<typeof Registered>;
 
 export type CloseReason = "shutdown" | "eof";
 
-export class LeaderClient {
+export class LeaderClient extends AcpRpc {
   readonly registration: Registration;
   private readonly socket: Socket;
   private readonly reader: FrameReader;
-  private nextId = 0;
   private nextControl = 0;
-  private readonly pending = new Map<
-    string,
-    (msg: { result?: unknown; error?: unknown }) => void
-  >();
   private readonly controls = new Map<string, (result: unknown) => void>();
   private acpHandler: (msg: Record<string, unknown>) => void = () => {};
   private closeHandler: (reason: CloseReason) => void = () => {};
@@ -52,6 +48,7 @@ export class LeaderClient {
   private keepalive: NodeJS.Timeout | undefined;
 
   private constructor(socket: Socket, reader: FrameReader, registration: Registration) {
+    super();
     this.socket = socket;
     this.reader = reader;
     this.registration = registration;
@@ -162,16 +159,7 @@ export class LeaderClient {
     const type = field(msg, "type");
     if (type === "acp") {
       const payload = parseJson(str(field(msg, "payload")) ?? "");
-      if (!isRecord(payload)) return;
-      if (payload.method === undefined && payload.id !== undefined) {
-        const key = JSON.stringify(payload.id);
-        const settle = this.pending.get(key);
-        if (settle !== undefined) {
-          this.pending.delete(key);
-          settle({ result: payload.result, error: payload.error });
-          return;
-        }
-      }
+      if (!isRecord(payload) || this.settle(payload)) return;
       this.acpHandler(payload);
     } else if (type === "control_result") {
       const id = str(field(msg, "request_id")) ?? "";
@@ -205,24 +193,8 @@ export class LeaderClient {
     this.write({ type: "acp", payload: JSON.stringify(payload) });
   }
 
-  request(method: string, params: unknown): Promise<{ result?: unknown; error?: unknown }> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(JSON.stringify(id), resolve);
-      this.sendAcp({ jsonrpc: "2.0", id, method, params });
-    });
-  }
-
-  notify(method: string, params: unknown): void {
-    this.sendAcp({ jsonrpc: "2.0", method, params });
-  }
-
-  respond(id: unknown, result: unknown): void {
-    this.sendAcp({ jsonrpc: "2.0", id, result });
-  }
-
-  respondError(id: unknown, error: unknown): void {
-    this.sendAcp({ jsonrpc: "2.0", id, error });
+  protected send(msg: unknown): void {
+    this.sendAcp(msg);
   }
 
   control(command: unknown, timeoutMs = 5000): Promise<unknown> {

@@ -148,45 +148,43 @@ class Parser {
     }
     throw this.error(`unsupported value ${JSON.stringify(raw)}`);
   }
-  private basicString(): string {
-    this.expect('"');
+  /** A one-line string up to the closing `quote`; `readEscape` reads what follows a backslash. */
+  private quoted(quote: string, readEscape: (() => string) | undefined): string {
+    this.expect(quote);
     let out = "";
     for (;;) {
       if (this.eof() || this.peek() === "\n") throw this.error("unterminated string");
       const c = this.next();
-      if (c === '"') return out;
-      if (c !== "\\") {
-        out += c;
-        continue;
-      }
-      const e = this.next();
-      const simple: Record<string, string> = {
-        b: "\b",
-        t: "\t",
-        n: "\n",
-        f: "\f",
-        r: "\r",
-        '"': '"',
-        "\\": "\\",
-      };
-      const mapped = simple[e];
-      if (mapped !== undefined) out += mapped;
-      else if (e === "u" || e === "U") {
-        let hex = "";
-        for (let k = 0; k < (e === "u" ? 4 : 8); k++) hex += this.next();
-        out += String.fromCodePoint(Number.parseInt(hex, 16));
-      } else throw this.error(`bad escape \\${e}`);
+      if (c === quote) return out;
+      out += c === "\\" && readEscape !== undefined ? readEscape() : c;
     }
   }
-  private literalString(): string {
-    this.expect("'");
-    let out = "";
-    for (;;) {
-      if (this.eof() || this.peek() === "\n") throw this.error("unterminated string");
-      const c = this.next();
-      if (c === "'") return out;
-      out += c;
+  private basicString(): string {
+    return this.quoted('"', () => this.escape());
+  }
+  /** What a backslash escape in a basic string stands for. */
+  private escape(): string {
+    const e = this.next();
+    const simple: Record<string, string> = {
+      b: "\b",
+      t: "\t",
+      n: "\n",
+      f: "\f",
+      r: "\r",
+      '"': '"',
+      "\\": "\\",
+    };
+    const mapped = simple[e];
+    if (mapped !== undefined) return mapped;
+    if (e === "u" || e === "U") {
+      let hex = "";
+      for (let k = 0; k < (e === "u" ? 4 : 8); k++) hex += this.next();
+      return String.fromCodePoint(Number.parseInt(hex, 16));
     }
+    throw this.error(`bad escape \\${e}`);
+  }
+  private literalString(): string {
+    return this.quoted("'", undefined);
   }
   private array(): unknown[] {
     this.expect("[");

@@ -22,7 +22,6 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
-  realpathSync,
   renameSync,
   statSync,
   writeFileSync,
@@ -31,19 +30,12 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { envBool, grokHome } from "./env.js";
 import { lockExclusive, unlock } from "./flock.js";
+import { canonical, gitRoot, isFile } from "./fs.js";
 import { field, isRecord, parseJson } from "./json.js";
 import { folderTrustConfig } from "./settings.js";
 import { parseToml } from "./toml.js";
 
 export const TRUST_FILE_NAME = "trusted_folders.toml";
-
-function canonical(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 function home(): string | undefined {
   try {
@@ -61,17 +53,6 @@ function isHomeDir(path: string): boolean {
 /** is_unsafe_trust_root: not absolute, the filesystem root, or the home directory. */
 export function isUnsafeTrustRoot(key: string): boolean {
   return !isAbsolute(key) || dirname(key) === key || isHomeDir(key);
-}
-
-/** git2 discover, reduced: the nearest ancestor holding `.git` (dir or gitfile). */
-function gitRoot(cwd: string): string | undefined {
-  let dir = cwd;
-  for (;;) {
-    if (existsSync(join(dir, ".git"))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
 }
 
 /** workspace_key: the canonical git root, else the canonical cwd; never an unsafe root. */
@@ -169,14 +150,7 @@ export function folderTrustEnabled(): boolean {
   return envBool("GROK_FOLDER_TRUST") ?? folderTrustConfig() ?? true;
 }
 
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
+/** A directory, or a path whose kind cannot be read (only a missing path is no directory). */
 function isDir(p: string): boolean {
   try {
     return statSync(p).isDirectory();

@@ -17,11 +17,9 @@ import type {
   paneReportAgentSessionParams,
 } from "./methods.js";
 import type { HerdrSim } from "./sim.js";
-import { errorLine, successLine } from "./wire.js";
+import { errorLine, paneNotFound, successLine } from "./wire.js";
 
 const ok = (id: string) => successLine(id, { type: "ok" });
-const paneNotFound = (id: string, pane: string) =>
-  errorLine(id, "pane_not_found", `pane ${pane} not found`);
 const invalidAgent = (id: string) =>
   errorLine(id, "invalid_agent", "agent label must not be empty");
 

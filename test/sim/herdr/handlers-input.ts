@@ -13,10 +13,7 @@ import type {
   paneSendTextParams,
 } from "./methods.js";
 import type { HerdrSim, PaneLocation } from "./sim.js";
-import { errorLine, successLine } from "./wire.js";
-
-const paneNotFound = (id: string, pane: string) =>
-  errorLine(id, "pane_not_found", `pane ${pane} not found`);
+import { errorLine, paneNotFound, successLine } from "./wire.js";
 
 const NAMED: Readonly<Record<string, string>> = {
   space: " ",
@@ -119,41 +116,32 @@ function encodeKeys(keys: readonly string[]): { bytes: string } | { bad: string 
   return { bytes };
 }
 
-export async function sendText(
+/** The one path of pane.send_text, send_keys and send_input: `text`, then `keys` encoded. */
+async function injectInput(
   sim: HerdrSim,
   id: string,
-  p: ReturnType<typeof paneSendTextParams>,
-) {
-  const loc = sim.parsePaneId(p.pane_id);
-  if (loc === null) return paneNotFound(id, p.pane_id);
-  await writeBytes(sim, loc, p.text).catch(() => undefined);
+  paneId: string,
+  text: string,
+  keys: readonly string[],
+): Promise<string> {
+  const loc = sim.parsePaneId(paneId);
+  if (loc === null) return paneNotFound(id, paneId);
+  const encoded = encodeKeys(keys);
+  if ("bad" in encoded) return errorLine(id, "invalid_key", `unsupported key ${encoded.bad}`);
+  await writeBytes(sim, loc, text + encoded.bytes).catch(() => undefined);
   return successLine(id, { type: "ok" });
 }
 
-export async function sendKeys(
-  sim: HerdrSim,
-  id: string,
-  p: ReturnType<typeof paneSendKeysParams>,
-) {
-  const loc = sim.parsePaneId(p.pane_id);
-  if (loc === null) return paneNotFound(id, p.pane_id);
-  const encoded = encodeKeys(p.keys);
-  if ("bad" in encoded) return errorLine(id, "invalid_key", `unsupported key ${encoded.bad}`);
-  await writeBytes(sim, loc, encoded.bytes).catch(() => undefined);
-  return successLine(id, { type: "ok" });
+export function sendText(sim: HerdrSim, id: string, p: ReturnType<typeof paneSendTextParams>) {
+  return injectInput(sim, id, p.pane_id, p.text, []);
 }
 
-export async function sendInput(
-  sim: HerdrSim,
-  id: string,
-  p: ReturnType<typeof paneSendInputParams>,
-) {
-  const loc = sim.parsePaneId(p.pane_id);
-  if (loc === null) return paneNotFound(id, p.pane_id);
-  const encoded = encodeKeys(p.keys);
-  if ("bad" in encoded) return errorLine(id, "invalid_key", `unsupported key ${encoded.bad}`);
-  await writeBytes(sim, loc, p.text + encoded.bytes).catch(() => undefined);
-  return successLine(id, { type: "ok" });
+export function sendKeys(sim: HerdrSim, id: string, p: ReturnType<typeof paneSendKeysParams>) {
+  return injectInput(sim, id, p.pane_id, "", p.keys);
+}
+
+export function sendInput(sim: HerdrSim, id: string, p: ReturnType<typeof paneSendInputParams>) {
+  return injectInput(sim, id, p.pane_id, p.text, p.keys);
 }
 
 function shellQuote(arg: string): string {

@@ -24,10 +24,7 @@ import type {
 import { paneIdsInLayout, type Tab, type Workspace } from "./model.js";
 import { foregroundJob, readCwd } from "./procfs.js";
 import type { HerdrSim, PaneLocation } from "./sim.js";
-import { errorLine, successLine, type WireObject } from "./wire.js";
-
-const paneNotFound = (id: string, pane: string) =>
-  errorLine(id, "pane_not_found", `pane ${pane} not found`);
+import { errorLine, paneNotFound, successLine, type WireObject } from "./wire.js";
 
 function allPanes(sim: HerdrSim, wsIndex: number): WireObject[] {
   const ws = sim.workspaces[wsIndex] as Workspace;

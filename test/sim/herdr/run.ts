@@ -3,19 +3,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { HerdrSocketServer } from "./server.js";
-import { HerdrSim } from "./sim.js";
-import type { Switches } from "./switches.js";
+import { HerdrSim, type SimOptions } from "./sim.js";
 
-export type RunOptions = {
-  readonly socketPath: string;
-  readonly sessionName: string;
-  readonly tmuxSocket: string;
-  /** Private directory: launcher scripts, the injection log, the HERDR_BIN_PATH shim. */
-  readonly dir: string;
-  readonly switches: Switches;
-  readonly testControl: boolean;
-  readonly baseEnv: Readonly<Record<string, string | undefined>>;
-};
+/** The simulator's options but the two this file derives: the CLI shim and HOME. */
+export type RunOptions = Omit<SimOptions, "binPath" | "home">;
 
 export type RunningSim = {
   readonly sim: HerdrSim;
@@ -33,17 +24,7 @@ export async function runHerdrSim(opts: RunOptions): Promise<RunningSim> {
     '#!/bin/sh\necho "herdr-sim: the herdr CLI is not simulated; talk to $HERDR_SOCKET_PATH" >&2\nexit 2\n',
     { mode: 0o755 },
   );
-  const sim = new HerdrSim({
-    socketPath: opts.socketPath,
-    sessionName: opts.sessionName,
-    tmuxSocket: opts.tmuxSocket,
-    dir: opts.dir,
-    switches: opts.switches,
-    testControl: opts.testControl,
-    baseEnv: opts.baseEnv,
-    binPath,
-    home: opts.baseEnv.HOME ?? homedir(),
-  });
+  const sim = new HerdrSim({ ...opts, binPath, home: opts.baseEnv.HOME ?? homedir() });
   await sim.start();
   const server = new HerdrSocketServer(sim, opts.socketPath);
   try {

@@ -51,42 +51,35 @@ export const INJECTION_METHODS = [
   "agent.prompt",
 ];
 
+/** A method's handler, called with the params its schema in methods.ts parsed. */
 type Handler = (sim: HerdrSim, id: string, params: never) => Promise<string> | string;
 
 const HANDLERS: Readonly<Record<string, Handler>> = {
-  "session.snapshot": (sim, id) => sessionSnapshot(sim, id),
-  "workspace.create": (sim, id, p: ReturnType<typeof M.workspaceCreateParams>) =>
-    workspaceCreate(sim, id, p),
-  "workspace.list": (sim, id) => workspaceList(sim, id),
-  "workspace.get": (sim, id, p: ReturnType<typeof M.workspaceTarget>) => workspaceGet(sim, id, p),
-  "tab.create": (sim, id, p: ReturnType<typeof M.tabCreateParams>) => tabCreate(sim, id, p),
-  "tab.list": (sim, id, p: ReturnType<typeof M.tabListParams>) => tabList(sim, id, p),
-  "tab.get": (sim, id, p: ReturnType<typeof M.tabTarget>) => tabGet(sim, id, p),
-  "layout.apply": (sim, id, p: ReturnType<typeof M.layoutApplyParams>) => layoutApply(sim, id, p),
-  "layout.export": (sim, id, p: ReturnType<typeof M.layoutExportParams>) =>
-    layoutExport(sim, id, p),
-  "pane.get": (sim, id, p: ReturnType<typeof M.paneTarget>) => paneGet(sim, id, p),
-  "pane.focus": (sim, id, p: ReturnType<typeof M.paneTarget>) => paneFocus(sim, id, p),
-  "pane.close": (sim, id, p: ReturnType<typeof M.paneTarget>) => paneClose(sim, id, p),
-  "pane.list": (sim, id, p: ReturnType<typeof M.paneListParams>) => paneList(sim, id, p),
-  "pane.current": (sim, id, p: ReturnType<typeof M.paneCurrentParams>) => paneCurrent(sim, id, p),
-  "pane.process_info": (sim, id, p: ReturnType<typeof M.paneProcessInfoParams>) =>
-    paneProcessInfo(sim, id, p),
-  "pane.read": (sim, id, p: ReturnType<typeof M.paneReadParams>) => paneRead(sim, id, p),
-  "pane.report_agent": (sim, id, p: ReturnType<typeof M.paneReportAgentParams>) =>
-    reportAgent(sim, id, p),
-  "pane.report_agent_session": (sim, id, p: ReturnType<typeof M.paneReportAgentSessionParams>) =>
-    reportAgentSession(sim, id, p),
-  "pane.clear_agent_authority": (sim, id, p: ReturnType<typeof M.paneClearAgentAuthorityParams>) =>
-    clearAgentAuthority(sim, id, p),
-  "pane.release_agent": (sim, id, p: ReturnType<typeof M.paneReleaseAgentParams>) =>
-    releaseAgent(sim, id, p),
-  "pane.send_text": (sim, id, p: ReturnType<typeof M.paneSendTextParams>) => sendText(sim, id, p),
-  "pane.send_keys": (sim, id, p: ReturnType<typeof M.paneSendKeysParams>) => sendKeys(sim, id, p),
-  "pane.send_input": (sim, id, p: ReturnType<typeof M.paneSendInputParams>) =>
-    sendInput(sim, id, p),
-  "agent.start": (sim, id, p: ReturnType<typeof M.agentStartParams>) => agentStart(sim, id, p),
-  "agent.prompt": (sim, id, p: ReturnType<typeof M.agentPromptParams>) => agentPrompt(sim, id, p),
+  "session.snapshot": sessionSnapshot,
+  "workspace.create": workspaceCreate,
+  "workspace.list": workspaceList,
+  "workspace.get": workspaceGet,
+  "tab.create": tabCreate,
+  "tab.list": tabList,
+  "tab.get": tabGet,
+  "layout.apply": layoutApply,
+  "layout.export": layoutExport,
+  "pane.get": paneGet,
+  "pane.focus": paneFocus,
+  "pane.close": paneClose,
+  "pane.list": paneList,
+  "pane.current": paneCurrent,
+  "pane.process_info": paneProcessInfo,
+  "pane.read": paneRead,
+  "pane.report_agent": reportAgent,
+  "pane.report_agent_session": reportAgentSession,
+  "pane.clear_agent_authority": clearAgentAuthority,
+  "pane.release_agent": releaseAgent,
+  "pane.send_text": sendText,
+  "pane.send_keys": sendKeys,
+  "pane.send_input": sendInput,
+  "agent.start": agentStart,
+  "agent.prompt": agentPrompt,
 };
 
 function simMethod(sim: HerdrSim, id: string, method: string, params: unknown): string {

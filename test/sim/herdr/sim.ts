@@ -48,6 +48,7 @@ export type SimOptions = {
   readonly socketPath: string;
   readonly sessionName: string;
   readonly tmuxSocket: string;
+  /** Private directory: launcher scripts, the injection log, the HERDR_BIN_PATH shim. */
   readonly dir: string;
   readonly switches: Switches;
   readonly testControl: boolean;

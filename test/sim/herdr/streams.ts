@@ -18,7 +18,14 @@ import type {
   SubscriptionSpec,
 } from "./methods.js";
 import type { HerdrSim } from "./sim.js";
-import { errorLine, successLine, toJson, type Wire, type WireObject } from "./wire.js";
+import {
+  errorLine,
+  paneNotFound,
+  successLine,
+  toJson,
+  type Wire,
+  type WireObject,
+} from "./wire.js";
 
 export const POLL_INTERVAL_MS = 100;
 
@@ -76,15 +83,19 @@ type StatusSnapshot = {
 function statusSnapshot(sim: HerdrSim, paneId: string): StatusSnapshot | null {
   const loc = sim.parsePaneId(paneId);
   if (loc === null) return null;
-  const p = sim.paneInfoAt(loc);
+  return statusOf(sim.paneInfoAt(loc));
+}
+
+/** The status fields of a pane's info, or of a pane.agent_status_changed event's data. */
+function statusOf(o: WireObject): StatusSnapshot {
   return {
-    pane_id: p.pane_id as string,
-    workspace_id: p.workspace_id as string,
-    agent_status: p.agent_status as string,
-    agent: p.agent,
-    title: p.title,
-    display_agent: p.display_agent,
-    state_labels: p.state_labels,
+    pane_id: o.pane_id as string,
+    workspace_id: o.workspace_id as string,
+    agent_status: o.agent_status as string,
+    agent: o.agent,
+    title: o.title,
+    display_agent: o.display_agent,
+    state_labels: o.state_labels,
   };
 }
 
@@ -123,15 +134,7 @@ function agentStatus(
   let initial: StatusSnapshot | null =
     filter !== undefined && filter === probe.agent_status ? probe : null;
   const fromHistory = (d: WireObject): StatusSnapshot | null => {
-    const snap: StatusSnapshot = {
-      pane_id: d.pane_id as string,
-      workspace_id: d.workspace_id as string,
-      agent_status: d.agent_status as string,
-      agent: d.agent,
-      title: d.title,
-      display_agent: d.display_agent,
-      state_labels: d.state_labels,
-    };
+    const snap = statusOf(d);
     lastStatus = snap.agent_status;
     lastPresentation = snap;
     initial = null;
@@ -232,8 +235,7 @@ async function build(
   if (sub.type === "lifecycle") return { active: lifecycle(sim, sub.name, start) };
   if (sub.type === "pane.agent_status_changed") {
     const probe = statusSnapshot(sim, sub.pane_id);
-    if (probe === null)
-      return { error: errorLine(probeId, "pane_not_found", `pane ${sub.pane_id} not found`) };
+    if (probe === null) return { error: paneNotFound(probeId, sub.pane_id) };
     const s = agentStatus(sim, probe, sub.agent_status);
     return {
       active: {
@@ -252,8 +254,7 @@ async function build(
   }
   if (sub.type === "pane.scroll_changed") {
     let last = await scrollOf(sim, sub.pane_id);
-    if (last === undefined)
-      return { error: errorLine(probeId, "pane_not_found", `pane ${sub.pane_id} not found`) };
+    if (last === undefined) return { error: paneNotFound(probeId, sub.pane_id) };
     const loc = sim.parsePaneId(sub.pane_id);
     const publicId = loc === null ? sub.pane_id : (sim.paneInfoAt(loc).pane_id as string);
     return {
@@ -277,7 +278,7 @@ async function build(
   const match = matcher(sub.match);
   if (typeof match === "string") return { error: errorLine(id, "invalid_regex", match) };
   if ((await readPane(sim, sub.pane_id, sub.lines)) === null)
-    return { error: errorLine(probeId, "pane_not_found", `pane ${sub.pane_id} not found`) };
+    return { error: paneNotFound(probeId, sub.pane_id) };
   let matching = false;
   return {
     active: {
@@ -374,9 +375,7 @@ export async function waitForEvent(
   }
   const probe = statusSnapshot(sim, m.pane_id);
   if (probe === null) {
-    await firstLine(
-      errorLine(`${id}:sub:0:probe`, "pane_not_found", `pane ${m.pane_id} not found`),
-    );
+    await firstLine(paneNotFound(`${id}:sub:0:probe`, m.pane_id));
     return peer.end();
   }
   const s = agentStatus(sim, probe, m.agent_status);

@@ -20,6 +20,11 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 
 export type TerminalSize = { readonly cols: number; readonly rows: number };
 
+/** tmux's `-x <cols> -y <rows>` for new-session, new-window and resize-window. */
+function sizeArgs(size: TerminalSize): string[] {
+  return ["-x", `${size.cols}`, "-y", `${size.rows}`];
+}
+
 export type SpawnedTmuxPane = {
   readonly paneId: string;
   readonly pid: number;
@@ -111,10 +116,7 @@ export class Tmux {
       "-d",
       "-s",
       keepAliveSession,
-      "-x",
-      `${size.cols}`,
-      "-y",
-      `${size.rows}`,
+      ...sizeArgs(size),
       "-n",
       "herdr-sim",
       "--",
@@ -149,7 +151,7 @@ export class Tmux {
     script: string,
     size: TerminalSize,
   ): Promise<SpawnedTmuxPane> {
-    const where = ["-s", name, "-x", `${size.cols}`, "-y", `${size.rows}`];
+    const where = ["-s", name, ...sizeArgs(size)];
     return this.spawnIn(["new-session", "-d", ...where], cwd, script);
   }
 
@@ -203,15 +205,7 @@ export class Tmux {
    */
   async ensureSize(windowId: string, size: TerminalSize): Promise<void> {
     if (this.createsAt(size)) return;
-    await this.run([
-      "resize-window",
-      "-t",
-      windowId,
-      "-x",
-      `${size.cols}`,
-      "-y",
-      `${size.rows}`,
-    ]).catch(() => undefined);
+    await this.run(["resize-window", "-t", windowId, ...sizeArgs(size)]).catch(() => undefined);
   }
 
   /** Remove several panes with one tmux client. */

@@ -54,3 +54,8 @@ export function successLine(id: string, result: WireObject): string {
 export function errorLine(id: string, code: string, message: string): string {
   return toJson({ id, error: { code, message } });
 }
+
+/** The `pane_not_found` error every pane-targeted method answers for an unknown pane id. */
+export function paneNotFound(id: string, pane: string): string {
+  return errorLine(id, "pane_not_found", `pane ${pane} not found`);
+}

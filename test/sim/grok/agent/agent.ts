@@ -5,10 +5,10 @@
  * integer ids, and the first response to a reverse request wins.
  */
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
+import { isAbsolute } from "node:path";
 import type { SimEnv } from "../env.js";
+import { gitRoot } from "../fs.js";
 import { field, has, isRecord, type JsonRecord, parseJson, str, u64 } from "../json.js";
 import { trace } from "../trace.js";
 import { authenticate, authMethods } from "./auth-methods.js";
@@ -469,15 +469,15 @@ export class SimAgent implements SessionHost, UpdateSink {
     this.initializeSystemPrompt(session, meta);
     this.sessions.set(id, session);
     this.rosterChanged(session, "idle");
-    const gitRoot = findGitRoot(cwd);
+    const root = gitRoot(cwd) ?? null;
     return {
       sessionId: id,
       models: modelState(session.modelId),
       _meta: {
         currentWorkingDirectory: cwd,
         codebaseIndexed: [],
-        isGitRepo: gitRoot !== null,
-        gitRoot,
+        isGitRepo: root !== null,
+        gitRoot: root,
         showNonGitWarning: false,
         feedbackEnabled: false,
         ...this.sessionConfigMeta(session),
@@ -885,16 +885,6 @@ function agentMetadata(): unknown {
   if (raw === undefined) return null;
   const parsed = parseJson(raw);
   return isRecord(parsed) ? parsed : null;
-}
-
-function findGitRoot(cwd: string): string | null {
-  let dir = cwd;
-  for (;;) {
-    if (existsSync(join(dir, ".git"))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
 }
 
 /** uuid::Uuid::now_v7(): 48-bit ms timestamp, version 7, variant 10, random rest. */

@@ -17,22 +17,13 @@ export interface AuthMethods {
 export function authMethods(): AuthMethods {
   const methods: Record<string, unknown>[] = [];
   let defaultId: string | undefined;
-  if (apiKeyFromEnv()) {
-    methods.push({
-      id: "xai.api_key",
-      name: "xai.api_key",
-      description: "XAI_API_KEY or api_key/env_key in config.toml",
-    });
-    defaultId = "xai.api_key";
-  }
-  if (hasCachedToken()) {
-    methods.push({
-      id: "cached_token",
-      name: "cached_token",
-      description: "Cached token from ~/.grok/auth.json",
-    });
-    defaultId = "cached_token";
-  }
+  // A credential found on this machine is offered under its own id and becomes the default.
+  const found = (id: string, description: string) => {
+    methods.push({ id, name: id, description });
+    defaultId = id;
+  };
+  if (apiKeyFromEnv()) found("xai.api_key", "XAI_API_KEY or api_key/env_key in config.toml");
+  if (hasCachedToken()) found("cached_token", "Cached token from ~/.grok/auth.json");
   methods.push({ id: "grok.com", name: "Grok", description: "Sign in with Grok" });
   return { methods, defaultId };
 }

@@ -30,10 +30,11 @@
  * (expand.ts), then `to_acp_mcp_server`. Project plugins, marketplace installs and the
  * trusted-plugins store are not simulated.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { grokHome } from "../env.js";
+import { isDir, isFile } from "../fs.js";
 import { isRecord, type JsonRecord, parseJson, str } from "../json.js";
 import { pluginsSettings } from "../settings.js";
 import { type AcpMcpServer, type McpServerConfig, materialize, parseServer } from "./config.js";
@@ -58,22 +59,6 @@ interface Plugin {
 }
 
 const MANIFESTS = ["plugin.json", ".grok-plugin/plugin.json", ".claude-plugin/plugin.json"];
-
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
 
 function validName(name: string): boolean {
   return /^[a-z0-9-]{1,64}$/.test(name) && !name.startsWith("-") && !name.endsWith("-");

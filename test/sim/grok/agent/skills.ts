@@ -23,17 +23,11 @@
  * Not simulated: `.agents`/`.claude`/`.cursor` and `~` vendor directories, commands, plugins,
  * bundled and server skills, the same-scope re-key of name collisions, YAML beyond `key: value`.
  */
-import {
-  existsSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { grokHome } from "../env.js";
+import { canonical, gitRoot, isDir, isFile } from "../fs.js";
 import { isRecord, type JsonRecord, str } from "../json.js";
 import { loadConfig } from "./config.js";
 
@@ -68,30 +62,6 @@ export function skillsConfig(root: JsonRecord): SkillsConfig {
   };
 }
 
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function canonical(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
-
 function expandTilde(raw: string): string {
   const home = process.env.HOME ?? homedir();
   return raw.startsWith("~/") ? join(home, raw.slice(2)) : raw;
@@ -121,16 +91,6 @@ function skillMdPaths(dir: string): string[] {
   if (isFile(join(dir, "SKILL.md"))) out.push(join(dir, "SKILL.md"));
   walk(dir, out, 0);
   return out;
-}
-
-function gitRoot(cwd: string): string | undefined {
-  let dir = cwd;
-  for (;;) {
-    if (existsSync(join(dir, ".git"))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
 }
 
 export function normalizeSkillName(name: string): string {

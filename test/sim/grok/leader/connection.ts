@@ -78,20 +78,22 @@ export class Connection {
 
   /** Drop the connection without a goodbye (EOF on the client side). */
   close(): void {
-    if (this.phase === "closed") return;
-    this.phase = "closed";
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.socket.destroy();
-    this.host.disconnected(this);
+    this.finish("destroy");
   }
 
   /** Write what is queued, then close (drain_client_outbound_on_cancel). */
   flushAndClose(): void {
     for (const json of this.outbox.splice(0)) this.write(json);
+    this.finish("end");
+  }
+
+  /** Closes once: `end` after what the socket still holds, `destroy` at once. */
+  private finish(how: "end" | "destroy"): void {
     if (this.phase === "closed") return;
     this.phase = "closed";
     if (this.timer !== undefined) clearTimeout(this.timer);
-    this.socket.end();
+    if (how === "end") this.socket.end();
+    else this.socket.destroy();
     this.host.disconnected(this);
   }
 

@@ -10,17 +10,9 @@ import { createServer } from "node:net";
 import type { SimEnv } from "../env.js";
 import { encodeFrame, FrameReader } from "../frame.js";
 import { lockPathForSocket } from "../paths.js";
+import { isAlive } from "../pid.js";
 import { trace } from "../trace.js";
 import { controlResult, decodeClientMessage, leaderInfo, PONG, registered } from "../wire.js";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err instanceof Error && "code" in err && err.code === "EPERM";
-  }
-}
 
 export async function runImposter(
   socketPath: string,
@@ -65,7 +57,7 @@ export async function runImposter(
   });
   trace("imposter_listening", { socketPath, leaderPid });
   const timer = setInterval(() => {
-    if (!alive(leaderPid)) {
+    if (!isAlive(leaderPid)) {
       clearInterval(timer);
       process.exit(0);
     }

@@ -101,9 +101,14 @@ const MACHINE_WIDE = new Set([
   "x.ai/announcements/update",
 ]);
 
-export function isMachineWideBroadcast(json: unknown): boolean {
+/** Whether the message's method (as `methodOf` reads it) is one of `methods`. */
+function methodIn(json: unknown, methods: ReadonlySet<string>): boolean {
   const m = methodOf(json);
-  return m !== undefined && MACHINE_WIDE.has(m);
+  return m !== undefined && methods.has(m);
+}
+
+export function isMachineWideBroadcast(json: unknown): boolean {
+  return methodIn(json, MACHINE_WIDE);
 }
 
 export function isScheduledTaskInjectPrompt(json: unknown): boolean {
@@ -117,8 +122,7 @@ const INTERACTIONS = new Set([
 ]);
 
 export function isInteractionRequest(json: unknown): boolean {
-  const m = methodOf(json);
-  return m !== undefined && INTERACTIONS.has(m);
+  return methodIn(json, INTERACTIONS);
 }
 
 export function extractInteractionToolCallId(json: unknown): string | undefined {

@@ -13,7 +13,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { ensureGrokSim, type GrokLeader, waitFor } from "../../../helpers/grok-sim.js";
 import { withSimLeader } from "../../../helpers/grok-sim-clients.js";
-import { get, RawClient } from "./raw.js";
+import { get, promptParams, RawClient, upsertsSession } from "./raw.js";
 
 interface Ctx {
   leader: GrokLeader;
@@ -79,7 +79,7 @@ function promptFrame(id: number, sessionId: string, text: string, promptId: stri
     jsonrpc: "2.0",
     id,
     method: "session/prompt",
-    params: { sessionId, prompt: [{ type: "text", text }], _meta: { promptId } },
+    params: promptParams(sessionId, text, { promptId }),
   };
 }
 
@@ -177,10 +177,7 @@ test('unknown session: session/prompt is invalid params with data "unknown sessi
     const c = await RawClient.open(leader.paths.socketPath);
     await c.register();
     await c.request("initialize", { protocolVersion: 1 });
-    const res = await c.request("session/prompt", {
-      sessionId: randomUUID(),
-      prompt: [{ type: "text", text: "hi" }],
-    });
+    const res = await c.request("session/prompt", promptParams(randomUUID(), "hi"));
     assert.equal(res.error, {
       code: -32602,
       message: "Invalid params",
@@ -211,11 +208,10 @@ test("fan-out: both subscribers get session/update, queue/changed and prompt_com
     const a = await joined(leader, "a");
     const sid = await newSession(a, cwd);
     const b = await resumed(leader, "b", sid, cwd);
-    const res = await a.request("session/prompt", {
-      sessionId: sid,
-      prompt: [{ type: "text", text: "fan out" }],
-      _meta: { promptId: "P-fan" },
-    });
+    const res = await a.request(
+      "session/prompt",
+      promptParams(sid, "fan out", { promptId: "P-fan" }),
+    );
     assert.is(get(res, "result", "stopReason"), "end_turn");
     for (const client of [a, b]) {
       await client.nextAcp(
@@ -333,14 +329,7 @@ test("machine-wide broadcasts reach every client; subscribers of other sessions 
     const b = await joined(leader, "b");
     const sid = await newSession(a, cwd);
     for (const c of [a, b]) {
-      await c.nextAcp((m) => {
-        const upserted = get(m, "params", "upserted");
-        return (
-          m.method === "_x.ai/sessions/changed" &&
-          Array.isArray(upserted) &&
-          get(upserted[0], "sessionId") === sid
-        );
-      });
+      await c.nextAcp((m) => upsertsSession(m, "sessionId", sid));
     }
     a.destroy();
     b.destroy();

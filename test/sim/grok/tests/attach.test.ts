@@ -7,18 +7,11 @@
  * about itself (pager acp/mod.rs capabilities; app/status_line.rs `draws_a_row`;
  * app/effects/helpers.rs `SessionFlags::to_meta`).
  */
-import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  ensureGrokSim,
-  type GrokTui,
-  grokHomeFixture,
-  startGrokTui,
-  waitFor,
-} from "../../../helpers/grok-sim.js";
-import { acpClient, traceEvents } from "../../../helpers/grok-sim-clients.js";
-import { get, type RawClient } from "./raw.js";
+import { ensureGrokSim, type GrokTui, waitFor } from "../../../helpers/grok-sim.js";
+import { acpClient, traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
+import { get, type RawClient, upsertsSession } from "./raw.js";
 
 const client = (tui: GrokTui, type: string): Promise<RawClient> =>
   acpClient(tui.paths.socketPath, type, { capabilities: {} });
@@ -33,12 +26,7 @@ async function rosterYolo(c: RawClient, sessionId: string): Promise<unknown> {
 
 /** A prompt that needs a permission; resolves with the reply text once the turn is answered. */
 async function permissionTurn(c: RawClient, sessionId: string, id: string): Promise<string> {
-  c.sendAcp({
-    jsonrpc: "2.0",
-    id,
-    method: "session/prompt",
-    params: { sessionId, prompt: [{ type: "text", text: `[[sim:permission]] ${id}` }] },
-  });
+  c.sendPrompt(id, sessionId, `[[sim:permission]] ${id}`);
   await c.nextAcp((m) => m.id === id && m.method === undefined, 20_000);
   return c
     .acp()
@@ -57,83 +45,67 @@ test.before(async () => {
 
 for (const mode of ["always-approve", "auto"] as const) {
   test(`permission_mode = "${mode}": an attach without the keys re-arms it after the owner turned it off`, async () => {
-    const home = grokHomeFixture({ extraToml: `[ui]\npermission_mode = "${mode}"\n` });
-    const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd });
-    try {
-      await tui.sessionReady();
-      await tui.waitForScreen(mode === "always-approve" ? "· always-approve" : "· auto");
-      // The owner turns the mode off (for auto: /always-approve on, then off again).
-      await tui.typeIntoTui("/always-approve");
-      if (mode === "auto") {
-        await tui.waitForScreen("always-approve on");
+    await withSimTui(
+      { home: { extraToml: `[ui]\npermission_mode = "${mode}"\n` } },
+      async ({ tui }) => {
+        await tui.sessionReady();
+        await tui.waitForScreen(mode === "always-approve" ? "· always-approve" : "· auto");
+        // The owner turns the mode off (for auto: /always-approve on, then off again).
         await tui.typeIntoTui("/always-approve");
-      }
-      await tui.waitForScreen("always-approve off");
-      const observer = await client(tui, "observer");
-      assert.is(await rosterYolo(observer, tui.sessionId), false);
+        if (mode === "auto") {
+          await tui.waitForScreen("always-approve on");
+          await tui.typeIntoTui("/always-approve");
+        }
+        await tui.waitForScreen("always-approve off");
+        const observer = await client(tui, "observer");
+        assert.is(await rosterYolo(observer, tui.sessionId), false);
 
-      // A careful attach sends both keys: nothing is switched back on.
-      const careful = await client(tui, "careful");
-      const r1 = await careful.request("session/resume", {
-        sessionId: tui.sessionId,
-        cwd: tui.paths.cwd,
-        _meta: { yoloMode: false, autoMode: false },
-      });
-      assert.is(r1.error, undefined);
-      assert.is(await rosterYolo(observer, tui.sessionId), false);
-      const asked = permissionTurn(careful, tui.sessionId, "p1");
-      await tui.waitForScreen("Permission requested");
-      await tui.pressKey("y");
-      assert.match(await asked, "Permission was granted.");
-
-      // A bare attach falls back to the leader's config default and switches it back on.
-      const bare = await client(tui, "bare");
-      const r2 = await bare.request("session/resume", {
-        sessionId: tui.sessionId,
-        cwd: tui.paths.cwd,
-      });
-      assert.is(r2.error, undefined);
-      if (mode === "always-approve") {
-        assert.is(await rosterYolo(observer, tui.sessionId), true);
-        await observer.nextAcp((m) => {
-          const upserted = get(m, "params", "upserted");
-          return (
-            m.method === "_x.ai/sessions/changed" &&
-            Array.isArray(upserted) &&
-            get(upserted[0], "yolo") === true
-          );
+        // A careful attach sends both keys: nothing is switched back on.
+        const careful = await client(tui, "careful");
+        const r1 = await careful.request("session/resume", {
+          sessionId: tui.sessionId,
+          cwd: tui.paths.cwd,
+          _meta: { yoloMode: false, autoMode: false },
         });
-      }
-      const reply = await permissionTurn(bare, tui.sessionId, "p2");
-      assert.match(reply, "Permission was granted automatically.");
-      assert.not.match(await tui.capture(), "Permission requested", "the owner was not asked");
-      for (const c of [observer, careful, bare]) c.destroy();
-    } finally {
-      await tui.stop();
-      home.remove();
-    }
+        assert.is(r1.error, undefined);
+        assert.is(await rosterYolo(observer, tui.sessionId), false);
+        const asked = permissionTurn(careful, tui.sessionId, "p1");
+        await tui.waitForScreen("Permission requested");
+        await tui.pressKey("y");
+        assert.match(await asked, "Permission was granted.");
+
+        // A bare attach falls back to the leader's config default and switches it back on.
+        const bare = await client(tui, "bare");
+        const r2 = await bare.request("session/resume", {
+          sessionId: tui.sessionId,
+          cwd: tui.paths.cwd,
+        });
+        assert.is(r2.error, undefined);
+        if (mode === "always-approve") {
+          assert.is(await rosterYolo(observer, tui.sessionId), true);
+          await observer.nextAcp((m) => upsertsSession(m, "yolo", true));
+        }
+        const reply = await permissionTurn(bare, tui.sessionId, "p2");
+        assert.match(reply, "Permission was granted automatically.");
+        assert.not.match(await tui.capture(), "Permission requested", "the owner was not asked");
+        for (const c of [observer, careful, bare]) c.destroy();
+      },
+    );
   });
 }
 
 test("without a config permission mode a bare attach changes nothing", async () => {
-  const home = grokHomeFixture();
-  const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd });
-  try {
+  await withSimTui({}, async ({ tui }) => {
     await tui.sessionReady();
     const bare = await client(tui, "bare");
     await bare.request("session/resume", { sessionId: tui.sessionId, cwd: tui.paths.cwd });
     assert.is(await rosterYolo(bare, tui.sessionId), false);
     bare.destroy();
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test("every attach re-applies the model: model_changed to all subscribers, after the attacher's answer", async () => {
-  const home = grokHomeFixture();
-  const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd });
-  try {
+  await withSimTui({}, async ({ tui }) => {
     await tui.sessionReady();
     const observer = await client(tui, "observer");
     await observer.request("session/resume", { sessionId: tui.sessionId, cwd: tui.paths.cwd });
@@ -182,10 +154,7 @@ test("every attach re-applies the model: model_changed to all subscribers, after
     }
     await tui.waitForScreen("model: grok-build low");
     observer.destroy();
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test("the TUI registers status_line false unless [ui.status_line] reserves a row; both permission keys always", async () => {
@@ -194,14 +163,7 @@ test("the TUI registers status_line false unless [ui.status_line] reserves a row
     ['[ui.status_line]\ntype = "builtin"\n', true],
     ['[ui.status_line]\ntype = "disabled"\n', false],
   ] as const) {
-    const home = grokHomeFixture({ extraToml: extra });
-    const log = join(home.dir, "..", "trace.log");
-    const tui = await startGrokTui({
-      grokHome: home.dir,
-      cwd: home.cwd,
-      env: { GROK_SIM_LOG: log },
-    });
-    try {
+    await withSimTui({ home: { extraToml: extra } }, async ({ tui, log }) => {
       await tui.sessionReady();
       const register = await waitFor("the TUI's register frame", () =>
         traceEvents(log).find((e) => get(e, "frame", "type") === "register"),
@@ -214,10 +176,7 @@ test("the TUI registers status_line false unless [ui.status_line] reserves a row
         .find((m) => m.method === "session/new");
       assert.is(get(created, "params", "_meta", "yoloMode"), false);
       assert.is(get(created, "params", "_meta", "autoMode"), false);
-    } finally {
-      await tui.stop();
-      home.remove();
-    }
+    });
   }
 });
 

@@ -8,19 +8,16 @@
  * the original's refresh token. A token that cannot be refreshed means the sign-in screen.
  */
 import { readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import {
   AUTH_SCOPE,
   authJson,
   ensureGrokSim,
-  grokHomeFixture,
-  startGrokLeader,
-  startGrokTui,
+  type GrokHomeFixture,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { traceEvents } from "../../../helpers/grok-sim-clients.js";
+import { traceEvents, withSimLeader, withSimTui } from "../../../helpers/grok-sim-clients.js";
 
 function entry(path: string): Record<string, unknown> {
   return JSON.parse(readFileSync(path, "utf8"))[AUTH_SCOPE];
@@ -35,16 +32,10 @@ for (const [label, validForMs] of [
   ["4 minutes from expiry", 4 * 60_000],
 ] as const) {
   test(`a leader on a copied login (${label}) refreshes at start and rotates the refresh token`, async () => {
-    const home = grokHomeFixture();
     const owners = authJson({ validForMs, refreshToken: "owner-refresh-1" });
-    writeFileSync(home.authPath, owners, { mode: 0o600 });
-    const log = join(home.dir, "..", "trace.log");
-    const leader = await startGrokLeader({
-      grokHome: home.dir,
-      cwd: home.cwd,
-      env: { GROK_SIM_LOG: log },
-    });
-    try {
+    const prepare = (home: GrokHomeFixture) =>
+      writeFileSync(home.authPath, owners, { mode: 0o600 });
+    await withSimLeader({ prepare }, async ({ home, log }) => {
       const refresh = await waitFor("the refresh", () =>
         traceEvents(log).find((e) => e.event === "auth_refresh"),
       );
@@ -55,43 +46,33 @@ for (const [label, validForMs] of [
       assert.ok(Date.parse(String(now.expires_at)) > Date.now() + 30 * 60_000);
       assert.is(now.email, "owner@example.com", "the profile fields are kept");
       assert.is(statSync(home.authPath).mode & 0o777, 0o600);
-    } finally {
-      await leader.stop();
-      home.remove();
-    }
+    });
   });
 }
 
 test("a current login is not refreshed; the TUI never refreshes", async () => {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.log");
-  const before = readFileSync(home.authPath, "utf8");
-  const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd, env: { GROK_SIM_LOG: log } });
-  try {
+  let before = "";
+  const prepare = (home: GrokHomeFixture) => {
+    before = readFileSync(home.authPath, "utf8");
+  };
+  await withSimTui({ prepare }, async ({ tui, home, log }) => {
     await tui.sessionReady();
     assert.equal(
       traceEvents(log).filter((e) => e.event === "auth_refresh"),
       [],
     );
     assert.is(readFileSync(home.authPath, "utf8"), before);
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test("an expired login without a refresh token is no login: the sign-in screen", async () => {
-  const home = grokHomeFixture();
   const stale = JSON.parse(authJson({ validForMs: -60_000 }));
   delete stale[AUTH_SCOPE].refresh_token;
-  writeFileSync(home.authPath, JSON.stringify(stale), { mode: 0o600 });
-  const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd });
-  try {
+  const prepare = (home: GrokHomeFixture) =>
+    writeFileSync(home.authPath, JSON.stringify(stale), { mode: 0o600 });
+  await withSimTui({ prepare }, async ({ tui }) => {
     await tui.waitForScreen("Login with Grok");
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test.run();

@@ -14,7 +14,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { ensureGrokSim, type GrokLeader, waitFor } from "../../../helpers/grok-sim.js";
 import { acpClient, withSimLeader } from "../../../helpers/grok-sim-clients.js";
-import { get, type RawClient, record } from "./raw.js";
+import { get, promptParams, type RawClient, record } from "./raw.js";
 
 type Msg = Record<string, unknown>;
 
@@ -45,11 +45,7 @@ async function newSession(c: RawClient, cwd: string): Promise<string> {
 }
 
 async function prompt(c: RawClient, sid: string, promptId: string, text: string): Promise<void> {
-  await c.request(
-    "session/prompt",
-    { sessionId: sid, prompt: [{ type: "text", text }], _meta: { promptId } },
-    20_000,
-  );
+  await c.request("session/prompt", promptParams(sid, text, { promptId }), 20_000);
 }
 
 /** The one directory under sessions/ (the encoded cwd), found on disk rather than computed. */

@@ -9,18 +9,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { ensureGrokSim, pidAlive, readLockPid, waitFor } from "../../../helpers/grok-sim.js";
 import {
-  ensureGrokSim,
-  grokHomeFixture,
-  pidAlive,
-  readLockPid,
-  startGrokLeader,
-  startGrokTui,
-  waitFor,
-} from "../../../helpers/grok-sim.js";
-import { traceEvents, withSimLeader } from "../../../helpers/grok-sim-clients.js";
-import { hasSocket, listeningInodes, stat } from "./kernel-oracles.js";
-import { get, RawClient } from "./raw.js";
+  acpClient,
+  traceEvents,
+  withSimLeader,
+  withSimTui,
+} from "../../../helpers/grok-sim-clients.js";
+import { hasSocket, listeningInodes, stat } from "../../kernel-oracles.js";
+import { get, promptParams, RawClient, registeredUntilClosed } from "./raw.js";
 
 const linux = process.platform === "linux";
 
@@ -29,29 +26,12 @@ test.before(async () => {
 });
 
 test("crash mid-prompt: EOF without shutdown, stale .sock/.lock, then the TUI respawns a new leader", async () => {
-  const home = grokHomeFixture();
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_CRASH_AFTER_CHUNKS: "2" },
-  });
-  try {
+  await withSimTui({ env: { GROK_SIM_CRASH_AFTER_CHUNKS: "2" } }, async ({ tui, home }) => {
     const first = await tui.leaderPid();
     await tui.sessionReady();
-    const c = await RawClient.open(tui.paths.socketPath);
-    await c.register("my-lib");
-    await c.request("initialize", { protocolVersion: 1 });
+    const c = await acpClient(tui.paths.socketPath, "my-lib");
     await c.request("session/resume", { sessionId: tui.sessionId, cwd: home.cwd, mcpServers: [] });
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "session/prompt",
-      params: {
-        sessionId: tui.sessionId,
-        prompt: [{ type: "text", text: "crash please" }],
-        _meta: { promptId: "P-crash" },
-      },
-    });
+    c.sendPrompt(1, tui.sessionId, "crash please", { promptId: "P-crash" });
     await c.waitClosed(10_000);
     assert.ok(!c.frames.some((f) => f.json.type === "shutdown" || f.json.type === "shutting_down"));
     assert.ok(!c.acp().some((m) => m.id === 1), "no response for the prompt");
@@ -74,10 +54,8 @@ test("crash mid-prompt: EOF without shutdown, stale .sock/.lock, then the TUI re
     // The lock names the new pid before the new leader has bound its socket (it unlinks the stale
     // file first), so connecting can briefly meet ENOENT: retry until it listens.
     const r = await waitFor("the replacement leader's socket", () =>
-      RawClient.open(tui.paths.socketPath),
+      acpClient(tui.paths.socketPath, "my-lib"),
     );
-    await r.register("my-lib");
-    await r.request("initialize", { protocolVersion: 1 });
     await r.request("session/load", { sessionId: tui.sessionId, cwd: home.cwd, mcpServers: [] });
     const kinds = r
       .acp()
@@ -88,16 +66,11 @@ test("crash mid-prompt: EOF without shutdown, stale .sock/.lock, then the TUI re
       !r.acp().some((m) => get(m, "params", "update", "sessionUpdate") === "turn_completed"),
     );
     r.destroy();
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test("SIGTERM: exit 143 with no cleanup, the socket and lock files stay behind", async () => {
-  const home = grokHomeFixture();
-  const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd });
-  try {
+  await withSimLeader({}, async ({ leader }) => {
     process.kill(leader.pid, "SIGTERM");
     await waitFor("exit", () => leader.child.exitCode !== null);
     assert.is(leader.child.exitCode, 143);
@@ -107,35 +80,19 @@ test("SIGTERM: exit 143 with no cleanup, the socket and lock files stay behind",
       String(leader.pid),
       "stale lock with the dead pid",
     );
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+  });
 });
 
 test("drop after prompt: the connection closes once the prompt was read; the turn still completes, once", async () => {
   await withSimLeader(
     { env: { GROK_SIM_DROP_AFTER_PROMPT: "1" } },
     async ({ leader, home, log }) => {
-      const c = await RawClient.open(leader.paths.socketPath);
-      await c.register("my-lib");
-      await c.request("initialize", { protocolVersion: 1 });
+      const c = await acpClient(leader.paths.socketPath, "my-lib");
       const sid = "0198b0c2-0000-7000-8000-000000000001";
       await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
-      c.sendAcp({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "session/prompt",
-        params: {
-          sessionId: sid,
-          prompt: [{ type: "text", text: "[[sim:sleep=300]] dropped" }],
-          _meta: { promptId: "P-drop" },
-        },
-      });
+      c.sendPrompt(1, sid, "[[sim:sleep=300]] dropped", { promptId: "P-drop" });
       await c.waitClosed();
-      const r = await RawClient.open(leader.paths.socketPath);
-      await r.register("my-lib");
-      await r.request("initialize", { protocolVersion: 1 });
+      const r = await acpClient(leader.paths.socketPath, "my-lib");
       await waitFor("turn completed on disk", async () => {
         const res = await r.request("session/load", {
           sessionId: sid,
@@ -166,23 +123,11 @@ test("drop after prompt: the connection closes once the prompt was read; the tur
 });
 
 test("ack delay: queue/changed for a prompt arrives after its first streamed chunk", async () => {
-  const home = grokHomeFixture();
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_ACK_DELAY_MS: "400" },
-  });
-  try {
-    const c = await RawClient.open(leader.paths.socketPath);
-    await c.register("my-lib");
-    await c.request("initialize", { protocolVersion: 1 });
+  await withSimLeader({ env: { GROK_SIM_ACK_DELAY_MS: "400" } }, async ({ leader, home }) => {
+    const c = await acpClient(leader.paths.socketPath, "my-lib");
     const sid = "0198b0c2-0000-7000-8000-000000000002";
     await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
-    await c.request("session/prompt", {
-      sessionId: sid,
-      prompt: [{ type: "text", text: "slow acks" }],
-      _meta: { promptId: "P-ack" },
-    });
+    await c.request("session/prompt", promptParams(sid, "slow acks", { promptId: "P-ack" }));
     await c.nextAcp(
       (m) => m.method === "_x.ai/queue/changed" && get(m, "params", "runningPromptId") === "P-ack",
       5000,
@@ -192,10 +137,7 @@ test("ack delay: queue/changed for a prompt arrives after its first streamed chu
     const firstQueue = msgs.findIndex((m) => m.method === "_x.ai/queue/changed");
     assert.ok(firstChunk >= 0 && firstQueue > firstChunk, `${firstChunk} < ${firstQueue}`);
     c.destroy();
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+  });
 });
 
 test("imposter: another process owns the listening socket at the path and reports the leader's pid", async () => {
@@ -231,26 +173,15 @@ test("imposter: another process owns the listening socket at the path and report
 });
 
 test("auto-update after N ms: shutting_down{auto_update}, shutdown, EOF; files removed", async () => {
-  const home = grokHomeFixture();
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_AUTO_UPDATE_AFTER_MS: "800" },
-  });
-  try {
-    const c = await RawClient.open(leader.paths.socketPath);
-    await c.register("my-lib");
-    await c.waitClosed(10_000);
+  await withSimLeader({ env: { GROK_SIM_AUTO_UPDATE_AFTER_MS: "800" } }, async ({ leader }) => {
+    const c = await registeredUntilClosed(leader.paths.socketPath, "my-lib", 10_000);
     assert.equal(
       c.frames.slice(-2).map((f) => f.text),
       ['{"type":"shutting_down","reason":"auto_update","delay_ms":0}', '{"type":"shutdown"}'],
     );
     await waitFor("exit", () => leader.child.exitCode !== null);
     assert.ok(!existsSync(leader.paths.socketPath) && !existsSync(leader.paths.lockPath));
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+  });
 });
 
 test("active_sessions.json faults: corrupt leaves unparseable bytes, skip writes nothing", async () => {
@@ -258,9 +189,7 @@ test("active_sessions.json faults: corrupt leaves unparseable bytes, skip writes
     ["GROK_SIM_CORRUPT_ACTIVE_SESSIONS", "corrupt"],
     ["GROK_SIM_SKIP_ACTIVE_SESSIONS", "absent"],
   ] as const) {
-    const home = grokHomeFixture();
-    const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd, env: { [flag]: "1" } });
-    try {
+    await withSimTui({ env: { [flag]: "1" } }, async ({ tui }) => {
       await tui.leaderPid();
       await tui.sessionReady();
       if (expect === "absent") {
@@ -273,28 +202,16 @@ test("active_sessions.json faults: corrupt leaves unparseable bytes, skip writes
       } else {
         assert.throws(() => JSON.parse(readFileSync(tui.paths.activeSessions, "utf8")));
       }
-    } finally {
-      await tui.stop();
-      home.remove();
-    }
+    });
   }
 });
 
 test("GROK_SIM_TUI_EXIT_AFTER_MS: the TUI leaves on its own, the leader stays", async () => {
-  const home = grokHomeFixture();
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_TUI_EXIT_AFTER_MS: "1500" },
-  });
-  try {
+  await withSimTui({ env: { GROK_SIM_TUI_EXIT_AFTER_MS: "1500" } }, async ({ tui }) => {
     const leader = await tui.leaderPid();
     await waitFor("TUI exit", () => !pidAlive(tui.tuiPid), 10_000);
     assert.ok(pidAlive(leader));
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test.run();

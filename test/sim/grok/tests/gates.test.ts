@@ -15,15 +15,18 @@ import {
   ensureGrokSim,
   type GrokHomeFixture,
   type GrokTui,
-  grokHomeFixture,
   pidAlive,
   type RepoLocalConfig,
-  startGrokTui,
   trustFolder,
   waitFor,
   writeRepoLocalConfig,
 } from "../../../helpers/grok-sim.js";
-import { traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
+import {
+  traceEvents,
+  withSimHome,
+  withSimTui,
+  withTuiIn,
+} from "../../../helpers/grok-sim-clients.js";
 
 const TRUST_QUESTION = "Do you trust the contents of this directory?";
 
@@ -78,46 +81,36 @@ test("signed out: the sign-in screen holds session/new until the owner logs in",
 });
 
 test("folder trust: repo-local config in an untrusted cwd holds the session until y; y persists", async () => {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.log");
-  writeRepoLocalConfig(home.cwd, "mcp_json");
-  const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd, env: { GROK_SIM_LOG: log } });
-  const key = realpathSync(home.cwd);
-  try {
-    await heldAt(tui, log, TRUST_QUESTION);
-    assert.match(await tui.capture(), key, "the question names the workspace");
-    assert.match(await tui.capture(), "No, quit");
-    await tui.pressKey("y");
-    await tui.sessionReady();
-    await waitFor("the active_sessions.json entry", () =>
-      activeSessionIds(tui).includes(tui.sessionId),
-    );
-    const store = join(home.dir, "trusted_folders.toml");
-    const text = readFileSync(store, "utf8");
-    assert.match(text, `[folders.${JSON.stringify(key)}]\ntrusted = true\ndecided_at = `);
-    assert.is(statSync(store).mode & 0o777, 0o600);
-  } finally {
-    await tui.stop();
-  }
-  // The store now trusts the folder: a second TUI there is not asked.
-  const again = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { GROK_SIM_LOG: log },
+  const prepare = (home: GrokHomeFixture) => writeRepoLocalConfig(home.cwd, "mcp_json");
+  await withSimHome({ prepare }, async (ctx) => {
+    const { home, log } = ctx;
+    const key = realpathSync(home.cwd);
+    await withTuiIn(ctx, {}, async (tui) => {
+      await heldAt(tui, log, TRUST_QUESTION);
+      assert.match(await tui.capture(), key, "the question names the workspace");
+      assert.match(await tui.capture(), "No, quit");
+      await tui.pressKey("y");
+      await tui.sessionReady();
+      await waitFor("the active_sessions.json entry", () =>
+        activeSessionIds(tui).includes(tui.sessionId),
+      );
+      const store = join(home.dir, "trusted_folders.toml");
+      const text = readFileSync(store, "utf8");
+      assert.match(text, `[folders.${JSON.stringify(key)}]\ntrusted = true\ndecided_at = `);
+      assert.is(statSync(store).mode & 0o777, 0o600);
+    });
+    // The store now trusts the folder: a second TUI there is not asked.
+    await withTuiIn(ctx, {}, async (again) => {
+      await again.sessionReady();
+      const decisions = traceEvents(log).filter(
+        (e) => e.event === "tui_trust_decision" && e.pid === again.tuiPid,
+      );
+      assert.equal(
+        decisions.map((d) => [d.outcome, d.why]),
+        [["trusted", "store"]],
+      );
+    });
   });
-  try {
-    await again.sessionReady();
-    const decisions = traceEvents(log).filter(
-      (e) => e.event === "tui_trust_decision" && e.pid === again.tuiPid,
-    );
-    assert.equal(
-      decisions.map((d) => [d.outcome, d.why]),
-      [["trusted", "store"]],
-    );
-  } finally {
-    await again.stop();
-    home.remove();
-  }
 });
 
 test("folder trust: every kind of repo-local config asks; n quits with no session and no grant", async () => {
@@ -143,46 +136,41 @@ test("folder trust: every kind of repo-local config asks; n quits with no sessio
 });
 
 test("folder trust keys on the git root; a trusted ancestor, a clean cwd or GROK_FOLDER_TRUST=0 ask nothing", async () => {
-  const home = grokHomeFixture();
-  const repo = join(home.cwd, "repo");
-  const sub = join(repo, "pkg", "app");
-  mkdirSync(join(repo, ".git"), { recursive: true });
-  mkdirSync(sub, { recursive: true });
-  writeRepoLocalConfig(repo, "mcp_json");
-  const log = join(home.dir, "..", "trace.log");
-  const tui = await startGrokTui({ grokHome: home.dir, cwd: sub, env: { GROK_SIM_LOG: log } });
-  try {
-    await heldAt(tui, log, TRUST_QUESTION);
-    assert.match(await tui.capture(), realpathSync(repo), "the workspace is the repo root");
-  } finally {
-    await tui.stop();
-  }
-  for (const [env, why] of [
-    [{ GROK_FOLDER_TRUST: "0" }, "feature_off"],
-    [{}, "store"],
-  ] as const) {
-    if (why === "store") trustFolder(home.dir, home.cwd);
-    const t = await startGrokTui({
-      grokHome: home.dir,
-      cwd: sub,
-      env: { GROK_SIM_LOG: log, ...env },
-    });
-    try {
-      await t.sessionReady();
-      const d = traceEvents(log).find(
-        (e) => e.event === "tui_trust_decision" && e.pid === t.tuiPid,
+  const repoOf = (home: GrokHomeFixture) => join(home.cwd, "repo");
+  const subOf = (home: GrokHomeFixture) => join(repoOf(home), "pkg", "app");
+  const prepare = (home: GrokHomeFixture) => {
+    mkdirSync(join(repoOf(home), ".git"), { recursive: true });
+    mkdirSync(subOf(home), { recursive: true });
+    writeRepoLocalConfig(repoOf(home), "mcp_json");
+  };
+  await withSimHome({ prepare }, async (ctx) => {
+    const { home, log } = ctx;
+    const sub = subOf(home);
+    await withTuiIn(ctx, { cwd: sub }, async (tui) => {
+      await heldAt(tui, log, TRUST_QUESTION);
+      assert.match(
+        await tui.capture(),
+        realpathSync(repoOf(home)),
+        "the workspace is the repo root",
       );
-      assert.is(d?.why, why);
-    } finally {
-      await t.stop();
+    });
+    for (const [env, why] of [
+      [{ GROK_FOLDER_TRUST: "0" }, "feature_off"],
+      [{}, "store"],
+    ] as const) {
+      if (why === "store") trustFolder(home.dir, home.cwd);
+      await withTuiIn(ctx, { cwd: sub, env }, async (t) => {
+        await t.sessionReady();
+        const d = traceEvents(log).find(
+          (e) => e.event === "tui_trust_decision" && e.pid === t.tuiPid,
+        );
+        assert.is(d?.why, why);
+      });
     }
-  }
-  home.remove();
+  });
 });
 
 test("consent: the settings server's notice holds the session; a records the answer for the account", async () => {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.log");
   const gate = JSON.stringify({
     id: "terms-2026",
     version: 3,
@@ -190,29 +178,25 @@ test("consent: the settings server's notice holds the session; a records the ans
     body: "Please read the new terms.",
     accept_label: "I agree",
   });
-  const env = { GROK_SIM_LOG: log, GROK_SIM_CONSENT_GATE: gate };
-  const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd, env });
-  try {
-    await heldAt(tui, log, "Please read the new terms.");
-    assert.match(await tui.capture(), "a  I agree");
-    await tui.pressKey("a");
-    await tui.sessionReady();
-    const config = readFileSync(join(home.dir, "config.toml"), "utf8");
-    assert.match(
-      config,
-      '[consent.answers.terms-2026]\naccount = "owner@example.com"\nversion = 3',
-    );
-  } finally {
-    await tui.stop();
-  }
-  const again = await startGrokTui({ grokHome: home.dir, cwd: home.cwd, env });
-  try {
-    await again.sessionReady();
-    assert.not.match(await again.capture(), "Please read the new terms.");
-  } finally {
-    await again.stop();
-    home.remove();
-  }
+  const env = { GROK_SIM_CONSENT_GATE: gate };
+  await withSimHome({}, async (ctx) => {
+    const { home, log } = ctx;
+    await withTuiIn(ctx, { env }, async (tui) => {
+      await heldAt(tui, log, "Please read the new terms.");
+      assert.match(await tui.capture(), "a  I agree");
+      await tui.pressKey("a");
+      await tui.sessionReady();
+      const config = readFileSync(join(home.dir, "config.toml"), "utf8");
+      assert.match(
+        config,
+        '[consent.answers.terms-2026]\naccount = "owner@example.com"\nversion = 3',
+      );
+    });
+    await withTuiIn(ctx, { env }, async (again) => {
+      await again.sessionReady();
+      assert.not.match(await again.capture(), "Please read the new terms.");
+    });
+  });
 });
 
 test("the order is sign-in, consent, folder trust; the session comes after the last answer", async () => {

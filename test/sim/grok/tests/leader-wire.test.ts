@@ -8,13 +8,8 @@
 import { existsSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  ensureGrokSim,
-  type GrokLeader,
-  grokHomeFixture,
-  startGrokLeader,
-  waitFor,
-} from "../../../helpers/grok-sim.js";
+import { ensureGrokSim, type GrokLeader, waitFor } from "../../../helpers/grok-sim.js";
+import { withSimLeader } from "../../../helpers/grok-sim-clients.js";
 import { frameBytes, RawClient } from "./raw.js";
 
 const CAPS =
@@ -22,19 +17,10 @@ const CAPS =
 const LEADER_CAPS =
   '{"control_v1":true,"runtime_cpu_profile":false,"profile_formats":[],"workspace_exposure":true,"relaunch_v1":true}';
 
-async function withLeader(
+const withLeader = (
   env: Record<string, string>,
   fn: (leader: GrokLeader) => Promise<void>,
-): Promise<void> {
-  const home = grokHomeFixture();
-  const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd, env });
-  try {
-    await fn(leader);
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
-}
+): Promise<void> => withSimLeader({ env }, ({ leader }) => fn(leader));
 
 test.before(async () => {
   await ensureGrokSim();

@@ -13,7 +13,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { ensureGrokSim, type GrokLeader, waitFor } from "../../../helpers/grok-sim.js";
 import { withSimLeader } from "../../../helpers/grok-sim-clients.js";
-import { get, RawClient } from "./raw.js";
+import { get, promptParams, RawClient } from "./raw.js";
 
 type Msg = Record<string, unknown>;
 
@@ -43,10 +43,6 @@ async function session(c: RawClient, cwd: string): Promise<string> {
   return sid;
 }
 
-function promptReq(sid: string, promptId: string, text: string): Msg {
-  return { sessionId: sid, prompt: [{ type: "text", text }], _meta: { promptId } };
-}
-
 const forSession =
   (sid: string) =>
   (m: Msg): boolean =>
@@ -61,7 +57,7 @@ test("persistence: summary.json and updates.jsonl under sessions/<encoded cwd>/<
   await withLeader({}, async ({ leader, home, cwd }) => {
     const { c } = await client(leader, "a");
     const sid = await session(c, cwd);
-    await c.request("session/prompt", promptReq(sid, "P1", "persist me"));
+    await c.request("session/prompt", promptParams(sid, "persist me", { promptId: "P1" }));
     const dir = join(
       home,
       "sessions",
@@ -103,7 +99,7 @@ test("load replays to the loader only, marked isReplay and x.ai/leaderClientId; 
   await withLeader({}, async ({ leader, cwd }) => {
     const a = await client(leader, "a");
     const sid = await session(a.c, cwd);
-    await a.c.request("session/prompt", promptReq(sid, "P1", "replay me"));
+    await a.c.request("session/prompt", promptParams(sid, "replay me", { promptId: "P1" }));
     const seenByA = a.c.acp().length;
     const b = await client(leader, "b");
     const res = await b.c.request("session/load", { sessionId: sid, cwd, mcpServers: [] });
@@ -158,12 +154,7 @@ test("live buffering: during an in-flight load live updates wait for the load re
     async ({ leader, cwd }) => {
       const a = await client(leader, "a");
       const sid = await session(a.c, cwd);
-      a.c.sendAcp({
-        jsonrpc: "2.0",
-        id: 50,
-        method: "session/prompt",
-        params: promptReq(sid, "P-live", "[[sim:chunks=20]] stream a lot"),
-      });
+      a.c.sendPrompt(50, sid, "[[sim:chunks=20]] stream a lot", { promptId: "P-live" });
       await a.c.nextAcp(
         (m) =>
           m.method === "session/update" &&
@@ -212,12 +203,7 @@ test("a replaying load of a resident session pauses live broadcasts; the loader 
     async ({ leader, cwd }) => {
       const a = await client(leader, "a");
       const sid = await session(a.c, cwd);
-      a.c.sendAcp({
-        jsonrpc: "2.0",
-        id: 60,
-        method: "session/prompt",
-        params: promptReq(sid, "P-gap", "[[sim:chunks=25]] long stream"),
-      });
+      a.c.sendPrompt(60, sid, "[[sim:chunks=25]] long stream", { promptId: "P-gap" });
       await a.c.nextAcp(
         (m) => get(m, "params", "update", "sessionUpdate") === "agent_message_chunk",
       );
@@ -255,12 +241,7 @@ test("disconnect mid-prompt: the turn continues, its response is dropped; the la
     const sid = await session(a.c, cwd);
     const watcher = await client(leader, "w");
     await watcher.c.request("session/resume", { sessionId: sid, cwd, mcpServers: [] });
-    a.c.sendAcp({
-      jsonrpc: "2.0",
-      id: 70,
-      method: "session/prompt",
-      params: promptReq(sid, "P-orphan", "[[sim:sleep=500]] keep going"),
-    });
+    a.c.sendPrompt(70, sid, "[[sim:sleep=500]] keep going", { promptId: "P-orphan" });
     await watcher.c.nextAcp(
       (m) => get(m, "params", "update", "sessionUpdate") === "agent_message_chunk",
     );
@@ -278,7 +259,10 @@ test("disconnect mid-prompt: the turn continues, its response is dropped; the la
     );
     const again = await client(leader, "again");
     assert.ok(again.id > watcher.id, "a reconnect is a new client id");
-    const res = await again.c.request("session/prompt", promptReq(sid, "P-after", "hi"));
+    const res = await again.c.request(
+      "session/prompt",
+      promptParams(sid, "hi", { promptId: "P-after" }),
+    );
     assert.equal(res.error, {
       code: -32602,
       message: "Invalid params",
@@ -290,7 +274,10 @@ test("disconnect mid-prompt: the turn continues, its response is dropped; the la
       mcpServers: [],
       _meta: { noReplay: true },
     });
-    const ok = await again.c.request("session/prompt", promptReq(sid, "P-after2", "hi again"));
+    const ok = await again.c.request(
+      "session/prompt",
+      promptParams(sid, "hi again", { promptId: "P-after2" }),
+    );
     assert.is(get(ok, "result", "stopReason"), "end_turn");
     again.c.destroy();
   });

@@ -17,12 +17,10 @@ import {
   ensureGrokSim,
   type GrokHomeFixture,
   type GrokLeader,
-  grokHomeFixture,
-  startGrokTui,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { acpClient, withSimLeader } from "../../../helpers/grok-sim-clients.js";
-import { get, RawClient } from "./raw.js";
+import { acpClient, withSimLeader, withSimTui } from "../../../helpers/grok-sim-clients.js";
+import { get, type RawClient } from "./raw.js";
 
 const SERVERS = [
   { name: "linear", url: "https://mcp.linear.app/mcp", tools: ["list_issues"] },
@@ -240,13 +238,9 @@ test("resume/load of a resident session: omitted or [] keeps config servers; a l
 });
 
 test("attaching to the TUI's live session with [] leaves the owner's configured servers enabled", async () => {
-  const home = grokHomeFixture();
-  const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd });
-  try {
+  await withSimTui({}, async ({ tui }) => {
     await tui.sessionReady();
-    const c = await RawClient.open(tui.paths.socketPath);
-    await c.register("seat");
-    await c.request("initialize", { protocolVersion: 1 });
+    const c = await acpClient(tui.paths.socketPath, "seat");
     const before = await enabledMap(c, tui.sessionId);
     assert.equal(before, [
       ["linear", true],
@@ -260,10 +254,7 @@ test("attaching to the TUI's live session with [] leaves the owner's configured 
     assert.is(res.error, undefined, JSON.stringify(res.error));
     assert.equal(await enabledMap(c, tui.sessionId), before);
     c.destroy();
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test.run();

@@ -36,7 +36,7 @@ import { acpClient } from "../../../helpers/grok-sim-clients.js";
 import { type Behaviour, echoBehaviour, OperatorBank } from "../../mcp-bank/bank.js";
 import { loadBankTools } from "../../mcp-bank/fixture.js";
 import { type BankHttp, serveBankHttp } from "../../mcp-bank/http.js";
-import { get, RawClient, record } from "./raw.js";
+import { get, promptParams, RawClient, record } from "./raw.js";
 
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
@@ -115,10 +115,6 @@ async function bankRow(c: RawClient, sessionId: string, settled = true): Promise
   ).then((r) => (r === null ? undefined : record(r)));
 }
 
-function promptReq(sessionId: string, promptId: string, text: string): Msg {
-  return { sessionId, prompt: [{ type: "text", text }], _meta: { promptId } };
-}
-
 const updatesOf = (c: RawClient, promptId: string): Msg[] =>
   c
     .acp()
@@ -142,6 +138,18 @@ const finalsOf = (c: RawClient, promptId: string): Msg[] =>
   toolUpdates(c, promptId).filter(
     (u) => u.sessionUpdate === "tool_call_update" && u.status !== undefined,
   );
+
+/** A prompt whose tool calls run without anyone being asked: the turn ends, no permission request. */
+async function unaskedTurn(
+  c: RawClient,
+  sid: string,
+  promptId: string,
+  text: string,
+): Promise<void> {
+  const res = await c.request("session/prompt", promptParams(sid, text, { promptId }), 30_000);
+  assert.is(get(res, "result", "stopReason"), "end_turn");
+  assert.ok(!c.acp().some((m) => m.method === "session/request_permission"), "nobody was asked");
+}
 
 /** A new session on the leader, with optional `_meta` fields beside its id. */
 async function newSession(
@@ -236,11 +244,8 @@ test("a config bank with a Bearer $VAR header: expanded in the TUI's env, connec
     assert.ok(b.http.authorizations.length > 0);
     assert.ok(b.http.authorizations.every((a) => a === `Bearer ${b.token}`));
 
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "session/prompt",
-      params: promptReq(tui.sessionId, "P-call", '[[sim:call]] bank__echo {"text":"héllo 🌍"}'),
+    c.sendPrompt(1, tui.sessionId, '[[sim:call]] bank__echo {"text":"héllo 🌍"}', {
+      promptId: "P-call",
     });
     const req = await c.nextAcp((m) => m.method === "session/request_permission");
     assert.equal(get(req, "params", "toolCall", "rawInput"), {
@@ -285,12 +290,7 @@ test("a config bank with a Bearer $VAR header: expanded in the TUI's env, connec
 test("the owner denies in the TUI: the call never reaches the bank and the tool fails", async () => {
   await withBankTui(async (b, tui, c) => {
     await bankRow(c, tui.sessionId);
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: 2,
-      method: "session/prompt",
-      params: promptReq(tui.sessionId, "P-deny", '[[sim:call]] bank__echo {"n":1}'),
-    });
+    c.sendPrompt(2, tui.sessionId, '[[sim:call]] bank__echo {"n":1}', { promptId: "P-deny" });
     await tui.waitForScreen("Permission requested: bank__echo");
     await tui.typeIntoTui("n", { enter: false });
     await c.nextAcp((m) => m.id === 2, 20_000);
@@ -332,16 +332,12 @@ test('[permission] allow = ["MCPTool(bank__*)"] runs calls without asking; an is
     await bankRow(c, sid);
     const text =
       '[[sim:call]] bank__report {"a":1}\n[[sim:call]] bank__flags {}\n[[sim:call]] bank__strict_point {"x":"no"}';
-    const res = await c.request("session/prompt", promptReq(sid, "P-auto", text), 30_000);
-    assert.is(get(res, "result", "stopReason"), "end_turn");
-    assert.ok(!c.acp().some((m) => m.method === "session/request_permission"), "nobody was asked");
+    await unaskedTurn(c, sid, "P-auto", text);
     assert.equal(
       b.bank.calls.map((call) => call.name),
       ["report", "flags", "strict_point"],
     );
-    const finals = toolUpdates(c, "P-auto").filter(
-      (u) => u.sessionUpdate === "tool_call_update" && u.status !== undefined,
-    );
+    const finals = finalsOf(c, "P-auto");
     assert.equal(
       finals.map((u) => u.status),
       ["completed", "failed", "failed"],
@@ -390,16 +386,12 @@ test("in yolo mode MCP calls run without asking anyone, but a deny rule still re
     });
     await bankRow(c, sid);
     const text = '[[sim:call]] bank__echo {"n":1}\n[[sim:call]] bank__flags {}';
-    const res = await c.request("session/prompt", promptReq(sid, "P-yolo", text), 30_000);
-    assert.is(get(res, "result", "stopReason"), "end_turn");
-    assert.ok(!c.acp().some((m) => m.method === "session/request_permission"), "nobody was asked");
+    await unaskedTurn(c, sid, "P-yolo", text);
     assert.equal(
       b.bank.calls.map((call) => call.name),
       ["echo"],
     );
-    const finals = toolUpdates(c, "P-yolo").filter(
-      (u) => u.sessionUpdate === "tool_call_update" && u.status !== undefined,
-    );
+    const finals = finalsOf(c, "P-yolo");
     assert.equal(
       finals.map((u) => u.status),
       ["completed", "failed"],
@@ -468,7 +460,7 @@ test("through the projecting proxy: invalid arguments are refused there and come
     assert.is(get(row, "session", "status"), "ready");
     const text =
       '[[sim:call]] bank__shape_edit {"kind":"circle","r":-1}\n[[sim:call]] bank__shape_edit {"kind":"circle","r":2}';
-    await c.request("session/prompt", promptReq(sid, "P-proxy", text), 30_000);
+    await c.request("session/prompt", promptParams(sid, text, { promptId: "P-proxy" }), 30_000);
     const finals = finalsOf(c, "P-proxy");
     assert.equal(
       finals.map((u) => u.status),

@@ -22,9 +22,10 @@ import {
   startGrokLeader,
   waitFor,
 } from "../../../helpers/grok-sim.js";
+import { acpClient } from "../../../helpers/grok-sim-clients.js";
 import { OperatorBank } from "../../mcp-bank/bank.js";
 import { serveBankHttp } from "../../mcp-bank/http.js";
-import { get, RawClient } from "./raw.js";
+import { get } from "./raw.js";
 
 function put(path: string, text: string): void {
   mkdirSync(join(path, ".."), { recursive: true });
@@ -104,9 +105,7 @@ test("plugin and client-only servers are stdio placeholder rows once they have a
     env: { BANK_TOKEN: token },
   });
   try {
-    const c = await RawClient.open(leader.paths.socketPath);
-    await c.register("my-lib");
-    await c.request("initialize", { protocolVersion: 1 });
+    const c = await acpClient(leader.paths.socketPath, "my-lib");
     const created = await c.request("session/new", {
       cwd: home.cwd,
       mcpServers: [{ type: "http", name: "bank", url: "http://127.0.0.1:9/mcp", headers: [] }],
@@ -203,9 +202,7 @@ test("config.toml wins a plugin server's name; a disabled name stays off", async
   );
   const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd });
   try {
-    const c = await RawClient.open(leader.paths.socketPath);
-    await c.register("my-lib");
-    await c.request("initialize", { protocolVersion: 1 });
+    const c = await acpClient(leader.paths.socketPath, "my-lib");
     const created = await c.request("session/new", { cwd: home.cwd, mcpServers: [] });
     const sessionId = String(get(created, "result", "sessionId"));
     const listed = await c.request("_x.ai/mcp/list", { sessionId });

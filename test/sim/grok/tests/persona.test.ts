@@ -21,12 +21,11 @@ import {
   ensureGrokSim,
   type GrokLeader,
   grokHomeFixture,
-  startGrokLeader,
   startGrokTui,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { acpClient, encodeCwd } from "../../../helpers/grok-sim-clients.js";
-import { get, type RawClient, record } from "./raw.js";
+import { acpClient, encodeCwd, withSimLeader } from "../../../helpers/grok-sim-clients.js";
+import { get, promptParams, type RawClient, record } from "./raw.js";
 
 const TEMPLATE =
   "You are Grok Build (simulated), an agentic coding assistant working in the user's terminal.\n" +
@@ -98,9 +97,7 @@ test("--rules reaches system_prompt.txt inside <human_rules>; the alias works; a
 });
 
 test("only the first initialize's _meta counts; a session request's own rules win; a systemPromptOverride replaces on attach", async () => {
-  const home = grokHomeFixture({ mcpServers: [] });
-  const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd });
-  try {
+  await withSimLeader({ home: { mcpServers: [] } }, async ({ leader, home }) => {
     const first = await client(leader, { rules: "first client's rules" });
     const second = await client(leader, { rules: "second client's rules" });
     const a = randomUUID();
@@ -125,16 +122,11 @@ test("only the first initialize's _meta counts; a session request's own rules wi
     assert.is(chatHead(home.dir, home.cwd, b), "Override prompt.");
     first.destroy();
     second.destroy();
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+  });
 });
 
 test("model switch: a zero-turn incompatible harness rebuilds without the rules; after a turn it is refused; a compatible switch drops them from the head only", async () => {
-  const home = grokHomeFixture({ mcpServers: [] });
-  const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd });
-  try {
+  await withSimLeader({ home: { mcpServers: [] } }, async ({ leader, home }) => {
     const c = await client(leader, { rules: "keep me" });
     const fresh = randomUUID();
     await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: fresh } });
@@ -156,11 +148,7 @@ test("model switch: a zero-turn incompatible harness rebuilds without the rules;
       mcpServers: [],
       _meta: { sessionId: used, modelId: "grok-build" },
     });
-    await c.request("session/prompt", {
-      sessionId: used,
-      prompt: [{ type: "text", text: "one turn" }],
-      _meta: { promptId: "P1" },
-    });
+    await c.request("session/prompt", promptParams(used, "one turn", { promptId: "P1" }));
     const refused = await c.request("session/set_model", {
       sessionId: used,
       modelId: "grok-codex-sim",
@@ -187,10 +175,7 @@ test("model switch: a zero-turn incompatible harness rebuilds without the rules;
       "system_prompt.txt is not rewritten by a compatible switch",
     );
     c.destroy();
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+  });
 });
 
 test("a rules value that starts with '-' must be given as --rules=<value>; one argv element is the kernel's 128 KiB", async () => {

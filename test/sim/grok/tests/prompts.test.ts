@@ -59,12 +59,7 @@ function prompt(
   text: string,
   extra: Msg = {},
 ): void {
-  c.sendAcp({
-    jsonrpc: "2.0",
-    id,
-    method: "session/prompt",
-    params: { sessionId: sid, prompt: [{ type: "text", text }], _meta: { promptId, ...extra } },
-  });
+  c.sendPrompt(id, sid, text, { promptId, ...extra });
 }
 
 const isQueue = (m: Msg): boolean => m.method === "_x.ai/queue/changed";
@@ -182,9 +177,7 @@ test("queueing: a second prompt waits in entries with position/owner; cancel end
     assert.is(get(first, "result", "_meta", "cancelTrigger"), "esc");
     const second = await c.nextAcp((m) => m.id === 2);
     assert.is(get(second, "result", "stopReason"), "end_turn");
-    const tcs = c
-      .acp()
-      .filter((m) => get(m, "params", "update", "sessionUpdate") === "turn_completed");
+    const tcs = c.updates("turn_completed");
     assert.equal(
       tcs.map((m) => [
         get(m, "params", "update", "prompt_id"),
@@ -304,10 +297,7 @@ test("set_model: response {_meta:{model:{Ok}}}, model_changed broadcast; unknown
       modelId: "grok-build",
       _meta: { reasoningEffort: "ludicrous" },
     });
-    const last = c
-      .acp()
-      .filter((m) => get(m, "params", "update", "sessionUpdate") === "model_changed")
-      .pop();
+    const last = c.updates("model_changed").pop();
     assert.is(
       get(last, "params", "update", "reasoning_effort"),
       "high",
@@ -318,10 +308,7 @@ test("set_model: response {_meta:{model:{Ok}}}, model_changed broadcast; unknown
       modelId: "grok-code-fast-1",
       _meta: { reasoningEffort: "high" },
     });
-    const noEffort = c
-      .acp()
-      .filter((m) => get(m, "params", "update", "sessionUpdate") === "model_changed")
-      .pop();
+    const noEffort = c.updates("model_changed").pop();
     assert.is(
       get(noEffort, "params", "update", "reasoning_effort"),
       undefined,

@@ -186,6 +186,56 @@ export class RawClient {
   notify(method: string, params: unknown): void {
     this.sendAcp({ jsonrpc: "2.0", method, params });
   }
+
+  /** The session updates of `kind` (params.update.sessionUpdate) received so far. */
+  updates(kind: string): Record<string, unknown>[] {
+    return this.acp().filter((m) => get(m, "params", "update", "sessionUpdate") === kind);
+  }
+
+  /** Sends session/prompt as request `id` without waiting: the turn streams before it answers. */
+  sendPrompt(id: unknown, sessionId: string, text: string, meta?: Record<string, unknown>): void {
+    this.sendAcp({
+      jsonrpc: "2.0",
+      id,
+      method: "session/prompt",
+      params: promptParams(sessionId, text, meta),
+    });
+  }
+}
+
+/** A client registered as `clientType` once the leader has closed its connection. */
+export async function registeredUntilClosed(
+  socketPath: string,
+  clientType: string,
+  timeoutMs: number,
+): Promise<RawClient> {
+  const c = await RawClient.open(socketPath);
+  await c.register(clientType);
+  await c.waitClosed(timeoutMs);
+  return c;
+}
+
+/** Whether `m` is an x.ai/sessions/changed whose first upserted session has `key` = `value`. */
+export function upsertsSession(m: Record<string, unknown>, key: string, value: unknown): boolean {
+  const upserted = get(m, "params", "upserted");
+  return (
+    m.method === "_x.ai/sessions/changed" &&
+    Array.isArray(upserted) &&
+    get(upserted[0], key) === value
+  );
+}
+
+/** session/prompt params: one text block and, when given, `_meta` (promptId, clientIdentifier…). */
+export function promptParams(
+  sessionId: string,
+  text: string,
+  meta?: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    sessionId,
+    prompt: [{ type: "text", text }],
+    ...(meta === undefined ? {} : { _meta: meta }),
+  };
 }
 
 export function record(v: unknown): Record<string, unknown> {

@@ -12,7 +12,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { ensureGrokSim, type GrokTui, pidAlive, waitFor } from "../../../helpers/grok-sim.js";
 import { traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
-import { cmdline, environ, exe, stat } from "./kernel-oracles.js";
+import { cmdline, environ, exe, stat } from "../../kernel-oracles.js";
 import { get } from "./raw.js";
 
 const linux = process.platform === "linux";

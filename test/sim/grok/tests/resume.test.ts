@@ -37,9 +37,9 @@ import {
   startGrokTui,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { encodeCwd } from "../../../helpers/grok-sim-clients.js";
-import { cmdline, stat } from "./kernel-oracles.js";
-import { get, RawClient } from "./raw.js";
+import { acpClient, encodeCwd } from "../../../helpers/grok-sim-clients.js";
+import { cmdline, stat } from "../../kernel-oracles.js";
+import { get, promptParams } from "./raw.js";
 
 type Json = Record<string, unknown>;
 const linux = process.platform === "linux";
@@ -98,20 +98,17 @@ async function persistedSession(
   try {
     const leaderPid = await tui.leaderPid();
     await tui.sessionReady();
-    const c = await RawClient.open(tui.paths.socketPath);
-    await c.register("sim-test");
-    await c.request("initialize", { protocolVersion: 1 });
+    const c = await acpClient(tui.paths.socketPath, "sim-test");
     const attached = await c.request("session/resume", {
       sessionId: tui.sessionId,
       cwd: home.cwd,
       mcpServers: [],
     });
     assert.is(attached.error, undefined, JSON.stringify(attached.error));
-    const done = await c.request("session/prompt", {
-      sessionId: tui.sessionId,
-      prompt: [{ type: "text", text: `first turn ${promptId}` }],
-      _meta: { promptId },
-    });
+    const done = await c.request(
+      "session/prompt",
+      promptParams(tui.sessionId, `first turn ${promptId}`, { promptId }),
+    );
     assert.is(get(done, "result", "stopReason"), "end_turn");
     c.destroy();
     await tui.waitForScreen("Simulated reply");
@@ -231,12 +228,36 @@ function runGrok(
   return { status: r.status, stderr: r.stderr };
 }
 
-test("--resume <id> loads the persisted session: one session/load, its history, a new active_sessions entry", async () => {
+interface ResumeCtx {
+  readonly home: GrokHomeFixture;
+  /** The GROK_SIM_LOG trace every simulator process of the test writes, beside GROK_HOME. */
+  readonly log: string;
+  /** home.cwd resolved, as the session tree and active_sessions.json name it. */
+  readonly cwd: string;
+  /** A TUI from `launchTui` tracing to `log`; stopped after the test. */
+  launch(cwd: string, args: string[]): Promise<Pane>;
+}
+
+/** A fresh GROK_HOME; every pane launched in it is stopped and the home removed after `fn`. */
+async function withResumeHome(fn: (ctx: ResumeCtx) => Promise<void>): Promise<void> {
   const home = grokHomeFixture();
   const log = join(home.dir, "..", "trace.jsonl");
-  let pane: Pane | undefined;
+  const panes: Pane[] = [];
+  const launch = async (cwd: string, args: string[]): Promise<Pane> => {
+    const pane = await launchTui(home, cwd, args, { GROK_SIM_LOG: log });
+    panes.push(pane);
+    return pane;
+  };
   try {
-    const cwd = realpathSync(home.cwd);
+    await fn({ home, log, cwd: realpathSync(home.cwd), launch });
+  } finally {
+    for (const p of panes) await p.stop();
+    home.remove();
+  }
+}
+
+test("--resume <id> loads the persisted session: one session/load, its history, a new active_sessions entry", async () => {
+  await withResumeHome(async ({ home, log, cwd, launch }) => {
     const first = await persistedSession(home, log, "P-first");
     const sid = first.sessionId;
     // What the first TUI left on disk: the session directory with its durable records.
@@ -246,7 +267,7 @@ test("--resume <id> loads the persisted session: one session/load, its history, 
     assert.ok(!activeSessions(home.dir).some((e) => e.session_id === sid), "the quit unregistered");
     const created = acpFromClients(log, "grok-shell").find((m) => m.method === "session/new");
 
-    pane = await launchTui(home, cwd, ["--resume", sid], { GROK_SIM_LOG: log });
+    const pane = await launch(cwd, ["--resume", sid]);
     const leader = await pane.leaderPid();
     const screen = await pane.waitScreen("session ready");
     assert.ok(screen.includes(sid), "the header names the resumed session");
@@ -284,14 +305,10 @@ test("--resume <id> loads the persisted session: one session/load, its history, 
     }
 
     // Another client sees the same history at the new leader and can prompt the session again.
-    const c = await RawClient.open(pane.socketPath);
-    await c.register("sim-test");
-    await c.request("initialize", { protocolVersion: 1 });
+    const c = await acpClient(pane.socketPath, "sim-test");
     const loaded = await c.request("session/load", { sessionId: sid, cwd, mcpServers: [] });
     assert.is(get(loaded, "result", "_meta", "sessionId"), sid);
-    const replayed = c
-      .acp()
-      .filter((m) => get(m, "params", "update", "sessionUpdate") === "turn_completed");
+    const replayed = c.updates("turn_completed");
     assert.equal(
       replayed.map((m) => [
         get(m, "params", "update", "prompt_id"),
@@ -299,11 +316,10 @@ test("--resume <id> loads the persisted session: one session/load, its history, 
       ]),
       [["P-first", true]],
     );
-    const again = await c.request("session/prompt", {
-      sessionId: sid,
-      prompt: [{ type: "text", text: "second turn" }],
-      _meta: { promptId: "P-second" },
-    });
+    const again = await c.request(
+      "session/prompt",
+      promptParams(sid, "second turn", { promptId: "P-second" }),
+    );
     assert.is(get(again, "result", "stopReason"), "end_turn");
     c.destroy();
     assert.equal(
@@ -314,26 +330,18 @@ test("--resume <id> loads the persisted session: one session/load, its history, 
     await pane.waitScreen("second turn");
 
     pane.type("/quit");
-    await waitFor("resumed TUI exit", () => !pidAlive(pane?.tuiPid ?? 0));
+    await waitFor("resumed TUI exit", () => !pidAlive(pane.tuiPid));
     assert.ok(!activeSessions(home.dir).some((e) => e.session_id === sid), "unregistered again");
-  } finally {
-    await pane?.stop();
-    home.remove();
-  }
+  });
 });
 
 test("-c/--continue loads the newest session of the cwd; --load <id> from another cwd uses the session's own cwd", async () => {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.jsonl");
   const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), "grok-resume-other-")));
-  const panes: Pane[] = [];
-  try {
-    const cwd = realpathSync(home.cwd);
+  await withResumeHome(async ({ home, log, cwd, launch }) => {
     const older = await persistedSession(home, log, "P-older");
     const newer = await persistedSession(home, log, "P-newer");
 
-    const cont = await launchTui(home, cwd, ["-c"], { GROK_SIM_LOG: log });
-    panes.push(cont);
+    const cont = await launch(cwd, ["-c"]);
     await cont.waitScreen("session ready");
     const contEntry = await waitFor("entry of the -c TUI", () =>
       activeSessions(home.dir).find((e) => e.pid === cont.tuiPid),
@@ -341,10 +349,7 @@ test("-c/--continue loads the newest session of the cwd; --load <id> from anothe
     assert.is(contEntry.session_id, newer.sessionId);
     assert.ok(cont.screen().includes("first turn P-newer"));
 
-    const other = await launchTui(home, elsewhere, ["--load", older.sessionId], {
-      GROK_SIM_LOG: log,
-    });
-    panes.push(other);
+    const other = await launch(elsewhere, ["--load", older.sessionId]);
     const leader = await other.leaderPid();
     await other.waitScreen("session ready");
     const load = acpFromClients(log, "grok-shell", leader).find((m) => m.method === "session/load");
@@ -361,17 +366,11 @@ test("-c/--continue loads the newest session of the cwd; --load <id> from anothe
       !existsSync(join(home.dir, "sessions", encodeCwd(elsewhere))),
       "nothing was created under the launch directory",
     );
-  } finally {
-    for (const p of panes) await p.stop();
-    home.remove();
-    rmSync(elsewhere, { recursive: true, force: true });
-  }
+  }).finally(() => rmSync(elsewhere, { recursive: true, force: true }));
 });
 
 test("refused before anything starts: unknown id, no session in the cwd, --session-id without --fork-session", async () => {
-  const home = grokHomeFixture();
-  try {
-    const cwd = realpathSync(home.cwd);
+  await withResumeHome(async ({ home, cwd }) => {
     const sock = join(home.dir, "never.sock");
     const base = ["--leader", "--leader-socket", sock];
     const unknown = randomUUID();
@@ -422,56 +421,30 @@ test("refused before anything starts: unknown id, no session in the cwd, --sessi
     assert.ok(!existsSync(sock), "no leader was started");
     assert.ok(!existsSync(join(home.dir, "sessions")), "no session was created");
     assert.equal(activeSessions(home.dir), []);
-  } finally {
-    home.remove();
-  }
+  });
 });
 
 test("--fork-session is validated like the real flags, then refused as not simulated", async () => {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.jsonl");
-  try {
-    const cwd = realpathSync(home.cwd);
+  await withResumeHome(async ({ home, log, cwd }) => {
     const { sessionId } = await persistedSession(home, log, "P-fork");
     const sock = join(home.dir, "fork.sock");
-    const taken = runGrok(home, cwd, [
-      "--leader",
-      "--leader-socket",
-      sock,
-      "--resume",
-      sessionId,
-      "--fork-session",
-      "--session-id",
-      sessionId,
-    ]);
+    const forkArgs = ["--leader", "--leader-socket", sock, "--resume", sessionId, "--fork-session"];
+    const taken = runGrok(home, cwd, [...forkArgs, "--session-id", sessionId]);
     assert.is(taken.status, 1);
     assert.is(taken.stderr, `Error: Error: Session ID ${sessionId} is already in use.\n`);
-    const fork = runGrok(home, cwd, [
-      "--leader",
-      "--leader-socket",
-      sock,
-      "--resume",
-      sessionId,
-      "--fork-session",
-    ]);
+    const fork = runGrok(home, cwd, forkArgs);
     assert.is(fork.status, 2);
     assert.match(fork.stderr, /not simulated/);
     assert.ok(!existsSync(sock), "no leader was started");
-  } finally {
-    home.remove();
-  }
+  });
 });
 
 test("a load the agent refuses leaves the TUI open with no session and no active_sessions entry", async () => {
-  const home = grokHomeFixture();
-  const log = join(home.dir, "..", "trace.jsonl");
-  let pane: Pane | undefined;
-  try {
-    const cwd = realpathSync(home.cwd);
+  await withResumeHome(async ({ home, log, cwd, launch }) => {
     const { sessionId } = await persistedSession(home, log, "P-broken");
     // summary.json is still a file (so startup finds the session) but no longer JSON.
     writeFileSync(join(sessionDir(home.dir, cwd, sessionId), "summary.json"), "{");
-    pane = await launchTui(home, cwd, ["--resume", sessionId], { GROK_SIM_LOG: log });
+    const pane = await launch(cwd, ["--resume", sessionId]);
     const leader = await pane.leaderPid();
     await pane.waitScreen("Couldn't load session");
     assert.ok(pane.screen().includes("session load failed"));
@@ -482,10 +455,7 @@ test("a load the agent refuses leaves the TUI open with no session and no active
       !activeSessions(home.dir).some((e) => e.session_id === sessionId),
       "no entry without a loaded session",
     );
-  } finally {
-    await pane?.stop();
-    home.remove();
-  }
+  });
 });
 
 test.run();

@@ -10,15 +10,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  ensureGrokSim,
-  grokHomeFixture,
-  pidAlive,
-  startGrokTui,
-  waitFor,
-} from "../../../helpers/grok-sim.js";
-import { encodeCwd, traceEvents } from "../../../helpers/grok-sim-clients.js";
-import { stat } from "./kernel-oracles.js";
+import { ensureGrokSim, pidAlive, waitFor } from "../../../helpers/grok-sim.js";
+import { encodeCwd, traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
+import { stat } from "../../kernel-oracles.js";
 
 function childrenOf(pid: number): number[] {
   const out: number[] = [];
@@ -37,21 +31,15 @@ test.before(async () => {
   await ensureGrokSim();
 });
 
-for (const [source, opts] of [
-  ["--sandbox", { extraArgs: ["--sandbox", "workspace"] }],
+const PROFILE_SOURCES: Array<[string, Parameters<typeof withSimTui>[0]]> = [
+  ["--sandbox", { tui: { extraArgs: ["--sandbox", "workspace"] } }],
   ["GROK_SANDBOX", { env: { GROK_SANDBOX: " read-only " } }],
-  ["[sandbox] profile", { toml: '[sandbox]\nprofile = "strict"\n' }],
-] as const) {
+  ["[sandbox] profile", { home: { extraToml: '[sandbox]\nprofile = "strict"\n' } }],
+];
+
+for (const [source, opts] of PROFILE_SOURCES) {
   test(`a sandbox profile from ${source} runs the TUI without a leader`, async () => {
-    const home = grokHomeFixture("toml" in opts ? { extraToml: opts.toml } : {});
-    const log = join(home.dir, "..", "trace.log");
-    const tui = await startGrokTui({
-      grokHome: home.dir,
-      cwd: home.cwd,
-      env: { GROK_SIM_LOG: log, ...("env" in opts ? opts.env : {}) },
-      extraArgs: "extraArgs" in opts ? [...opts.extraArgs] : [],
-    });
-    try {
+    await withSimTui(opts, async ({ tui, log }) => {
       await tui.sessionReady();
       await tui.waitForScreen("no leader (sandbox)");
       const mode = traceEvents(log).find((e) => e.event === "tui_leader_mode");
@@ -74,42 +62,27 @@ for (const [source, opts] of [
       // The in-process agent answers prompts.
       await tui.typeIntoTui("hello from the owner");
       await tui.waitForScreen('Simulated reply to "hello from the owner"');
-    } finally {
-      await tui.stop();
-      home.remove();
-    }
+    });
   });
 }
 
 test('"off" and "none" confine nothing: the leader runs', async () => {
   for (const value of ["off", "none"]) {
-    const home = grokHomeFixture();
-    const tui = await startGrokTui({
-      grokHome: home.dir,
-      cwd: home.cwd,
-      env: { GROK_SANDBOX: value },
-    });
-    try {
+    await withSimTui({ env: { GROK_SANDBOX: value } }, async ({ tui }) => {
       const leader = await tui.leaderPid();
       assert.is(stat(leader).ppid, tui.tuiPid);
       await tui.sessionReady();
-    } finally {
-      await tui.stop();
-      home.remove();
-    }
+    });
   }
 });
 
 test("quitting the leaderless TUI mid-turn flushes the session: the streamed chunk reaches updates.jsonl", async () => {
-  const home = grokHomeFixture();
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
+  const opts = {
     // The second chunk never comes before the quit: the first one waits in the merge buffer.
     env: { GROK_SIM_CHUNK_DELAY_MS: "60000" },
-    extraArgs: ["--sandbox", "workspace"],
-  });
-  try {
+    tui: { extraArgs: ["--sandbox", "workspace"] },
+  };
+  await withSimTui(opts, async ({ tui, home }) => {
     await tui.sessionReady();
     await tui.waitForScreen("no leader (sandbox)");
     await tui.typeIntoTui("[[sim:chunks=3]] stream slowly");
@@ -123,10 +96,7 @@ test("quitting the leaderless TUI mid-turn flushes the session: the streamed chu
       .map((l) => JSON.parse(l)?.params?.update?.sessionUpdate);
     // agent_ops.rs flush_all_sessions: a non-leader quit drains every session's persistence.
     assert.ok(kinds.includes("agent_message_chunk"), `updates.jsonl holds ${kinds.join(", ")}`);
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
+  });
 });
 
 test.run();

@@ -22,40 +22,35 @@ import {
   startGrokLeader,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { traceEvents, withSimTui } from "../../../helpers/grok-sim-clients.js";
-import { stat } from "./kernel-oracles.js";
-import { get, RawClient } from "./raw.js";
+import {
+  acpClient,
+  traceEvents,
+  withSimLeader,
+  withSimTui,
+} from "../../../helpers/grok-sim-clients.js";
+import { stat } from "../../kernel-oracles.js";
+import { get, registeredUntilClosed } from "./raw.js";
 
 const PLATFORM = `${process.platform === "darwin" ? "macos" : "linux"}-${process.arch === "arm64" ? "aarch64" : "x86_64"}`;
 
-type Leader = Awaited<ReturnType<typeof startGrokLeader>>;
-type Home = ReturnType<typeof grokHomeFixture>;
-
-/** A leader with `env`, tracing into a log beside its GROK_HOME; stopped and removed after `body`. */
-async function withTracedLeader(
-  opts: { env: Record<string, string>; extraToml?: string },
-  body: (leader: Leader, home: Home, log: string) => Promise<void>,
-): Promise<void> {
-  const home = grokHomeFixture(opts.extraToml === undefined ? {} : { extraToml: opts.extraToml });
-  const log = join(home.dir, "..", "trace.log");
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { ...opts.env, GROK_SIM_LOG: log },
-  });
-  try {
-    await body(leader, home, log);
-  } finally {
-    await leader.stop();
-    home.remove();
-  }
+/** The leader's update checker on (GROK_DISABLE_AUTOUPDATER=0) every `intervalMs`, plus `env`. */
+function checkerEvery(
+  intervalMs: number,
+  env: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    GROK_DISABLE_AUTOUPDATER: "0",
+    GROK_SIM_AUTO_UPDATE_INTERVAL_MS: String(intervalMs),
+    ...env,
+  };
 }
+
+/** config.toml switching updates off ([cli] auto_update, re-read at every check). */
+const UPDATES_OFF = { extraToml: "[cli]\nauto_update = false\n" };
 
 /** A client registered on the leader sees it close with the auto_update shutdown frame. */
 async function closedForAutoUpdate(socketPath: string): Promise<void> {
-  const c = await RawClient.open(socketPath);
-  await c.register("my-lib");
-  await c.waitClosed(10_000);
+  const c = await registeredUntilClosed(socketPath, "my-lib", 10_000);
   assert.is(c.frames.at(-2)?.text, '{"type":"shutting_down","reason":"auto_update","delay_ms":0}');
 }
 
@@ -69,9 +64,7 @@ test("by default the leader installs the newer build, shuts down for auto_update
   await withSimTui({ env }, async ({ tui, home, log }) => {
     await tui.sessionReady();
     const first = await tui.leaderPid();
-    const c = await RawClient.open(tui.paths.socketPath);
-    await c.register("my-lib");
-    await c.waitClosed(15_000);
+    const c = await registeredUntilClosed(tui.paths.socketPath, "my-lib", 15_000);
     assert.equal(
       c.frames.slice(-2).map((f) => f.text),
       ['{"type":"shutting_down","reason":"auto_update","delay_ms":0}', '{"type":"shutdown"}'],
@@ -145,7 +138,7 @@ test("GROK_DISABLE_AUTOUPDATER is read by value, in the leader's own environment
 });
 
 test("with the variable set nothing is installed; the force knob still shuts the leader down", async () => {
-  await withTracedLeader(
+  await withSimLeader(
     {
       env: {
         GROK_DISABLE_AUTOUPDATER: "1",
@@ -153,7 +146,7 @@ test("with the variable set nothing is installed; the force knob still shuts the
         GROK_SIM_AUTO_UPDATE_AFTER_MS: "1500",
       },
     },
-    async (leader, home, log) => {
+    async ({ leader, home, log }) => {
       await closedForAutoUpdate(leader.paths.socketPath);
       assert.ok(!existsSync(join(home.dir, "bin", "grok")), "no build installed");
       assert.ok(!existsSync(join(home.dir, "downloads")));
@@ -167,28 +160,15 @@ test("with the variable set nothing is installed; the force knob still shuts the
 });
 
 test("a busy leader defers the update shutdown at most 24 times, then shuts down mid-turn", async () => {
-  // Updates start switched off in config.toml (re-read at every check), so the turn is running
+  // Updates start switched off in config.toml, so the turn is running
   // before the first check can find the newer build.
-  await withTracedLeader(
-    {
-      env: {
-        GROK_DISABLE_AUTOUPDATER: "0",
-        GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "40",
-      },
-      extraToml: "[cli]\nauto_update = false\n",
-    },
-    async (leader, home, log) => {
-      const c = await RawClient.open(leader.paths.socketPath);
-      await c.register("my-lib");
-      await c.request("initialize", { protocolVersion: 1 });
+  await withSimLeader(
+    { env: checkerEvery(40), home: UPDATES_OFF },
+    async ({ leader, home, log }) => {
+      const c = await acpClient(leader.paths.socketPath, "my-lib");
       const created = await c.request("session/new", { cwd: home.cwd, mcpServers: [] });
       const sessionId = String(get(created, "result", "sessionId"));
-      c.sendAcp({
-        jsonrpc: "2.0",
-        id: "turn",
-        method: "session/prompt",
-        params: { sessionId, prompt: [{ type: "text", text: "[[sim:sleep=60000]] a long turn" }] },
-      });
+      c.sendPrompt("turn", sessionId, "[[sim:sleep=60000]] a long turn");
       await c.nextAcp(
         (m) =>
           m.method === "session/update" &&
@@ -215,15 +195,9 @@ test("a busy leader defers the update shutdown at most 24 times, then shuts down
 });
 
 test("an npm install updates outside GROK_HOME; the leader relaunches all the same", async () => {
-  await withTracedLeader(
-    {
-      env: {
-        GROK_DISABLE_AUTOUPDATER: "0",
-        GROK_INSTALLER: "npm",
-        GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "100",
-      },
-    },
-    async (leader, home, log) => {
+  await withSimLeader(
+    { env: checkerEvery(100, { GROK_INSTALLER: "npm" }) },
+    async ({ leader, home, log }) => {
       await closedForAutoUpdate(leader.paths.socketPath);
       const installed = traceEvents(log).find((e) => e.event === "update_installed");
       assert.is(installed?.installer, "npm");
@@ -234,15 +208,9 @@ test("an npm install updates outside GROK_HOME; the leader relaunches all the sa
 });
 
 test("[cli] auto_update = false keeps the leader's check from installing anything", async () => {
-  await withTracedLeader(
-    {
-      env: {
-        GROK_DISABLE_AUTOUPDATER: "0",
-        GROK_SIM_AUTO_UPDATE_INTERVAL_MS: "30",
-      },
-      extraToml: "[cli]\nauto_update = false\n",
-    },
-    async (leader, home, log) => {
+  await withSimLeader(
+    { env: checkerEvery(30), home: UPDATES_OFF },
+    async ({ leader, home, log }) => {
       await waitFor(
         "three checks",
         () => traceEvents(log).filter((e) => e.event === "auto_update_check").length >= 3,

@@ -18,7 +18,8 @@ import {
   grokHomeFixture,
   startGrokLeader,
 } from "../../../helpers/grok-sim.js";
-import { get, RawClient } from "./raw.js";
+import { acpClient } from "../../../helpers/grok-sim-clients.js";
+import { get } from "./raw.js";
 
 function skill(dir: string, body: string): string {
   mkdirSync(dir, { recursive: true });
@@ -53,9 +54,7 @@ function layout(): Layout {
 
 async function leaderClient(home: GrokHomeFixture, env: Record<string, string> = {}) {
   const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd, env });
-  const c = await RawClient.open(leader.paths.socketPath);
-  await c.register("skills-test");
-  await c.request("initialize", { protocolVersion: 1 });
+  const c = await acpClient(leader.paths.socketPath, "skills-test");
   return { leader, c };
 }
 

@@ -14,15 +14,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  ensureGrokSim,
-  type GrokLeader,
-  grokHomeFixture,
-  startGrokLeader,
-  waitFor,
-} from "../../../helpers/grok-sim.js";
-import { encodeCwd } from "../../../helpers/grok-sim-clients.js";
-import { get, RawClient, record } from "./raw.js";
+import { ensureGrokSim, type GrokLeader, waitFor } from "../../../helpers/grok-sim.js";
+import { acpClient, encodeCwd, withSimLeader } from "../../../helpers/grok-sim-clients.js";
+import { get, promptParams, type RawClient, record } from "./raw.js";
 
 type Msg = Record<string, unknown>;
 
@@ -35,20 +29,16 @@ interface Ctx {
 }
 
 async function withSession(env: Record<string, string>, fn: (ctx: Ctx) => Promise<void>) {
-  const home = grokHomeFixture({ mcpServers: [] });
-  const leader = await startGrokLeader({ grokHome: home.dir, cwd: home.cwd, env });
-  const c = await RawClient.open(leader.paths.socketPath);
-  try {
-    await c.register("transcript-test");
-    await c.request("initialize", { protocolVersion: 1 });
-    const sid = randomUUID();
-    await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
-    await fn({ leader, home: home.dir, cwd: home.cwd, c, sid });
-  } finally {
-    c.destroy();
-    await leader.stop();
-    home.remove();
-  }
+  await withSimLeader({ env, home: { mcpServers: [] } }, async ({ leader, home }) => {
+    const c = await acpClient(leader.paths.socketPath, "transcript-test");
+    try {
+      const sid = randomUUID();
+      await c.request("session/new", { cwd: home.cwd, mcpServers: [], _meta: { sessionId: sid } });
+      await fn({ leader, home: home.dir, cwd: home.cwd, c, sid });
+    } finally {
+      c.destroy();
+    }
+  });
 }
 
 function updatesFile(ctx: Ctx): string {
@@ -69,12 +59,7 @@ function diskLines(ctx: Ctx): Msg[] {
 }
 
 async function prompt(ctx: Ctx, id: number, promptId: string, text: string): Promise<Msg> {
-  return ctx.c.request(
-    "session/prompt",
-    { sessionId: ctx.sid, prompt: [{ type: "text", text }], _meta: { promptId } },
-    30_000,
-    id,
-  );
+  return ctx.c.request("session/prompt", promptParams(ctx.sid, text, { promptId }), 30_000, id);
 }
 
 const kind = (m: unknown): unknown => get(m, "params", "update", "sessionUpdate");
@@ -232,15 +217,8 @@ test("chunks split between code points only: emoji, ZWJ sequences and CJK arrive
 test("updates.jsonl: consecutive chunks merge into the last chunk's eventId; the tail lags until the turn-end flush", async () => {
   await withSession({ GROK_SIM_CHUNK_DELAY_MS: "5" }, async (ctx) => {
     const { c } = ctx;
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: 4,
-      method: "session/prompt",
-      params: {
-        sessionId: ctx.sid,
-        prompt: [{ type: "text", text: "[[sim:chunks=4]] [[sim:sleep=1500]] lagging tail" }],
-        _meta: { promptId: "P-lag" },
-      },
+    c.sendPrompt(4, ctx.sid, "[[sim:chunks=4]] [[sim:sleep=1500]] lagging tail", {
+      promptId: "P-lag",
     });
     await c.nextAcp((m) => kind(m) === "agent_message_chunk");
     // The first chunk is live; on disk it is still the merge buffer's pending line, and the user
@@ -314,10 +292,8 @@ test("the legacy line shape (no envelope) is written by GROK_SIM_LEGACY_UPDATES=
     assert.is(lines[2]?.method, "_x.ai/session/update", "xAI lines keep the envelope");
     const page = await c.request("_x.ai/session/updates", { sessionId: sid, cwd });
     assert.equal(get(page, "result", "updates"), lines);
-    const b = await RawClient.open(ctx.leader.paths.socketPath);
+    const b = await acpClient(ctx.leader.paths.socketPath, "reloader");
     try {
-      await b.register("reloader");
-      await b.request("initialize", { protocolVersion: 1 });
       await b.request("session/load", { sessionId: sid, cwd, mcpServers: [] });
       const replayed = await waitFor("the replay", () => {
         const got = b.acp().filter((m) => get(m, "params", "_meta", "isReplay") === true);

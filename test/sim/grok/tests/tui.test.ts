@@ -15,7 +15,6 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import {
   ensureGrokSim,
-  type GrokHomeFixture,
   type GrokTui,
   grokHomeFixture,
   LEADER_ARGV,
@@ -25,34 +24,18 @@ import {
   startGrokTui,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { cmdline, environ, exe, fdTarget, flockHolder, stat } from "./kernel-oracles.js";
-import { get, RawClient } from "./raw.js";
+import { acpClient, withSimTui } from "../../../helpers/grok-sim-clients.js";
+import { cmdline, environ, exe, fdTarget, flockHolder, stat } from "../../kernel-oracles.js";
+import { get, promptParams, type RawClient } from "./raw.js";
 
 const linux = process.platform === "linux";
-
-async function withTui(
-  env: Record<string, string>,
-  fn: (tui: GrokTui, home: GrokHomeFixture) => Promise<void>,
-  extra: { socketPath?: string } = {},
-): Promise<void> {
-  const home = grokHomeFixture();
-  const tui = await startGrokTui({ grokHome: home.dir, cwd: home.cwd, env, ...extra });
-  try {
-    await fn(tui, home);
-  } finally {
-    await tui.stop();
-    home.remove();
-  }
-}
 
 function activeSessions(path: string): Array<Record<string, unknown>> {
   return JSON.parse(readFileSync(path, "utf8"));
 }
 
 async function attach(tui: GrokTui): Promise<RawClient> {
-  const c = await RawClient.open(tui.paths.socketPath);
-  await c.register("my-lib");
-  await c.request("initialize", { protocolVersion: 1 });
+  const c = await acpClient(tui.paths.socketPath, "my-lib");
   const res = await c.request("session/resume", {
     sessionId: tui.sessionId,
     cwd: tui.paths.cwd,
@@ -83,7 +66,7 @@ test("the TUI spawns the leader as §1 says, and the kernel agrees", async () =>
     return;
   }
   const grok = realpathSync(await ensureGrokSim());
-  await withTui({}, async (tui) => {
+  await withSimTui({}, async ({ tui }) => {
     const leader = await tui.leaderPid();
     await sessionReady(tui);
     assert.is.not(leader, tui.tuiPid);
@@ -126,7 +109,7 @@ test("the TUI spawns the leader as §1 says, and the kernel agrees", async () =>
 });
 
 test("the leader outlives the TUI: /quit unregisters, the leader keeps serving and is reparented", async () => {
-  await withTui({}, async (tui) => {
+  await withSimTui({}, async ({ tui }) => {
     const leader = await tui.leaderPid();
     await sessionReady(tui);
     await tui.typeIntoTui("/quit");
@@ -137,9 +120,7 @@ test("the leader outlives the TUI: /quit unregisters, the leader keeps serving a
     // Reparenting completes when the TUI's last thread is gone, a moment after its main thread.
     if (linux) await waitFor("leader reparented", () => stat(leader).ppid !== tui.tuiPid);
     assert.ok(existsSync(tui.paths.socketPath));
-    const c = await RawClient.open(tui.paths.socketPath);
-    await c.register("after");
-    await c.request("initialize", { protocolVersion: 1 });
+    const c = await acpClient(tui.paths.socketPath, "after");
     const res = await c.request("session/load", {
       sessionId: tui.sessionId,
       cwd: tui.paths.cwd,
@@ -151,7 +132,7 @@ test("the leader outlives the TUI: /quit unregisters, the leader keeps serving a
 });
 
 test("SIGTERM to the TUI also unregisters its active_sessions.json entry", async () => {
-  await withTui({}, async (tui) => {
+  await withSimTui({}, async ({ tui }) => {
     await tui.leaderPid();
     await sessionReady(tui);
     process.kill(tui.tuiPid, "SIGTERM");
@@ -163,20 +144,11 @@ test("SIGTERM to the TUI also unregisters its active_sessions.json entry", async
 });
 
 test("the TUI is the owner: it shows other clients' prompts and the permission modal, and answers it", async () => {
-  await withTui({ GROK_SIM_OWNER: "manual" }, async (tui) => {
+  await withSimTui({ env: { GROK_SIM_OWNER: "manual" } }, async ({ tui }) => {
     await tui.leaderPid();
     await sessionReady(tui);
     const c = await attach(tui);
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "session/prompt",
-      params: {
-        sessionId: tui.sessionId,
-        prompt: [{ type: "text", text: "from the library [[sim:permission]]" }],
-        _meta: { promptId: "P-lib" },
-      },
-    });
+    c.sendPrompt(1, tui.sessionId, "from the library [[sim:permission]]", { promptId: "P-lib" });
     const req = await c.nextAcp((m) => m.method === "session/request_permission");
     await tui.waitForScreen("from the library");
     await tui.waitForScreen("Permission requested: Run simulated command");
@@ -192,28 +164,31 @@ test("the TUI is the owner: it shows other clients' prompts and the permission m
 });
 
 test("GROK_SIM_OWNER=deny: the TUI denies permission requests itself after the delay", async () => {
-  await withTui({ GROK_SIM_OWNER: "deny", GROK_SIM_OWNER_DELAY_MS: "200" }, async (tui) => {
-    await tui.leaderPid();
-    await sessionReady(tui);
-    const c = await attach(tui);
-    const res = await c.request("session/prompt", {
-      sessionId: tui.sessionId,
-      prompt: [{ type: "text", text: "[[sim:permission]] [[sim:ask]] please" }],
-      _meta: { promptId: "P-deny" },
-    });
-    assert.is(get(res, "result", "stopReason"), "end_turn");
-    const text = c
-      .acp()
-      .filter((m) => get(m, "params", "update", "sessionUpdate") === "agent_message_chunk")
-      .map((m) => String(get(m, "params", "update", "content", "text")))
-      .join("");
-    assert.match(text, /Permission was denied\. The question was cancelled\./);
-    c.destroy();
-  });
+  await withSimTui(
+    { env: { GROK_SIM_OWNER: "deny", GROK_SIM_OWNER_DELAY_MS: "200" } },
+    async ({ tui }) => {
+      await tui.leaderPid();
+      await sessionReady(tui);
+      const c = await attach(tui);
+      const res = await c.request(
+        "session/prompt",
+        promptParams(tui.sessionId, "[[sim:permission]] [[sim:ask]] please", {
+          promptId: "P-deny",
+        }),
+      );
+      assert.is(get(res, "result", "stopReason"), "end_turn");
+      const text = c
+        .updates("agent_message_chunk")
+        .map((m) => String(get(m, "params", "update", "content", "text")))
+        .join("");
+      assert.match(text, /Permission was denied\. The question was cancelled\./);
+      c.destroy();
+    },
+  );
 });
 
 test("queueing behind a TUI turn: the owner's prompt runs, ours waits in entries, cancel moves on", async () => {
-  await withTui({}, async (tui) => {
+  await withSimTui({}, async ({ tui }) => {
     await tui.leaderPid();
     await sessionReady(tui);
     const c = await attach(tui);
@@ -224,16 +199,7 @@ test("queueing behind a TUI turn: the owner's prompt runs, ours waits in entries
     );
     const tuiPrompt = String(get(running, "params", "runningPromptId"));
     assert.match(tuiPrompt, /^[0-9a-f-]{36}$/, "the TUI uses a UUID promptId");
-    c.sendAcp({
-      jsonrpc: "2.0",
-      id: 5,
-      method: "session/prompt",
-      params: {
-        sessionId: tui.sessionId,
-        prompt: [{ type: "text", text: "ours" }],
-        _meta: { promptId: "P-ours", clientIdentifier: "my-lib" },
-      },
-    });
+    c.sendPrompt(5, tui.sessionId, "ours", { promptId: "P-ours", clientIdentifier: "my-lib" });
     const q = await c.nextAcp(
       (m) => m.method === "_x.ai/queue/changed" && JSON.stringify(m).includes("P-ours"),
     );
@@ -257,26 +223,23 @@ test("queueing behind a TUI turn: the owner's prompt runs, ours waits in entries
 });
 
 test("a second TUI on the same socket adopts the live leader", async () => {
-  const home = grokHomeFixture();
-  const first = await startGrokTui({ grokHome: home.dir, cwd: home.cwd });
-  let second: GrokTui | undefined;
-  try {
+  await withSimTui({}, async ({ tui: first, home }) => {
     const leader = await first.leaderPid();
     await sessionReady(first);
-    second = await startGrokTui({
+    const second = await startGrokTui({
       grokHome: home.dir,
       cwd: home.cwd,
       socketPath: first.paths.socketPath,
     });
-    await sessionReady(second);
-    assert.is(await second.leaderPid(), leader);
-    const entries = activeSessions(join(home.dir, "active_sessions.json"));
-    assert.equal(entries.map((e) => e.pid).sort(), [first.tuiPid, second.tuiPid].sort());
-  } finally {
-    await second?.stop();
-    await first.stop();
-    home.remove();
-  }
+    try {
+      await sessionReady(second);
+      assert.is(await second.leaderPid(), leader);
+      const entries = activeSessions(join(home.dir, "active_sessions.json"));
+      assert.equal(entries.map((e) => e.pid).sort(), [first.tuiPid, second.tuiPid].sort());
+    } finally {
+      await second.stop();
+    }
+  });
 });
 
 test("a TUI newer than the live leader evicts it (relaunch_for_update) and spawns its own", async () => {

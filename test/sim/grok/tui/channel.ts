@@ -4,6 +4,7 @@
  * embedded agent, pager acp/spawn.rs): no socket, no lock, no leader process. Both carry the
  * same ACP lines; the embedded one simply has nothing to lose.
  */
+import { type AcpAnswer, AcpRpc } from "../acp-rpc.js";
 import { SimAgent } from "../agent/agent.js";
 import type { SimEnv } from "../env.js";
 import { isRecord, parseJson } from "../json.js";
@@ -13,7 +14,7 @@ export interface AgentChannel {
   onAcp(handler: (msg: Record<string, unknown>) => void): void;
   onClose(handler: (reason: CloseReason) => void): void;
   startKeepalive(intervalMs: number): void;
-  request(method: string, params: unknown): Promise<{ result?: unknown; error?: unknown }>;
+  request(method: string, params: unknown): Promise<AcpAnswer>;
   notify(method: string, params: unknown): void;
   respond(id: unknown, result: unknown): void;
   respondError(id: unknown, error: unknown): void;
@@ -22,16 +23,12 @@ export interface AgentChannel {
   readonly shutdownReason?: string | undefined;
 }
 
-export class EmbeddedAgent implements AgentChannel {
+export class EmbeddedAgent extends AcpRpc implements AgentChannel {
   private readonly agent: SimAgent;
-  private nextId = 0;
-  private readonly pending = new Map<
-    string,
-    (msg: { result?: unknown; error?: unknown }) => void
-  >();
   private handler: (msg: Record<string, unknown>) => void = () => {};
 
   constructor(env: SimEnv) {
+    super();
     this.agent = new SimAgent({
       env,
       launchCwd: process.cwd(),
@@ -42,20 +39,11 @@ export class EmbeddedAgent implements AgentChannel {
 
   private fromAgent(line: string): void {
     const msg = parseJson(line);
-    if (!isRecord(msg)) return;
-    if (msg.method === undefined && msg.id !== undefined) {
-      const key = JSON.stringify(msg.id);
-      const settle = this.pending.get(key);
-      if (settle !== undefined) {
-        this.pending.delete(key);
-        settle({ result: msg.result, error: msg.error });
-        return;
-      }
-    }
+    if (!isRecord(msg) || this.settle(msg)) return;
     this.handler(msg);
   }
 
-  private send(msg: unknown): void {
+  protected send(msg: unknown): void {
     const line = JSON.stringify(msg);
     setImmediate(() => this.agent.receive(line));
   }
@@ -70,26 +58,6 @@ export class EmbeddedAgent implements AgentChannel {
 
   startKeepalive(): void {
     // Nothing to keep alive.
-  }
-
-  request(method: string, params: unknown): Promise<{ result?: unknown; error?: unknown }> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(JSON.stringify(id), resolve);
-      this.send({ jsonrpc: "2.0", id, method, params });
-    });
-  }
-
-  notify(method: string, params: unknown): void {
-    this.send({ jsonrpc: "2.0", method, params });
-  }
-
-  respond(id: unknown, result: unknown): void {
-    this.send({ jsonrpc: "2.0", id, result });
-  }
-
-  respondError(id: unknown, error: unknown): void {
-    this.send({ jsonrpc: "2.0", id, error });
   }
 
   close(): void {

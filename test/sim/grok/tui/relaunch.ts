@@ -14,6 +14,7 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { addonFunction } from "../addon.js";
 import { selfCommand } from "../self.js";
 
 declare const __GROK_SIM_REPO__: string | undefined;
@@ -107,20 +108,12 @@ function shimPaths(): string[] {
 }
 
 function loadExecve(): ExecveFn {
-  for (const path of shimPaths()) {
-    const mod: { exports: Record<string, unknown> } = { exports: {} };
-    try {
-      process.dlopen(mod, path);
-    } catch {
-      continue;
-    }
-    const fn = mod.exports.execve;
-    if (typeof fn === "function") {
-      return (file, argv, env) => {
-        Reflect.apply(fn, mod.exports, [file, argv, env]);
-        throw new Error("execve returned");
-      };
-    }
+  const fn = addonFunction(shimPaths(), "execve");
+  if (fn !== undefined) {
+    return (file, argv, env) => {
+      fn(file, argv, env);
+      throw new Error("execve returned");
+    };
   }
   throw new Error("grok simulator: the execve shim is missing (run `npm run build:sim`)");
 }

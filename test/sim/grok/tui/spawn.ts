@@ -15,6 +15,7 @@ import { lockExclusive, unlock } from "../flock.js";
 import { leaderIsOlderThan } from "../leader/routing.js";
 import { LeaderClient } from "../leader-client.js";
 import { leaderPaths } from "../paths.js";
+import { isAlive } from "../pid.js";
 import { selfCommand } from "../self.js";
 import type { ClientCapabilities } from "../wire.js";
 
@@ -26,15 +27,6 @@ const MAX_SELF_SPAWN_ATTEMPTS = 3;
 export interface SpawnResult {
   client: LeaderClient;
   spawnedPid: number | undefined;
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err instanceof Error && "code" in err && err.code === "EPERM";
-  }
 }
 
 export function readLockPid(lockPath: string): number | undefined {

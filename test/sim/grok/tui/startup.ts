@@ -20,10 +20,11 @@
  * matching never succeeds, and `--fork-session` (an `x.ai/session/fork` the agent does not
  * simulate) is refused after its flags were validated.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TuiArgs } from "../cli.js";
 import { grokHome } from "../env.js";
+import { isFile } from "../fs.js";
 import { field, parseJson, str } from "../json.js";
 import { encodeCwdDirname } from "../paths.js";
 
@@ -83,14 +84,6 @@ function sessionsRoot(): string {
 /** A session id is one path component (relocation journal `validate_component`). */
 function plainComponent(id: string): boolean {
   return id !== "" && id !== "." && id !== ".." && !id.includes("/") && !id.includes("\0");
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** session_exists_for_cwd: `sessions/<encoded cwd>/<id>/summary.json` is a file. */

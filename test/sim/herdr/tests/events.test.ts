@@ -3,63 +3,46 @@
 // release of an identified agent, before layout_updated when the tab survives, never
 // pane_closed), replay from sequence 0 out of the 512-event ring, the stream ending when the
 // client writes or half-closes, and the dotted pane-scoped events without data.type.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { type HerdrSimHandle, startHerdrSim } from "../../../helpers/herdr-sim.js";
-import { at, call, fakeGrokDir, LineStream, rpc, subscribeStream, waitFor } from "./support.js";
+import { at, call, LineStream, rpc, simPerFile, subscribeStream, waitFor } from "./support.js";
 
-let sim: HerdrSimHandle;
-let grok: ReturnType<typeof fakeGrokDir>;
-let work: string;
-
-test.before(async () => {
-  grok = fakeGrokDir();
-  work = mkdtempSync(join(tmpdir(), "herdr-sim-ev-"));
-  sim = await startHerdrSim({
-    version: "0.8.0",
-    env: { PATH: `${grok.dir}:${process.env.PATH}` },
-    switches: { detectMs: 150 },
-  });
-  await call(sim.socketPath, "workspace.create", { cwd: work });
-});
-
-test.after(async () => {
-  await sim.stop();
-  grok.cleanup();
-  rmSync(work, { recursive: true, force: true });
+const herdr = simPerFile(test, {
+  tmpPrefix: "herdr-sim-ev-",
+  version: "0.8.0",
+  switches: { detectMs: 150 },
 });
 
 async function launch(
   exitFile: string,
   extra: object = {},
 ): Promise<{ paneId: string; pid: number }> {
-  const r = await call(sim.socketPath, "layout.apply", {
+  const r = await call(herdr.sim.socketPath, "layout.apply", {
     workspace_id: "w1",
     root: {
       type: "pane",
-      cwd: work,
+      cwd: herdr.work,
       command: ["grok", "--leader"],
       env: { GROK_EXIT_FILE: exitFile },
     },
     ...extra,
   });
   const paneId = String(at(r, "result.layout.root.pane_id"));
-  const info = await call(sim.socketPath, "pane.process_info", { pane_id: paneId });
+  const info = await call(herdr.sim.socketPath, "pane.process_info", { pane_id: paneId });
   return { paneId, pid: Number(at(info, "result.process_info.shell_pid")) };
 }
 
 async function agentOf(paneId: string) {
-  return at(await call(sim.socketPath, "pane.get", { pane_id: paneId }), "result.pane.agent");
+  return at(await call(herdr.sim.socketPath, "pane.get", { pane_id: paneId }), "result.pane.agent");
 }
 
 test("argv exit: released agent, pane_exited, pane removed, no pane_closed, no layout_updated for a lone tab", async () => {
-  const exitFile = join(work, "exit-1");
+  const exitFile = join(herdr.work, "exit-1");
   const { paneId } = await launch(exitFile);
   await waitFor(async () => (await agentOf(paneId)) === "grok", 10000, "detection");
-  const stream = subscribeStream(sim.socketPath, "sub1", [
+  const stream = subscribeStream(herdr.sim.socketPath, "sub1", [
     { type: "pane.exited" },
     { type: "pane.agent_detected" },
     { type: "pane.closed" },
@@ -89,7 +72,7 @@ test("argv exit: released agent, pane_exited, pane removed, no pane_closed, no l
     `{"data":{"agent":"grok","final_status":"idle","pane_id":"${paneId}","released":true,"type":"pane_agent_detected","workspace_id":"w1"},"event":"pane_agent_detected"}`,
   );
   assert.is(
-    await rpc(sim.socketPath, "g", "pane.get", { pane_id: paneId }),
+    await rpc(herdr.sim.socketPath, "g", "pane.get", { pane_id: paneId }),
     `{"id":"g","error":{"code":"pane_not_found","message":"pane ${paneId} not found"}}`,
   );
   // Let the stream run a few more ticks: nothing about this pane may say "closed".
@@ -97,26 +80,31 @@ test("argv exit: released agent, pane_exited, pane removed, no pane_closed, no l
   assert.not.ok(stream.lines.some((l) => l.includes("pane_closed") && l.includes(`"${paneId}"`)));
   stream.close();
   // In the hub, the release precedes the exit (src/app/api.rs handle_internal_event).
-  const replay = subscribeStream(sim.socketPath, "sub1b", [{ type: "pane.exited" }]);
+  const replay = subscribeStream(herdr.sim.socketPath, "sub1b", [{ type: "pane.exited" }]);
   await replay.waitLine((l) => l.includes(`"${paneId}"`));
   replay.close();
 });
 
 test("argv exit in a split: pane_exited then layout_updated for the surviving tab", async () => {
-  const exitFile = join(work, "exit-2");
-  const r = await call(sim.socketPath, "layout.apply", {
+  const exitFile = join(herdr.work, "exit-2");
+  const r = await call(herdr.sim.socketPath, "layout.apply", {
     workspace_id: "w1",
     root: {
       type: "split",
       direction: "down",
       ratio: 0.5,
-      first: { type: "pane", cwd: work, command: ["grok"], env: { GROK_EXIT_FILE: exitFile } },
-      second: { type: "pane", cwd: work, command: ["sleep", "600"] },
+      first: {
+        type: "pane",
+        cwd: herdr.work,
+        command: ["grok"],
+        env: { GROK_EXIT_FILE: exitFile },
+      },
+      second: { type: "pane", cwd: herdr.work, command: ["sleep", "600"] },
     },
   });
   const dying = String(at(r, "result.layout.root.first.pane_id"));
   const tab = String(at(r, "result.layout.tab_id"));
-  const stream = subscribeStream(sim.socketPath, "sub2", [
+  const stream = subscribeStream(herdr.sim.socketPath, "sub2", [
     { type: "pane.exited" },
     { type: "layout.updated" },
   ]);
@@ -142,7 +130,7 @@ test("argv exit in a split: pane_exited then layout_updated for the surviving ta
 });
 
 test("a new subscriber replays history from sequence 0; pane-scoped subscriptions do not", async () => {
-  const stream = subscribeStream(sim.socketPath, "sub3", [{ type: "workspace.created" }]);
+  const stream = subscribeStream(herdr.sim.socketPath, "sub3", [{ type: "workspace.created" }]);
   const first = await stream.waitLine((l) => l.includes("workspace_created"));
   assert.ok(first.includes(`"workspace_id":"w1"`), "w1 was created long before this subscription");
   stream.close();
@@ -150,7 +138,7 @@ test("a new subscriber replays history from sequence 0; pane-scoped subscription
 
 test("the stream ends when the client writes anything, or half-closes", async () => {
   for (const how of ["write", "half-close"] as const) {
-    const stream = subscribeStream(sim.socketPath, `sub-${how}`, [{ type: "pane.exited" }]);
+    const stream = subscribeStream(herdr.sim.socketPath, `sub-${how}`, [{ type: "pane.exited" }]);
     await stream.waitLine((l) => l.includes("subscription_started"));
     assert.not.ok(stream.closed);
     if (how === "write") stream.socket.write("x");
@@ -161,10 +149,10 @@ test("the stream ends when the client writes anything, or half-closes", async ()
 });
 
 test("pane.agent_status_changed: dotted name, no data.type, initial event when the filter matches", async () => {
-  const exitFile = join(work, "exit-3");
+  const exitFile = join(herdr.work, "exit-3");
   const { paneId } = await launch(exitFile);
   await waitFor(async () => (await agentOf(paneId)) === "grok", 10000, "detection");
-  const stream = subscribeStream(sim.socketPath, "sub4", [
+  const stream = subscribeStream(herdr.sim.socketPath, "sub4", [
     { type: "pane.agent_status_changed", pane_id: paneId, agent_status: "idle" },
   ]);
   await stream.waitLine((l) => l.includes("subscription_started"));
@@ -175,11 +163,11 @@ test("pane.agent_status_changed: dotted name, no data.type, initial event when t
   );
   stream.close();
   // Unfiltered: working, then idle that nobody has looked at yet, which Herdr calls "done".
-  const all = subscribeStream(sim.socketPath, "sub4b", [
+  const all = subscribeStream(herdr.sim.socketPath, "sub4b", [
     { type: "pane.agent_status_changed", pane_id: paneId },
   ]);
   await all.waitLine((l) => l.includes("subscription_started"));
-  await call(sim.socketPath, "pane.report_agent", {
+  await call(herdr.sim.socketPath, "pane.report_agent", {
     pane_id: paneId,
     source: "custom:t",
     agent: "grok",
@@ -190,7 +178,7 @@ test("pane.agent_status_changed: dotted name, no data.type, initial event when t
     working,
     `{"data":{"agent":"grok","agent_status":"working","pane_id":"${paneId}","workspace_id":"w1"},"event":"pane.agent_status_changed"}`,
   );
-  await call(sim.socketPath, "pane.report_agent", {
+  await call(herdr.sim.socketPath, "pane.report_agent", {
     pane_id: paneId,
     source: "custom:t",
     agent: "grok",
@@ -203,7 +191,7 @@ test("pane.agent_status_changed: dotted name, no data.type, initial event when t
 
 test("a pane-scoped probe failure answers one error line with the probe's id", async () => {
   const stream = new LineStream(
-    sim.socketPath,
+    herdr.sim.socketPath,
     JSON.stringify({
       id: "sub5",
       method: "events.subscribe",
@@ -225,13 +213,13 @@ test("a pane-scoped probe failure answers one error line with the probe's id", a
 
 test("events.wait: only the agent-status match; timeout; match answers wait_matched in struct order", async () => {
   assert.is(
-    await rpc(sim.socketPath, "w1", "events.wait", {
+    await rpc(herdr.sim.socketPath, "w1", "events.wait", {
       match_event: { event: "pane_exited", pane_id: "w1:p1" },
     }),
     `{"id":"w1","error":{"code":"unsupported_event_wait_match","message":"events.wait currently supports pane agent status matches"}}`,
   );
   assert.is(
-    await rpc(sim.socketPath, "w2", "events.wait", {
+    await rpc(herdr.sim.socketPath, "w2", "events.wait", {
       match_event: {
         event: "pane_agent_status_changed",
         pane_id: "w1:p1",
@@ -242,7 +230,7 @@ test("events.wait: only the agent-status match; timeout; match answers wait_matc
     `{"id":"w2","error":{"code":"timeout","message":"timed out waiting for event match"}}`,
   );
   assert.is(
-    await rpc(sim.socketPath, "w3", "events.wait", {
+    await rpc(herdr.sim.socketPath, "w3", "events.wait", {
       match_event: {
         event: "pane_agent_status_changed",
         pane_id: "w1:p1",
@@ -255,7 +243,7 @@ test("events.wait: only the agent-status match; timeout; match answers wait_matc
 });
 
 test("focus changes publish workspace_focused, tab_focused, pane_focused once, after the request's own events", async () => {
-  const stream = subscribeStream(sim.socketPath, "focus", [
+  const stream = subscribeStream(herdr.sim.socketPath, "focus", [
     { type: "workspace.focused" },
     { type: "tab.focused" },
     { type: "pane.focused" },
@@ -267,45 +255,45 @@ test("focus changes publish workspace_focused, tab_focused, pane_focused once, a
       (l) => l.includes('"event":"workspace_focused"') && l.includes('"workspace_id":"w1"'),
     ),
   );
-  const r = await call(sim.socketPath, "layout.apply", {
+  const r = await call(herdr.sim.socketPath, "layout.apply", {
     workspace_id: "w1",
-    root: { type: "pane", cwd: work, command: ["sleep", "60"] },
+    root: { type: "pane", cwd: herdr.work, command: ["sleep", "60"] },
   });
   const target = String(at(r, "result.layout.root.pane_id"));
-  const ring = await sim.eventRing();
+  const ring = await herdr.sim.eventRing();
   // layout.apply without focus changed nothing: no focus event was pushed for it.
-  await call(sim.socketPath, "pane.focus", { pane_id: target });
+  await call(herdr.sim.socketPath, "pane.focus", { pane_id: target });
   const pf = await stream.waitLine(
     (l) => l.includes('"event":"pane_focused"') && l.includes(`"pane_id":"${target}"`),
   );
-  const kinds = (await sim.eventRing()).kinds;
+  const kinds = (await herdr.sim.eventRing()).kinds;
   assert.is(kinds.pane_focused, (ring.kinds.pane_focused ?? 0) + 1);
   assert.is(kinds.tab_focused, (ring.kinds.tab_focused ?? 0) + 1);
   assert.ok(pf.includes('"workspace_id":"w1"'));
   // Focusing the focused pane again publishes nothing.
-  await call(sim.socketPath, "pane.focus", { pane_id: target });
-  assert.is((await sim.eventRing()).kinds.pane_focused, kinds.pane_focused);
-  await call(sim.socketPath, "pane.close", { pane_id: target });
+  await call(herdr.sim.socketPath, "pane.focus", { pane_id: target });
+  assert.is((await herdr.sim.eventRing()).kinds.pane_focused, kinds.pane_focused);
+  await call(herdr.sim.socketPath, "pane.close", { pane_id: target });
   stream.close();
 });
 
 test("the ring keeps the newest 512 events: older ones no longer replay", async () => {
   // Two alternating custom labels make one pane_agent_detected per report.
   for (let i = 0; i < 600; i++)
-    await call(sim.socketPath, "pane.report_agent", {
+    await call(herdr.sim.socketPath, "pane.report_agent", {
       pane_id: "w1:p1",
       source: "custom:ring",
       agent: i % 2 ? "a" : "b",
       state: "idle",
       seq: i + 1,
     });
-  const made = await call(sim.socketPath, "workspace.create", { cwd: work });
+  const made = await call(herdr.sim.socketPath, "workspace.create", { cwd: herdr.work });
   const fresh = String(at(made, "result.workspace.workspace_id"));
-  const stream = subscribeStream(sim.socketPath, "sub6", [{ type: "workspace.created" }]);
+  const stream = subscribeStream(herdr.sim.socketPath, "sub6", [{ type: "workspace.created" }]);
   const first = await stream.waitLine((l) => l.includes("workspace_created"));
   assert.ok(first.includes(`"workspace_id":"${fresh}"`), "w1's creation fell out of the ring");
   stream.close();
-  await call(sim.socketPath, "pane.clear_agent_authority", { pane_id: "w1:p1", seq: 601 });
+  await call(herdr.sim.socketPath, "pane.clear_agent_authority", { pane_id: "w1:p1", seq: 601 });
 });
 
 test.run();

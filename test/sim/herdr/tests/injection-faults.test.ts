@@ -9,58 +9,46 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { type HerdrSimHandle, startHerdrSim } from "../../../helpers/herdr-sim.js";
-import { at, call, exchange, fakeGrokDir, rpc, waitFor } from "./support.js";
+import { at, call, exchange, rpc, simPerFile, waitFor } from "./support.js";
 
-let sim: HerdrSimHandle;
-let grok: ReturnType<typeof fakeGrokDir>;
-let work: string;
-
-test.before(async () => {
-  grok = fakeGrokDir();
-  work = mkdtempSync(join(tmpdir(), "herdr-sim-inj-"));
+const herdr = simPerFile(test, {
+  tmpPrefix: "herdr-sim-inj-",
   // A shell without rc files: the environment's interactive bash may take seconds to start.
-  sim = await startHerdrSim({
-    env: { PATH: `${grok.dir}:${process.env.PATH}`, SHELL: "/bin/sh" },
-    switches: { detectMs: 100 },
-  });
-  await call(sim.socketPath, "workspace.create", { cwd: work });
-});
-
-test.after(async () => {
-  await sim.stop();
-  grok.cleanup();
-  rmSync(work, { recursive: true, force: true });
+  env: { SHELL: "/bin/sh" },
+  switches: { detectMs: 100 },
 });
 
 test("nothing is logged for ordinary methods", async () => {
-  await call(sim.socketPath, "pane.list", {});
-  await call(sim.socketPath, "pane.report_agent", {
+  await call(herdr.sim.socketPath, "pane.list", {});
+  await call(herdr.sim.socketPath, "pane.report_agent", {
     pane_id: "w1:p1",
     source: "custom:x",
     agent: "a",
     state: "idle",
   });
-  assert.equal(await sim.injectionLog(), []);
+  assert.equal(await herdr.sim.injectionLog(), []);
 });
 
 test("pane.send_text and pane.send_keys reach the pane's process, and are logged", async () => {
-  const out = join(work, "typed.txt");
-  const r = await call(sim.socketPath, "layout.apply", {
+  const out = join(herdr.work, "typed.txt");
+  const r = await call(herdr.sim.socketPath, "layout.apply", {
     workspace_id: "w1",
     root: {
       type: "pane",
-      cwd: work,
+      cwd: herdr.work,
       command: ["/bin/sh", "-c", `IFS= read -r line; printf '%s' "$line" > '${out}'; sleep 600`],
     },
   });
   const paneId = String(at(r, "result.layout.root.pane_id"));
   assert.is(
-    await rpc(sim.socketPath, "s1", "pane.send_text", { pane_id: paneId, text: "hello there" }),
+    await rpc(herdr.sim.socketPath, "s1", "pane.send_text", {
+      pane_id: paneId,
+      text: "hello there",
+    }),
     `{"id":"s1","result":{"type":"ok"}}`,
   );
   assert.is(
-    await rpc(sim.socketPath, "s2", "pane.send_keys", { pane_id: paneId, keys: ["enter"] }),
+    await rpc(herdr.sim.socketPath, "s2", "pane.send_keys", { pane_id: paneId, keys: ["enter"] }),
     `{"id":"s2","result":{"type":"ok"}}`,
   );
   await waitFor(
@@ -69,11 +57,15 @@ test("pane.send_text and pane.send_keys reach the pane's process, and are logged
     "typed line",
   );
   assert.is(
-    await rpc(sim.socketPath, "s3", "pane.send_keys", { pane_id: paneId, keys: ["hyper+q"] }),
+    await rpc(herdr.sim.socketPath, "s3", "pane.send_keys", { pane_id: paneId, keys: ["hyper+q"] }),
     `{"id":"s3","error":{"code":"invalid_key","message":"unsupported key hyper+q"}}`,
   );
-  await call(sim.socketPath, "pane.send_input", { pane_id: paneId, text: "x", keys: ["ctrl+c"] });
-  const log = await sim.injectionLog();
+  await call(herdr.sim.socketPath, "pane.send_input", {
+    pane_id: paneId,
+    text: "x",
+    keys: ["ctrl+c"],
+  });
+  const log = await herdr.sim.injectionLog();
   assert.equal(
     log.map((e) => [e.method, e.id]),
     [
@@ -89,11 +81,11 @@ test("pane.send_text and pane.send_keys reach the pane's process, and are logged
 test("agent.start types the agent command into an idle shell; agent.prompt needs a known agent", async () => {
   const shell = String(
     at(
-      await call(sim.socketPath, "tab.create", { workspace_id: "w1", cwd: work }),
+      await call(herdr.sim.socketPath, "tab.create", { workspace_id: "w1", cwd: herdr.work }),
       "result.root_pane.pane_id",
     ),
   );
-  const started = await call(sim.socketPath, "agent.start", {
+  const started = await call(herdr.sim.socketPath, "agent.start", {
     name: "lead",
     kind: "grok",
     pane_id: shell,
@@ -105,44 +97,44 @@ test("agent.start types the agent command into an idle shell; agent.prompt needs
   // The typed command runs grok in the shell; process detection then names it.
   await waitFor(
     async () =>
-      at(await call(sim.socketPath, "pane.get", { pane_id: shell }), "result.pane.agent") ===
+      at(await call(herdr.sim.socketPath, "pane.get", { pane_id: shell }), "result.pane.agent") ===
       "grok",
     15000,
     "grok started by typed input",
   );
-  const prompted = await call(sim.socketPath, "agent.prompt", { target: shell, text: "hi" });
+  const prompted = await call(herdr.sim.socketPath, "agent.prompt", { target: shell, text: "hi" });
   assert.is(at(prompted, "result.type"), "agent_prompted");
   assert.is(
-    await rpc(sim.socketPath, "ap", "agent.prompt", { target: "w1:p99", text: "hi" }),
+    await rpc(herdr.sim.socketPath, "ap", "agent.prompt", { target: "w1:p99", text: "hi" }),
     `{"id":"ap","error":{"code":"agent_not_found","message":"agent target w1:p99 not found"}}`,
   );
-  const methods = (await sim.injectionLog()).map((e) => e.method);
+  const methods = (await herdr.sim.injectionLog()).map((e) => e.method);
   assert.ok(methods.includes("agent.start") && methods.includes("agent.prompt"));
 });
 
 test("connection faults: close before reply, malformed line, oversized line, slow reply", async () => {
   const ping = `{"id":"f","method":"ping","params":{}}\n`;
-  await sim.configure({ closeBeforeReply: true, faultMethods: ["ping"] });
-  const closed = await exchange(sim.socketPath, ping);
+  await herdr.sim.configure({ closeBeforeReply: true, faultMethods: ["ping"] });
+  const closed = await exchange(herdr.sim.socketPath, ping);
   assert.is(closed.data, "");
   assert.ok(closed.closed);
   assert.ok(
-    (await rpc(sim.socketPath, "l", "pane.list", {})).includes("pane_list"),
+    (await rpc(herdr.sim.socketPath, "l", "pane.list", {})).includes("pane_list"),
     "other methods unaffected",
   );
-  await sim.configure({ closeBeforeReply: false, malformedReply: true });
-  assert.is((await exchange(sim.socketPath, ping)).data, `{"id":"f","result":{"type":\n`);
-  await sim.configure({ malformedReply: false, oversizedReplyBytes: 2 * 1024 * 1024 });
-  const big = (await exchange(sim.socketPath, ping)).data;
+  await herdr.sim.configure({ closeBeforeReply: false, malformedReply: true });
+  assert.is((await exchange(herdr.sim.socketPath, ping)).data, `{"id":"f","result":{"type":\n`);
+  await herdr.sim.configure({ malformedReply: false, oversizedReplyBytes: 2 * 1024 * 1024 });
+  const big = (await exchange(herdr.sim.socketPath, ping)).data;
   assert.ok(big.length > 2 * 1024 * 1024);
   const parsed: unknown = JSON.parse(big);
   assert.is(at(parsed as never, "result.type"), "pong");
-  await sim.configure({ oversizedReplyBytes: 0, replyDelayMs: 300 });
+  await herdr.sim.configure({ oversizedReplyBytes: 0, replyDelayMs: 300 });
   assert.ok(
-    (await exchange(sim.socketPath, ping)).data.includes("pong"),
+    (await exchange(herdr.sim.socketPath, ping)).data.includes("pong"),
     "a slow reply still arrives",
   );
-  await sim.configure({ replyDelayMs: 0, faultMethods: null });
+  await herdr.sim.configure({ replyDelayMs: 0, faultMethods: null });
 });
 
 test("without --test-control the control methods do not exist", async () => {

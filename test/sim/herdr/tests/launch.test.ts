@@ -3,52 +3,32 @@
 // workspace.create, tab.create and layout.apply on real terminals: the argv is the pane's own
 // process (shell_pid is what `ps` shows for the command, its tty is the tmux pane's), the
 // environment and cwd are Herdr's, validation errors carry Herdr's codes.
-import { mkdtempSync, readlinkSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { type HerdrSimHandle, startHerdrSim } from "../../../helpers/herdr-sim.js";
-import {
-  at,
-  call,
-  environOf,
-  fakeGrokDir,
-  type Json,
-  rpc,
-  sh,
-  subscribeStream,
-} from "./support.js";
+import { environ } from "../../kernel-oracles.js";
+import { at, call, type Json, rpc, sh, simPerFile, subscribeStream } from "./support.js";
 
-let sim: HerdrSimHandle;
-let grok: ReturnType<typeof fakeGrokDir>;
-let work: string;
-
-test.before(async () => {
-  grok = fakeGrokDir();
-  work = mkdtempSync(join(tmpdir(), "herdr-sim-work-"));
-  sim = await startHerdrSim({
-    env: { PATH: `${grok.dir}:${process.env.PATH}`, CODEX_THREAD_ID: "thread-from-server" },
-    switches: { detectMs: 200 },
-  });
-});
-
-test.after(async () => {
-  await sim.stop();
-  grok.cleanup();
-  rmSync(work, { recursive: true, force: true });
+const herdr = simPerFile(test, {
+  tmpPrefix: "herdr-sim-work-",
+  env: { CODEX_THREAD_ID: "thread-from-server" },
+  switches: { detectMs: 200 },
+  workspace: false,
 });
 
 test('layout.apply before any workspace: workspace_not_found "no active workspace"', async () => {
   assert.is(
-    await rpc(sim.socketPath, "l0", "layout.apply", { root: { type: "pane", command: ["grok"] } }),
+    await rpc(herdr.sim.socketPath, "l0", "layout.apply", {
+      root: { type: "pane", command: ["grok"] },
+    }),
     `{"id":"l0","error":{"code":"workspace_not_found","message":"no active workspace"}}`,
   );
 });
 
 test("workspace.create starts a shell in w1 and answers workspace/tab/root_pane", async () => {
-  const r = await call(sim.socketPath, "workspace.create", {
-    cwd: work,
+  const r = await call(herdr.sim.socketPath, "workspace.create", {
+    cwd: herdr.work,
     label: "seat",
     focus: true,
   });
@@ -57,55 +37,62 @@ test("workspace.create starts a shell in w1 and answers workspace/tab/root_pane"
   assert.is(at(r, "result.workspace.label"), "seat");
   assert.is(at(r, "result.tab.tab_id"), "w1:t1");
   assert.is(at(r, "result.root_pane.pane_id"), "w1:p1");
-  assert.is(at(r, "result.root_pane.cwd"), work);
+  assert.is(at(r, "result.root_pane.cwd"), herdr.work);
   assert.ok(String(at(r, "result.root_pane.terminal_id")).startsWith("term_"));
 });
 
 test("layout.apply runs the argv directly: shell_pid is the command, its tty is the tmux pane's", async () => {
-  const r = await call(sim.socketPath, "layout.apply", {
+  const r = await call(herdr.sim.socketPath, "layout.apply", {
     workspace_id: "w1",
     tab_label: "leader",
     focus: true,
     root: {
       type: "pane",
       label: "grok leader",
-      cwd: work,
+      cwd: herdr.work,
       command: ["grok", "--leader"],
       env: { HERDR_AGENT_HINT: "x", HERDR_PANE_ID: "spoofed", CODEX_THREAD_ID: "mine" },
     },
   });
   assert.is(
     JSON.stringify(at(r, "result")),
-    `{"type":"layout_apply","layout":{"workspace_id":"w1","tab_id":"w1:t2","zoomed":false,"focused_pane_id":"w1:p2","root":{"type":"pane","pane_id":"w1:p2","label":"grok leader","cwd":"${work}","command":["grok","--leader"]}}}`,
+    `{"type":"layout_apply","layout":{"workspace_id":"w1","tab_id":"w1:t2","zoomed":false,"focused_pane_id":"w1:p2","root":{"type":"pane","pane_id":"w1:p2","label":"grok leader","cwd":"${herdr.work}","command":["grok","--leader"]}}}`,
   );
-  const info = await call(sim.socketPath, "pane.process_info", { pane_id: "w1:p2" });
+  const info = await call(herdr.sim.socketPath, "pane.process_info", { pane_id: "w1:p2" });
   const pid = Number(at(info, "result.process_info.shell_pid"));
   assert.is(at(info, "result.process_info.tty"), undefined, "Herdr never fills tty");
   const psOut = (await sh("ps", ["-o", "pid=,comm=,tty=", "-p", String(pid)])).trim().split(/\s+/);
   assert.equal(psOut.slice(0, 2), [String(pid), "grok"]);
   const paneTty = (
-    await sh("tmux", ["-L", sim.tmuxSocket, "list-panes", "-a", "-F", "#{pane_pid} #{pane_tty}"])
+    await sh("tmux", [
+      "-L",
+      herdr.sim.tmuxSocket,
+      "list-panes",
+      "-a",
+      "-F",
+      "#{pane_pid} #{pane_tty}",
+    ])
   )
     .split("\n")
     .find((l) => l.startsWith(`${pid} `))
     ?.split(" ")[1];
   assert.is(`/dev/${psOut[2]}`, paneTty);
   assert.is(readlinkSync(`/proc/${pid}/fd/0`), paneTty);
-  assert.is(readlinkSync(`/proc/${pid}/cwd`), work);
+  assert.is(readlinkSync(`/proc/${pid}/cwd`), herdr.work);
   const leader = at(info, "result.process_info.foreground_processes.0") as { [k: string]: Json };
   assert.is(leader.pid, pid);
   assert.is(leader.name, "grok");
   assert.equal(
     leader.argv,
-    ["/bin/sh", join(grok.dir, "grok"), "--leader"],
+    ["/bin/sh", join(herdr.grokDir, "grok"), "--leader"],
     "the kernel's argv of a script",
   );
   assert.is(leader.argv0, undefined);
   assert.is(at(info, "result.process_info.foreground_process_group_id"), pid);
 
-  const env = environOf(pid);
+  const env = environ(pid);
   assert.is(env.get("HERDR_ENV"), "1");
-  assert.is(env.get("HERDR_SOCKET_PATH"), sim.socketPath);
+  assert.is(env.get("HERDR_SOCKET_PATH"), herdr.sim.socketPath);
   assert.is(env.get("HERDR_WORKSPACE_ID"), "w1");
   assert.is(env.get("HERDR_TAB_ID"), "w1:t2");
   assert.is(env.get("HERDR_PANE_ID"), "w1:p2", "Herdr's identity wins over the caller's");
@@ -122,16 +109,16 @@ test("layout.apply runs the argv directly: shell_pid is the command, its tty is 
 });
 
 test("the server's CODEX_THREAD_ID never reaches a pane on its own", async () => {
-  const r = await call(sim.socketPath, "tab.create", { workspace_id: "w1", cwd: work });
+  const r = await call(herdr.sim.socketPath, "tab.create", { workspace_id: "w1", cwd: herdr.work });
   assert.is(at(r, "result.type"), "tab_created");
   assert.is(at(r, "result.tab.tab_id"), "w1:t3");
   const paneId = String(at(r, "result.root_pane.pane_id"));
   assert.is(paneId, "w1:p3");
-  const info = await call(sim.socketPath, "pane.process_info", { pane_id: paneId });
-  const env = environOf(Number(at(info, "result.process_info.shell_pid")));
+  const info = await call(herdr.sim.socketPath, "pane.process_info", { pane_id: paneId });
+  const env = environ(Number(at(info, "result.process_info.shell_pid")));
   assert.is(env.get("CODEX_THREAD_ID"), undefined);
   assert.is(env.get("HERDR_PANE_ID"), "w1:p3");
-  await call(sim.socketPath, "pane.close", { pane_id: paneId });
+  await call(herdr.sim.socketPath, "pane.close", { pane_id: paneId });
 });
 
 test("layout.apply validation: Herdr's codes and messages", async () => {
@@ -163,11 +150,11 @@ test("layout.apply validation: Herdr's codes and messages", async () => {
   ];
   for (const [params, error] of cases) {
     assert.is(
-      await rpc(sim.socketPath, "v", "layout.apply", params),
+      await rpc(herdr.sim.socketPath, "v", "layout.apply", params),
       `{"id":"v","error":${error}}`,
     );
   }
-  const missing = await call(sim.socketPath, "layout.apply", {
+  const missing = await call(herdr.sim.socketPath, "layout.apply", {
     root: { type: "pane", command: ["no-such-program-xyz"] },
   });
   assert.is(at(missing, "error.code"), "layout_apply_failed");
@@ -177,7 +164,7 @@ test("layout.apply validation: Herdr's codes and messages", async () => {
     ),
   );
   assert.ok(String(at(missing, "error.message")).includes("No viable candidates found in PATH"));
-  const env = await call(sim.socketPath, "tab.create", { env: { "A=B": "1" } });
+  const env = await call(herdr.sim.socketPath, "tab.create", { env: { "A=B": "1" } });
   assert.equal(at(env, "error"), {
     code: "invalid_env",
     message: "env key A=B must not contain '='",
@@ -185,18 +172,21 @@ test("layout.apply validation: Herdr's codes and messages", async () => {
 });
 
 test("layout.apply on a tab_id replaces that tab: tab_closed, then the new tab with the next number", async () => {
-  const made = await call(sim.socketPath, "tab.create", { workspace_id: "w1", cwd: work });
+  const made = await call(herdr.sim.socketPath, "tab.create", {
+    workspace_id: "w1",
+    cwd: herdr.work,
+  });
   const oldTab = String(at(made, "result.tab.tab_id"));
-  const stream = subscribeStream(sim.socketPath, "sub-r", [{ type: "tab.closed" }]);
+  const stream = subscribeStream(herdr.sim.socketPath, "sub-r", [{ type: "tab.closed" }]);
   await stream.waitLine((l) => l.includes("subscription_started"));
-  const r = await call(sim.socketPath, "layout.apply", {
+  const r = await call(herdr.sim.socketPath, "layout.apply", {
     tab_id: oldTab,
     root: {
       type: "split",
       direction: "right",
       ratio: 0.6,
       first: { type: "pane", command: ["grok"], label: "left" },
-      second: { type: "pane", command: ["sleep", "600"], cwd: work },
+      second: { type: "pane", command: ["sleep", "600"], cwd: herdr.work },
     },
   });
   assert.is(at(r, "result.layout.root.type"), "split");
@@ -210,31 +200,42 @@ test("layout.apply on a tab_id replaces that tab: tab_closed, then the new tab w
     `{"data":{"tab_id":"${oldTab}","type":"tab_closed","workspace_id":"w1"},"event":"tab_closed"}`,
   );
   stream.close();
-  const tabs = await call(sim.socketPath, "tab.list", { workspace_id: "w1" });
+  const tabs = await call(herdr.sim.socketPath, "tab.list", { workspace_id: "w1" });
   const ids = (at(tabs, "result.tabs") as Array<{ [k: string]: Json }>).map((t) => t.tab_id);
   assert.not.ok(ids.includes(oldTab));
   const tmuxPanes = (
-    await sh("tmux", ["-L", sim.tmuxSocket, "list-panes", "-t", "w1", "-a", "-F", "#{pane_pid}"])
+    await sh("tmux", [
+      "-L",
+      herdr.sim.tmuxSocket,
+      "list-panes",
+      "-t",
+      "w1",
+      "-a",
+      "-F",
+      "#{pane_pid}",
+    ])
   )
     .trim()
     .split("\n");
   const newTabPanes = at(r, "result.layout.root.first.pane_id");
-  const pi = await call(sim.socketPath, "pane.process_info", { pane_id: String(newTabPanes) });
+  const pi = await call(herdr.sim.socketPath, "pane.process_info", {
+    pane_id: String(newTabPanes),
+  });
   assert.ok(tmuxPanes.includes(String(at(pi, "result.process_info.shell_pid"))));
 });
 
 test("pane.current and pane.list follow focus; PaneInfo has no pid or tty", async () => {
-  const cur = await call(sim.socketPath, "pane.current", {});
+  const cur = await call(herdr.sim.socketPath, "pane.current", {});
   assert.is(at(cur, "result.type"), "pane_current");
   assert.is(at(cur, "result.pane.focused"), true);
-  const list = await call(sim.socketPath, "pane.list", {});
+  const list = await call(herdr.sim.socketPath, "pane.list", {});
   for (const pane of at(list, "result.panes") as Array<{ [k: string]: Json }>) {
     assert.is(pane.pid, undefined);
     assert.is(pane.tty, undefined);
     assert.is(pane.shell_pid, undefined);
   }
   assert.is(
-    await rpc(sim.socketPath, "c", "pane.current", { caller_pane_id: "w1:p99" }),
+    await rpc(herdr.sim.socketPath, "c", "pane.current", { caller_pane_id: "w1:p99" }),
     `{"id":"c","error":{"code":"pane_not_found","message":"pane not found"}}`,
   );
 });

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { forEachHerdrPreset, HERDR_PRESETS, startHerdrSim } from "../../../helpers/herdr-sim.js";
-import { at, call, rpc, subscribeStream, waitFor } from "./support.js";
+import { applyOnePane, at, call, rpc, subscribeStream, untilFile, waitFor } from "./support.js";
 
 let work: string;
 
@@ -214,14 +214,7 @@ test("the same exit watch holds under every preset", async () => {
   await forEachHerdrPreset(async (sim, preset) => {
     await call(sim.socketPath, "workspace.create", { cwd: work });
     const exitFile = join(work, `exit-${preset}`);
-    const r = await call(sim.socketPath, "layout.apply", {
-      root: {
-        type: "pane",
-        cwd: work,
-        command: ["sh", "-c", 'while [ ! -e "$1" ]; do sleep 0.05; done', "sh", exitFile],
-      },
-    });
-    const paneId = String(at(r, "result.layout.root.pane_id"));
+    const paneId = await applyOnePane(sim.socketPath, work, untilFile(exitFile));
     const stream = subscribeStream(sim.socketPath, "watch", [
       { type: "pane.exited" },
       { type: "pane.closed" },

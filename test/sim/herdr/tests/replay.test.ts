@@ -15,7 +15,7 @@ import {
   type HerdrSimHandle,
   startHerdrSim,
 } from "../../../helpers/herdr-sim.js";
-import { at, call, subscribeStream, waitFor } from "./support.js";
+import { applyOnePane, at, call, subscribeStream, untilFile, waitFor } from "./support.js";
 
 let sim: HerdrSimHandle;
 let work: string;
@@ -58,14 +58,7 @@ test("a new pane.exited subscription replays every retained pane_exited, one per
 
   // Our own pane exits now, while the replay is still running.
   const exitFile = join(work, "live-exit");
-  const r = await call(sim.socketPath, "layout.apply", {
-    root: {
-      type: "pane",
-      cwd: work,
-      command: ["sh", "-c", 'while [ ! -e "$1" ]; do sleep 0.05; done', "sh", exitFile],
-    },
-  });
-  const live = String(at(r, "result.layout.root.pane_id"));
+  const live = await applyOnePane(sim.socketPath, work, untilFile(exitFile));
   writeFileSync(exitFile, "");
   const liveLine = await stream.waitLine(
     (l) => l.includes('"event":"pane_exited"') && l.includes(`"pane_id":"${live}"`),

@@ -1,18 +1,16 @@
 // Raw-socket tools for the simulator tests: they talk to the socket directly, never through the
 // project's Herdr client, so the simulator is checked against the wire facts alone.
 import { execFile } from "node:child_process";
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Test } from "uvu";
+import {
+  type HerdrSimHandle,
+  type HerdrSimOptions,
+  startHerdrSim,
+} from "../../../helpers/herdr-sim.js";
 
 export type Exchange = {
   /** Everything the server wrote. */
@@ -150,6 +148,21 @@ export async function call(
   return parsed as { [key: string]: Json };
 }
 
+/** The argv of a pane process that lives until `file` exists. */
+export function untilFile(file: string): string[] {
+  return ["sh", "-c", 'while [ ! -e "$1" ]; do sleep 0.05; done', "sh", file];
+}
+
+/** Apply a one-pane layout in `cwd` running `command`; the new root pane's id. */
+export async function applyOnePane(
+  socketPath: string,
+  cwd: string,
+  command: readonly string[],
+): Promise<string> {
+  const r = await call(socketPath, "layout.apply", { root: { type: "pane", cwd, command } });
+  return String(at(r, "result.layout.root.pane_id"));
+}
+
 /** Follow a dotted path into parsed JSON. */
 export function at(value: Json | undefined, path: string): Json | undefined {
   let cur: Json | undefined = value;
@@ -257,6 +270,61 @@ export function fakeGrokDir(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** A test file's one simulator, its work directory and the fake grok's (read inside tests). */
+export interface FileSim {
+  readonly sim: HerdrSimHandle;
+  readonly work: string;
+  readonly grokDir: string;
+}
+
+/**
+ * One simulator for a whole test file: started in `suite.before` with the fake `grok` first on
+ * its PATH (`env` on top) and, unless `workspace` is false, workspace w1 created in a fresh work
+ * directory named after `tmpPrefix`; stopped and removed with that directory in `suite.after`.
+ */
+export function simPerFile(
+  suite: Test,
+  opts: Omit<HerdrSimOptions, "env"> & {
+    tmpPrefix: string;
+    env?: Readonly<Record<string, string>>;
+    workspace?: boolean;
+  },
+): FileSim {
+  let grok: ReturnType<typeof fakeGrokDir> | undefined;
+  let sim: HerdrSimHandle | undefined;
+  let work: string | undefined;
+  const { tmpPrefix, env, workspace, ...options } = opts;
+  suite.before(async () => {
+    grok = fakeGrokDir();
+    work = mkdtempSync(join(tmpdir(), tmpPrefix));
+    sim = await startHerdrSim({
+      ...options,
+      env: { PATH: `${grok.dir}:${process.env.PATH}`, ...env },
+    });
+    if (workspace !== false) await call(sim.socketPath, "workspace.create", { cwd: work });
+  });
+  suite.after(async () => {
+    await sim?.stop();
+    grok?.cleanup();
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("the file's simulator is read before test.before ran");
+    return value;
+  };
+  return {
+    get sim() {
+      return started(sim);
+    },
+    get work() {
+      return started(work);
+    },
+    get grokDir() {
+      return started(grok).dir;
+    },
+  };
+}
+
 /**
  * A directory of fake agent executables (shell scripts, so the kernel names each process after
  * its file) that wait until `$AGENT_EXIT_FILE` appears, and a node-run Pi at the path Herdr
@@ -289,13 +357,4 @@ export function fakeAgentsDir(names: readonly string[]): {
     ].join("\n"),
   );
   return { dir, piCli, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-export function environOf(pid: number): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const rec of readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
-    const eq = rec.indexOf("=");
-    if (eq > 0) out.set(rec.slice(0, eq), rec.slice(eq + 1));
-  }
-  return out;
 }
