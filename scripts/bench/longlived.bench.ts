@@ -9,6 +9,8 @@
  * 2. The same journal without compaction (every line ever written, as an earlier release left
  *    it), reopened with compaction off; and after `Journal.compact()` (the snapshot alone: the
  *    first open of (2) with compaction on writes it).
+ * Names: `longlived.seat_*` are (1); `longlived.journal_bytes_N` / `reopen_ms_N` keep their earlier
+ * meaning, (2) without compaction; `*_compacted_*` the snapshot alone.
  * 3. Transcript memory of a seat after the same prompts: measured where the seat's transcript is
  *    kept (scripts/bench/seat-transcript.bench.ts).
  */
@@ -142,10 +144,10 @@ try {
     const compactedBytes = statSync(path).size;
     const reopened = summarize(reopenMs(dir, runs, null));
     rmSync(dir, { recursive: true, force: true });
-    figure(`longlived.journal_bytes_${prompts}`, seatBytes, "bytes", { prompts });
-    figure(`longlived.reopen_ms_${prompts}`, seat.median, "ms", { prompts, max: seat.max });
-    figure(`longlived.journal_bytes_uncompacted_${prompts}`, bytes, "bytes", { prompts });
-    figure(`longlived.reopen_uncompacted_ms_${prompts}`, open.median, "ms", {
+    figure(`longlived.seat_journal_bytes_${prompts}`, seatBytes, "bytes", { prompts });
+    figure(`longlived.seat_reopen_ms_${prompts}`, seat.median, "ms", { prompts, max: seat.max });
+    figure(`longlived.journal_bytes_${prompts}`, bytes, "bytes", { prompts });
+    figure(`longlived.reopen_ms_${prompts}`, open.median, "ms", {
       prompts,
       max: open.max,
     });
