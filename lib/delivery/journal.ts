@@ -354,9 +354,13 @@ export class Journal {
   #compactOnOpen(): void {
     if (this.#size <= this.#compactAbove) return;
     // The estimate, not the plan: building it costs as much as the rest of a reopen.
-    if (this.#ledger.compactedSizeEstimate() * COMPACT_GROWTH < this.#size) {
+    const estimate = this.#ledger.compactedSizeEstimate();
+    if (estimate * COMPACT_GROWTH < this.#size) {
       this.#checkOwnership();
       this.#writeCompacted(this.#ledger.compacted(this.#now()));
+    } else {
+      // Growth counts from the snapshot, not from this opening: restarts cannot ratchet it up.
+      this.#compactAt = Math.max(this.#compactAbove, estimate * COMPACT_GROWTH);
     }
   }
 
