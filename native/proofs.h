@@ -140,10 +140,13 @@ enum class LockOp : int { kExclusive, kShared, kUnlock };
 // --- one declaration per fact ---------------------------------------------------------------
 
 Error process_facts(int32_t pid, ProcessFacts* out);
-// dir is the parent directory of path, as the caller computed it (lib/kernel/socket.ts). pid 0:
-// every process we may inspect; pid > 0: only that process's fds are read (the proof path, when
-// the candidate is known), so listeners is {pid} or empty.
-Error socket_facts(const char* path, const char* dir, int32_t pid, SocketFacts* out);
+// dir is the parent directory of path, as the caller computed it (lib/kernel/socket.ts). pid > 0:
+// only that process's fds are read (the proof path, when the candidate is known), so listeners is
+// {pid} or empty. pid 0: a scan, of the processes whose effective uid is ours (a listener we may
+// trust is ours; the others cost one stat each), or of every process we may inspect when
+// all_users.
+Error socket_facts(const char* path, const char* dir, int32_t pid, bool all_users,
+                   SocketFacts* out);
 Error peer_credentials(int fd, PeerCredentials* out);
 Error peer_socket_file(int fd, PeerSocketFile* out);
 Error kernel_info(KernelInfo* out);

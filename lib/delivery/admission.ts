@@ -160,6 +160,8 @@ export function acquireControllerLock(seatDir: string): ControllerLock {
 export interface AdmitOptions {
   readonly seatDir: string;
   readonly now?: () => number;
+  /** The journal's automatic compaction threshold (journal.ts DEFAULT_COMPACT_ABOVE_BYTES). */
+  readonly compactAboveBytes?: number;
 }
 
 /** An admitted controller: the only writer of the seat's journal until `release()`. */
@@ -177,11 +179,14 @@ export function admitController(opts: AdmitOptions): Controller {
   const lock = acquireControllerLock(opts.seatDir);
   let journal: Journal | undefined;
   try {
-    journal = Journal.open(
-      opts.now === undefined
-        ? { dir: opts.seatDir, guard: lock }
-        : { dir: opts.seatDir, guard: lock, now: opts.now },
-    );
+    journal = Journal.open({
+      dir: opts.seatDir,
+      guard: lock,
+      ...(opts.now === undefined ? {} : { now: opts.now }),
+      ...(opts.compactAboveBytes === undefined
+        ? {}
+        : { compactAboveBytes: opts.compactAboveBytes }),
+    });
     const epoch = journal.beginEpoch();
     const j = journal;
     return {

@@ -8,7 +8,12 @@ import { Buffer, isUtf8 } from "node:buffer";
 import { crc32 } from "node:zlib";
 import * as v from "valibot";
 import { DeliveryError } from "./delivery-error.js";
-import { type JournalRecord, JournalRecordSchema, RECORD_VERSION } from "./journal-record.js";
+import {
+  type JournalRecord,
+  JournalRecordSchema,
+  RECORD_VERSION,
+  SNAPSHOT_VERSION,
+} from "./journal-record.js";
 
 /** The largest line (prefix, JSON and newline) the journal writes or accepts. */
 export const MAX_LINE_BYTES = 4096;
@@ -111,7 +116,12 @@ export function decodeLine(
   if (parsed.success) return { ok: true, record: parsed.output };
   const version: unknown =
     typeof value === "object" && value !== null ? Reflect.get(value, "v") : undefined;
-  if (typeof version === "number" && version !== RECORD_VERSION) {
+  const type: unknown =
+    typeof value === "object" && value !== null ? Reflect.get(value, "t") : undefined;
+  // Each record type has one version (the `settled` snapshot 2, every other 1): anything else
+  // was written by another release.
+  const expected = type === "settled" ? SNAPSHOT_VERSION : RECORD_VERSION;
+  if (typeof version === "number" && version !== expected) {
     return { ok: false, reason: "unsupported-version" };
   }
   return { ok: false, reason: "schema" };

@@ -20,6 +20,7 @@ export { DeliveryError, type DeliveryErrorCode } from "./delivery-error.js";
 export { dispatch, type OutgoingPrompt, type PromptSender } from "./dispatch.js";
 export {
   type CompactionReport,
+  DEFAULT_COMPACT_ABOVE_BYTES,
   type EvidenceOutcome,
   type Fenced,
   type FenceInput,

@@ -9,6 +9,12 @@
 import * as v from "valibot";
 
 export const RECORD_VERSION = 1;
+/**
+ * The version of the `settled` snapshot record. A release that knows only version 1 refuses a
+ * journal holding one (codec.ts "unsupported-version": JOURNAL_FILE_UNSAFE) instead of
+ * quarantining it as a corrupt tail, which would forget which prompt ids were used.
+ */
+export const SNAPSHOT_VERSION = 2;
 
 /** Prompt and session ids: ASCII, as Grok's UUIDs are (docs/design/grok-leader-protocol.md §6). */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -185,7 +191,8 @@ export const ReconciledRecord = v.strictObject({
 
 /**
  * Compaction dropped a finished receipt's records and kept only this: the prompt id stays known,
- * so it is still refused as a duplicate and late evidence for it is recognised as ours.
+ * so it is still refused as a duplicate and late evidence for it is recognised as ours. Written by
+ * earlier releases; read, and rewritten as `settled` records by the next compaction.
  */
 export const CompactedRecord = v.strictObject({
   v: version,
@@ -193,6 +200,27 @@ export const CompactedRecord = v.strictObject({
   id,
   state: v.picklist(["completed", "cancelled", "rejected"]),
   at: time,
+});
+
+/** How a finished receipt ended: the states compaction reduces to a prompt id. */
+export const SettledState = v.picklist(["completed", "cancelled", "rejected"]);
+export type SettledState = v.InferOutput<typeof SettledState>;
+
+/** A bound on the ids of one `settled` record; in practice the line limit (codec.ts) packs fewer. */
+export const MAX_SETTLED_IDS = 4096;
+
+/**
+ * Compaction's snapshot of finished receipts (docs/design/decisions.md §5.7): the prompt
+ * ids that ended in `state`, as many as fit one line. Like a `compacted` line for each id (still
+ * refused as a duplicate, late evidence recognised as ours), at about a third of the bytes and a
+ * hundredth of the lines to parse on reopen.
+ */
+export const SettledRecord = v.strictObject({
+  v: v.literal(SNAPSHOT_VERSION),
+  t: v.literal("settled"),
+  state: SettledState,
+  at: time,
+  ids: v.pipe(v.array(id), v.minLength(1), v.maxLength(MAX_SETTLED_IDS)),
 });
 
 export const JournalRecordSchema = v.variant("t", [
@@ -207,6 +235,7 @@ export const JournalRecordSchema = v.variant("t", [
   UncertainRecord,
   ReconciledRecord,
   CompactedRecord,
+  SettledRecord,
 ]);
 
 export type EpochRecord = v.InferOutput<typeof EpochRecord>;
@@ -220,9 +249,10 @@ export type PromptRejectedRecord = v.InferOutput<typeof PromptRejectedRecord>;
 export type UncertainRecord = v.InferOutput<typeof UncertainRecord>;
 export type ReconciledRecord = v.InferOutput<typeof ReconciledRecord>;
 export type CompactedRecord = v.InferOutput<typeof CompactedRecord>;
+export type SettledRecord = v.InferOutput<typeof SettledRecord>;
 export type JournalRecord = v.InferOutput<typeof JournalRecordSchema>;
 /** Every record that belongs to one prompt's receipt. */
-export type ReceiptRecord = Exclude<JournalRecord, EpochRecord | CompactedRecord>;
+export type ReceiptRecord = Exclude<JournalRecord, EpochRecord | CompactedRecord | SettledRecord>;
 
 /** Clip an informational string so a record stays bounded (see MAX_DETAIL_CHARS). */
 export function clipDetail(s: string | undefined): string | undefined {

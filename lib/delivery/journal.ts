@@ -61,6 +61,18 @@ export interface CompactionReport {
   readonly droppedReceipts: number;
 }
 
+/**
+ * The journal compacts itself (`compact()`) once its file is larger than this many bytes and half
+ * again as large as right after its last compaction (or its opening), so a seat's journal stays
+ * within about 1.5x its snapshot and a reopen reads that, not every line ever written
+ * (docs/design/decisions.md §5.7). 1 MiB is about 1,500 finished prompts.
+ */
+export const DEFAULT_COMPACT_ABOVE_BYTES = 1 << 20;
+/** Growth over the last compacted size that triggers the next compaction (amortised O(1)). */
+const COMPACT_GROWTH = 1.5;
+/** Finished receipts compaction dropped that `receipt()` still answers in this process. */
+const RECENTLY_SETTLED = 10_000;
+
 export interface OpenJournalOptions {
   /** The seat's private directory: owned by us, mode 0700, not a symlink. */
   readonly dir: string;
@@ -68,6 +80,12 @@ export interface OpenJournalOptions {
   readonly io?: JournalIO;
   readonly now?: () => number;
   readonly pid?: number;
+  /**
+   * Compact automatically above this size (see DEFAULT_COMPACT_ABOVE_BYTES); on open when the
+   * compacted journal would be less than 1/1.5 of the file, and before a durable append once the
+   * file grew 1.5x over its last compacted size. `Infinity` turns it off.
+   */
+  readonly compactAboveBytes?: number;
 }
 
 const DURABLE: ReadonlySet<JournalRecord["t"]> = new Set([
@@ -102,6 +120,11 @@ export class Journal {
   #fd: number;
   #file: PathFacts;
   #size: number;
+  /** Compact before the next durable append once #size exceeds this (see compactAboveBytes). */
+  #compactAt: number;
+  readonly #compactAbove: number;
+  /** Receipts the last compactions dropped, newest last, for `receipt()` (bounded). */
+  readonly #recentlySettled = new Map<string, Receipt>();
   #ledger: Ledger;
   #epoch: number | null = null;
   #failure: DeliveryError | null = null;
@@ -120,6 +143,8 @@ export class Journal {
     this.#fd = o.fd;
     this.#file = o.file;
     this.#size = o.file.size;
+    this.#compactAbove = opts.compactAboveBytes ?? DEFAULT_COMPACT_ABOVE_BYTES;
+    this.#compactAt = Math.max(this.#compactAbove, this.#size * COMPACT_GROWTH);
     this.#ledger = o.ledger;
     this.recovery = o.report;
   }
@@ -135,6 +160,7 @@ export class Journal {
     const journal = new Journal(opts, parts);
     try {
       if (unfinished.length > 0) journal.#append(unfinished);
+      journal.#compactOnOpen();
     } catch (err) {
       journal.close();
       throw err;
@@ -156,8 +182,13 @@ export class Journal {
     return this.#ledger.maxEpoch;
   }
 
+  /**
+   * The receipt of a prompt this journal fenced. After compaction a finished prompt keeps only
+   * its id (`isKnownPromptId`); its receipt is still answered in this process for the last
+   * 10,000 such prompts, and undefined after a reopen.
+   */
   receipt(promptId: string): Receipt | undefined {
-    return this.#ledger.get(promptId);
+    return this.#ledger.get(promptId) ?? this.#recentlySettled.get(promptId);
   }
 
   receipts(): Receipt[] {
@@ -306,16 +337,34 @@ export class Journal {
   }
 
   /**
-   * Rewrite the journal with each completed, cancelled or rejected receipt reduced to one
-   * `compacted` line (its id stays known: still refused as a duplicate). Every open or uncertain
-   * receipt keeps all of its records byte for byte, and the highest epoch record is kept so epochs
-   * stay monotonic.
+   * Rewrite the journal with every completed, cancelled or rejected receipt reduced to its id,
+   * packed into `settled` records (each id stays known: still refused as a duplicate, its late
+   * evidence still recognised as ours). Every open or uncertain receipt keeps all of its records
+   * byte for byte, and the highest epoch record is kept so epochs stay monotonic. The journal
+   * also does this by itself (`compactAboveBytes`).
    * Crash-safe at every step: write temp, fsync, rename, fsync directory.
    */
   compact(): CompactionReport {
     this.#usable();
     this.#checkOwnership();
-    const plan = this.#ledger.compacted(this.#now());
+    return this.#writeCompacted(this.#ledger.compacted(this.#now()));
+  }
+
+  /** On open: compact a large journal when that shrinks it by a third or more. */
+  #compactOnOpen(): void {
+    if (this.#size <= this.#compactAbove) return;
+    // The estimate, not the plan: building it costs as much as the rest of a reopen.
+    const estimate = this.#ledger.compactedSizeEstimate();
+    if (estimate * COMPACT_GROWTH < this.#size) {
+      this.#checkOwnership();
+      this.#writeCompacted(this.#ledger.compacted(this.#now()));
+    } else {
+      // Growth counts from the snapshot, not from this opening: restarts cannot ratchet it up.
+      this.#compactAt = Math.max(this.#compactAbove, estimate * COMPACT_GROWTH);
+    }
+  }
+
+  #writeCompacted(plan: ReturnType<Ledger["compacted"]>): CompactionReport {
     const tmp = `${this.path}.compact`;
     const io = this.#io;
     const before = this.#size;
@@ -335,7 +384,16 @@ export class Journal {
       this.#file = io.fstat(this.#fd);
     });
     this.#size = this.#file.size;
-    this.#ledger.dropTerminal(plan.tombstones);
+    this.#compactAt = Math.max(this.#compactAbove, this.#size * COMPACT_GROWTH);
+    for (const s of plan.settled) {
+      const r = this.#ledger.get(s.id);
+      if (r !== undefined) this.#recentlySettled.set(s.id, r);
+    }
+    for (const id of this.#recentlySettled.keys()) {
+      if (this.#recentlySettled.size <= RECENTLY_SETTLED) break;
+      this.#recentlySettled.delete(id);
+    }
+    this.#ledger.dropTerminal(plan.settled);
     this.#pending = []; // they are in the compacted file: it was built from the ledger
     return {
       bytesBefore: before,
@@ -490,6 +548,11 @@ export class Journal {
     const lines = records.map((r) => encodeRecord(r));
     const durable = records.length === 0 || records.some((r) => DURABLE.has(r.t));
     if (durable) {
+      // Before this batch is written, so a failed compaction fail-stops with nothing of it on disk.
+      if (this.#size > this.#compactAt && records.length > 0) {
+        this.#checkOwnership();
+        this.#writeCompacted(this.#ledger.compacted(this.#now()));
+      }
       this.#checkOwnership();
       const parts = this.#pending.length === 0 ? lines : [...this.#pending, ...lines];
       const bytes = parts.length === 1 && parts[0] !== undefined ? parts[0] : Buffer.concat(parts);

@@ -19,6 +19,7 @@ export {
   admitController,
   type Controller,
   type ControllerLock,
+  DEFAULT_COMPACT_ABOVE_BYTES,
   DeliveryError,
   type DeliveryErrorCode,
   dispatch,

@@ -24,8 +24,8 @@ export interface NativeAddon {
   flock(fd: number, op: "ex" | "sh" | "un", nonBlocking: boolean): boolean;
   /** Writes the numbers into `numbers` (see processFactsSlots); returns the four strings. */
   processFacts(pid: number, numbers: Float64Array): unknown;
-  /** With a pid, only that process's fds are read. */
-  socketFacts(path: string, dir: string, pid: number | null): unknown;
+  /** With a pid, only that process's fds are read; without, our euid's processes or all. */
+  socketFacts(path: string, dir: string, pid: number | null, allUsers: boolean): unknown;
   peerCredentials(fd: number): unknown;
   peerSocketFile(fd: number): unknown;
   kernelInfo(): unknown;

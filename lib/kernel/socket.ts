@@ -6,7 +6,7 @@
  * that same socket. docs/design/kernel-proofs.md §1.2, §2.4.
  */
 import { dirname, resolve } from "node:path";
-import { requireOptions, requirePath, requirePid } from "./arguments.js";
+import { optionalBoolean, requireOptions, requirePath, requirePid } from "./arguments.js";
 import { RawSocketFacts } from "./binding.js";
 import { KernelError } from "./kernel-error.js";
 import { callNative, parseNative } from "./loader.js";
@@ -34,14 +34,23 @@ export interface SocketFactsOptions {
    * (processFacts before and after, or a ProcessHandle).
    */
   readonly pid?: number;
+  /**
+   * Without `pid`: scan every process we may inspect (true), instead of only the processes whose
+   * effective uid is ours (the default). A listener we may trust is ours, and skipping another
+   * user's process costs one stat instead of reading its whole fd table (Linux: the owner of
+   * /proc/<pid>; macOS: proc_listpids PROC_UID_ONLY). Only root can read other users' fd tables,
+   * so this changes the answer only for root. Ignored with `pid`.
+   */
+  readonly allUsers?: boolean;
 }
 
 /**
  * Facts of a socket path (made absolute against the cwd).
  *
- * Without `options.pid`, `listeners` is every process holding a listening socket bound to this
- * very file whose fd table we may read (our own processes, or all as root): it scans every
- * process (the CLI's "all listeners" view). With `options.pid`, only that process is checked.
+ * Without `options.pid`, `listeners` is every process of our effective uid holding a listening
+ * socket bound to this very file (the CLI's "all listeners" view): a scan, in which another
+ * user's process costs one stat. `options.allUsers` scans every process whose fd table we may
+ * read instead (all of them as root). With `options.pid`, only that process is checked.
  *
  * `listeningSockets` counts the listening sockets bound to this file, whoever holds them. Linux:
  * sock_diag's table (capped at 64). macOS: 1 when a connect() to the path reached a listener,
@@ -56,7 +65,9 @@ export interface SocketFactsOptions {
  */
 export function socketFacts(path: string, options?: SocketFactsOptions): SocketFacts {
   requirePath(path, "socketFacts");
-  const pidOption = requireOptions(options, "socketFacts")("pid");
+  const option = requireOptions(options, "socketFacts");
+  const pidOption = option("pid");
+  const allUsers = optionalBoolean(option("allUsers"), "socketFacts", "allUsers") ?? false;
   let pid: number | null = null;
   if (pidOption !== undefined) {
     requirePid(pidOption, "socketFacts");
@@ -66,7 +77,7 @@ export function socketFacts(path: string, options?: SocketFactsOptions): SocketF
   const dir = dirname(abs);
   const raw = parseNative(
     RawSocketFacts,
-    callNative((n) => n.socketFacts(abs, dir, pid)),
+    callNative((n) => n.socketFacts(abs, dir, pid, allUsers)),
     "socketFacts",
   );
   const dirType = fileType(raw.dir.type, "lstat(dir)");

@@ -73,8 +73,9 @@ export interface SocketFacts {
   readonly mode: number;
   readonly dir: SocketDirFacts;
   /**
-   * Pids holding a listening socket bound to this very file, among the processes whose fds we may
-   * read (our own, or all as root); with `socketFacts(path, { pid })` only that pid is checked.
+   * Pids holding a listening socket bound to this very file, among the processes of our effective
+   * uid (`{ allUsers: true }`: every process whose fds we may read, all of them as root); with
+   * `socketFacts(path, { pid })` only that pid is checked.
    * Linux: sock_diag's listening sockets whose bound dev+ino is this file, then their holders in
    * /proc/<pid>/fd. macOS (no inode of a bound socket in libproc): a connect() to the path lets the
    * kernel resolve the file's listening socket; LOCAL_PEERTOKEN names its last user, kept only when

@@ -123,14 +123,19 @@ Napi::Object path_facts(Napi::Env env, const proofs::PathFacts& p) {
   return o;
 }
 
-// socketFacts(path, dir, pid | null): with a pid, only that process's fds are read.
+// socketFacts(path, dir, pid | null, allUsers): with a pid, only that process's fds are read;
+// without, a scan of our euid's processes, or of every process when allUsers.
 Napi::Value SocketFacts(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string path = path_arg(info, 0, proofs::sun_path_max(), "socket path");
   std::string dir = path_arg(info, 1, proofs::kPathCapacity - 1, "socket dir");
   int32_t pid = absent(info, 2) ? 0 : pid_arg(info, 2);
+  if (info.Length() < 4 || !info[3].IsBoolean()) {
+    throw_usage(env, "allUsers", "socketFacts needs allUsers as a boolean");
+  }
+  bool all_users = info[3].As<Napi::Boolean>().Value();
   static thread_local proofs::SocketFacts f;
-  check(env, proofs::socket_facts(path.c_str(), dir.c_str(), pid, &f));
+  check(env, proofs::socket_facts(path.c_str(), dir.c_str(), pid, all_users, &f));
   Napi::Object o = Napi::Object::New(env);
   o.Set("file", path_facts(env, f.file));
   o.Set("dir", path_facts(env, f.dir));

@@ -132,20 +132,30 @@ void add_listener(SocketFacts* out, int32_t pid) {
   out->listeners[out->listener_count++] = pid;
 }
 
-// Every pid we may inspect (proc_listallpids), in the kernel's order.
-Error all_pids(std::vector<pid_t>* pids) {
-  int count = proc_listallpids(nullptr, 0);
-  if (count <= 0) return Error{Failure::kSyscallFailed, errno, "proc_listallpids", -1};
+// Every pid we may inspect (proc_listallpids), in the kernel's order; with !all_users only those
+// whose effective uid is ours (PROC_UID_ONLY matches cr_uid: xnu bsd/kern/proc_info.c
+// proc_listpids), so the scan reads no other user's fds.
+Error scan_pids(bool all_users, std::vector<pid_t>* pids) {
+  const char* call = all_users ? "proc_listallpids" : "proc_listpids(PROC_UID_ONLY)";
+  auto list = [&](pid_t* buf, int bytes) {
+    return all_users ? proc_listallpids(buf, bytes)
+                     : proc_listpids(PROC_UID_ONLY, geteuid(), buf, bytes);
+  };
+  int count = list(nullptr, 0);
+  if (count <= 0) return Error{Failure::kSyscallFailed, errno, call, -1};
+  // proc_listallpids counts pids, proc_listpids bytes: size the buffer for the larger reading.
   pids->assign(static_cast<size_t>(count) + 64, 0);
-  count = proc_listallpids(pids->data(), static_cast<int>(pids->size() * sizeof(pid_t)));
-  if (count <= 0) return Error{Failure::kSyscallFailed, errno, "proc_listallpids", -1};
-  pids->resize(std::min(static_cast<size_t>(count), pids->size()));
+  count = list(pids->data(), static_cast<int>(pids->size() * sizeof(pid_t)));
+  if (count <= 0) return Error{Failure::kSyscallFailed, errno, call, -1};
+  size_t n = all_users ? static_cast<size_t>(count) : static_cast<size_t>(count) / sizeof(pid_t);
+  pids->resize(std::min(n, pids->size()));
   return ok();
 }
 
 }  // namespace
 
-Error socket_facts(const char* path, const char* dir, int32_t pid, SocketFacts* out) {
+Error socket_facts(const char* path, const char* dir, int32_t pid, bool all_users,
+                   SocketFacts* out) {
   Error e = socket_file_facts(path, dir, out);
   if (failed(e) || out->file.type != FileType::kSocket) return e;
   Fd sock(-1);
@@ -158,7 +168,7 @@ Error socket_facts(const char* path, const char* dir, int32_t pid, SocketFacts* 
   if (pid > 0) {
     pids.push_back(pid);
   } else {
-    e = all_pids(&pids);
+    e = scan_pids(all_users, &pids);
     if (failed(e)) return e;
   }
   if (p.outcome == Probe::kDenied) {

@@ -89,9 +89,10 @@ Error peer_of(uint64_t own_ino, uint64_t* peer_ino);
 // The file a socket is bound to; *has_file = false for unbound or abstract sockets.
 Error bound_file_of(uint64_t sock_ino, bool* has_file, uint64_t* dev, uint32_t* ino32);
 // Pids (tgids) holding an fd to one of the sockfs inodes, from /proc/*/fd. Processes whose fd
-// table we may not read are skipped and counted in *denied.
-size_t socket_holders(const uint64_t* inodes, size_t n, int32_t* pids, size_t cap, bool* truncated,
-                      size_t* denied);
+// table we may not read are skipped and counted in *denied. only_uid >= 0: only processes whose
+// /proc/<pid> belongs to that uid (the task's effective uid, root for a non-dumpable one) are read.
+size_t socket_holders(const uint64_t* inodes, size_t n, int64_t only_uid, int32_t* pids, size_t cap,
+                      bool* truncated, size_t* denied);
 // Whether one process holds an fd to one of the sockfs inodes: only /proc/<pid>/fd is read. Adds
 // pid to out->listeners when it does; a gone pid holds nothing; an unreadable fd table is
 // ACCESS_DENIED.

@@ -141,8 +141,8 @@ int holds_inode_newest_first(int fd_dir, const uint64_t* inodes, size_t n) {
 
 }  // namespace
 
-size_t socket_holders(const uint64_t* inodes, size_t n, int32_t* pids, size_t cap, bool* truncated,
-                      size_t* denied) {
+size_t socket_holders(const uint64_t* inodes, size_t n, int64_t only_uid, int32_t* pids, size_t cap,
+                      bool* truncated, size_t* denied) {
   *truncated = false;
   *denied = 0;
   if (n == 0) return 0;
@@ -175,6 +175,14 @@ size_t socket_holders(const uint64_t* inodes, size_t n, int32_t* pids, size_t ca
       size_t to = from + kChunk < all.size() ? from + kChunk : all.size();
       for (size_t i = from; i < to; i++) {
         snprintf(name, sizeof name, "%d", all[i]);
+        if (only_uid >= 0) {
+          // One stat of /proc/<pid> (owned by the task's euid) instead of an open, a getdents and
+          // a readlink per fd: another user's process is skipped at the cost of one syscall.
+          struct stat st;
+          if (fstatat(proc, name, &st, 0) != 0 || st.st_uid != static_cast<uid_t>(only_uid)) {
+            continue;
+          }
+        }
         int held = holds_inode(proc, name, inodes, n, short_read_ends);
         if (held < 0) part->denied++;
         if (held > 0) part->found.push_back(all[i]);
@@ -241,7 +249,8 @@ Error pid_holds_socket(int32_t pid, const uint64_t* inodes, size_t n, SocketFact
 
 }  // namespace linux_backend
 
-Error socket_facts(const char* path, const char* dir, int32_t pid, SocketFacts* out) {
+Error socket_facts(const char* path, const char* dir, int32_t pid, bool all_users,
+                   SocketFacts* out) {
   Error e = socket_file_facts(path, dir, out);
   if (failed(e) || out->file.type != FileType::kSocket) return e;
   uint64_t inodes[64];
@@ -253,8 +262,9 @@ Error socket_facts(const char* path, const char* dir, int32_t pid, SocketFacts* 
   if (n == 0) return ok();
   if (pid > 0) return linux_backend::pid_holds_socket(pid, inodes, n, out);
   size_t denied = 0;
-  out->listener_count = linux_backend::socket_holders(inodes, n, out->listeners, kMaxListeners,
-                                                      &out->listeners_truncated, &denied);
+  const int64_t only_uid = all_users ? -1 : static_cast<int64_t>(geteuid());
+  out->listener_count = linux_backend::socket_holders(
+      inodes, n, only_uid, out->listeners, kMaxListeners, &out->listeners_truncated, &denied);
   return ok();
 }
 

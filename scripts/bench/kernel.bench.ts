@@ -5,11 +5,18 @@
  *    counted; the bench installs nothing and says how to get psutil when it is missing) and
  *    against spawning `ps`;
  * 2. the listener check of one known pid (`socketFacts(path, { pid })`, the proof path), and the
- *    scan for every listener (`socketFacts(path)`, the CLI's view) against `lsof -U` and `ss -xlp`;
+ *    scan for every listener of our uid (`socketFacts(path)`, the CLI's view; and with
+ *    `allUsers`, every process) against `lsof -U` and `ss -xlp`, which read every process;
  * 3. how they grow with the number of processes: 0, 200 and 1000 extra sleepers (~100, ~300 and
  *    ~1,100 processes on the CI VM).
  * Budgets: processFacts median <= 30 µs and >= 8x psutil; the pid check <= 100 µs and flat from
  * ~100 to ~1,000 processes; the scan >= 5x lsof -U and >= 5x ss -xlp at ~1,000 processes.
+ *
+ * Names: every per-scale figure ends in `_100`, `_300` or `_1000` (its `processes` field has the
+ * exact count), so docs/bench.json never holds one name twice. The headline
+ * `kernel.process_facts.{median,p99,speedup_vs_psutil}_worst` are the WORST of the three scales (a budget
+ * is met only when it is met at every scale); the speedup is written only when psutil ran at every
+ * scale, with the per-scale ratios in its `perScale` field.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -38,6 +45,12 @@ for _ in range(n):
 ts.sort()
 print(ts[len(ts) // 2], ts[min(len(ts) - 1, int(len(ts) * 0.99))])
 `;
+
+/**
+ * Figure-name suffix per scale (0, 200 and 1000 extra sleepers: about 100, 300 and 1,100
+ * processes on the CI VM; the figure's `processes` field has the exact count).
+ */
+const SCALE_NAMES = ["100", "300", "1000"];
 
 function haveCommand(cmd: string): boolean {
   return spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
@@ -84,11 +97,22 @@ function waitLine(child: ChildProcess, text: string): Promise<void> {
   });
 }
 
+/**
+ * Run as root, the sleepers run as uid 65534 (setpriv), as most of a real machine's processes
+ * are not the orchestrator's: the scan of our uid skips them at one stat each, while `ss -xlp`
+ * and `lsof -U` (and `{ allUsers: true }`) read them all.
+ */
+const SLEEPER_PREFIX =
+  process.geteuid?.() === 0 && haveCommand("setpriv")
+    ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    : [];
+
 /** `extra` sleepers in their own process group, so one kill removes them all. */
 async function sleepers(extra: number): Promise<ChildProcess | null> {
   if (extra === 0) return null;
   const script = `i=0; while [ $i -lt ${extra} ]; do sleep 600 & i=$((i+1)); done; echo SPAWNED; wait`;
-  const child = spawn("sh", ["-c", script], {
+  const [cmd, ...args] = [...SLEEPER_PREFIX, "sh", "-c", script];
+  const child = spawn(cmd ?? "sh", args, {
     detached: true,
     stdio: ["ignore", "pipe", "ignore"],
   });
@@ -142,11 +166,19 @@ try {
   const widths = [34, 10, 10, 12, 10, 10, 10];
   const scaling: string[] = [];
   const sizes = [0, 200, 1000];
+  const perScale: {
+    scale: string;
+    processes: number;
+    median: number;
+    p99: number;
+    psutil: number | null;
+  }[] = [];
   let pidAtSmallest = Number.NaN;
   for (const extra of sizes) {
     const group = await sleepers(extra);
     const procs = processCount();
-    processFacts(targetPid);
+    // Warm up as the psutil script does (200 calls), so neither side's first scale pays for it.
+    for (let i = 0; i < 200; i++) processFacts(targetPid);
     const ours = summarize(await timeUs(5000, () => processFacts(targetPid)));
     const py = psutil === null ? null : psutilUs(psutil.python, targetPid, 2000);
     const ps = await spawnUs(50, "ps", [
@@ -161,50 +193,66 @@ try {
     }
     const byPid = summarize(await timeUs(2000, () => socketFacts(sockPath, { pid: listenerPid })));
     const sock = summarize(await timeUs(extra >= 1000 ? 100 : 300, () => socketFacts(sockPath)));
+    const sockAll = summarize(
+      await timeUs(extra >= 1000 ? 100 : 300, () => socketFacts(sockPath, { allUsers: true })),
+    );
     const lsofUs = lsof ? await spawnUs(extra >= 1000 ? 5 : 10, "lsof", ["-U"]) : Number.NaN;
     const ssUs = ss ? await spawnUs(extra >= 1000 ? 10 : 30, "ss", ["-xlp"]) : Number.NaN;
     killGroup(group);
 
-    const tag = { processes: procs, extraSleepers: extra };
-    const largest = extra === sizes[sizes.length - 1];
-    figure("kernel.process_facts.median", ours.median, "us", tag);
-    figure("kernel.process_facts.p99", ours.p99, "us", tag);
+    // Every figure carries its scale in its name (docs/bench.json must not hold one name three
+    // times); the headline figures are chosen after the loop.
+    const scale = SCALE_NAMES[sizes.indexOf(extra)] ?? String(extra);
+    const tag = {
+      processes: procs,
+      extraSleepers: extra,
+      sleepersUid: SLEEPER_PREFIX.length > 0 ? 65534 : (process.geteuid?.() ?? -1),
+    };
+    figure(`kernel.process_facts.median_${scale}`, ours.median, "us", tag);
+    figure(`kernel.process_facts.p99_${scale}`, ours.p99, "us", tag);
     if (py) {
-      figure("kernel.psutil_same_facts.median", py.median, "us", {
+      figure(`kernel.psutil_same_facts.median_${scale}`, py.median, "us", {
         ...tag,
         psutil: psutil?.version,
       });
-      figure("kernel.process_facts.speedup_vs_psutil", py.median / ours.median, "x", tag);
+      figure(`kernel.process_facts.speedup_vs_psutil_${scale}`, py.median / ours.median, "x", tag);
     }
-    figure("kernel.ps_spawn.median", ps, "us", tag);
-    figure("kernel.process_facts.speedup_vs_ps_spawn", ps / ours.median, "x", tag);
-    figure("kernel.socket_listener_pid.median", byPid.median, "us", tag);
-    figure("kernel.socket_listener_pid.p99", byPid.p99, "us", tag);
-    figure("kernel.socket_listeners.median", sock.median, "us", tag);
+    perScale.push({
+      scale,
+      processes: procs,
+      median: ours.median,
+      p99: ours.p99,
+      psutil: py?.median ?? null,
+    });
+    figure(`kernel.ps_spawn.median_${scale}`, ps, "us", tag);
+    figure(`kernel.process_facts.speedup_vs_ps_spawn_${scale}`, ps / ours.median, "x", tag);
+    figure(`kernel.socket_listener_pid.median_${scale}`, byPid.median, "us", tag);
+    figure(`kernel.socket_listener_pid.p99_${scale}`, byPid.p99, "us", tag);
+    figure(`kernel.socket_listeners.median_${scale}`, sock.median, "us", tag);
     if (lsof)
-      figure("kernel.socket_listeners.speedup_vs_lsof_U", lsofUs / sock.median, "x", {
+      figure(`kernel.socket_listeners.speedup_vs_lsof_U_${scale}`, lsofUs / sock.median, "x", {
         ...tag,
         lsofUs,
       });
     if (ss)
-      figure("kernel.socket_listeners.speedup_vs_ss_xlp", ssUs / sock.median, "x", {
+      figure(`kernel.socket_listeners.speedup_vs_ss_xlp_${scale}`, ssUs / sock.median, "x", {
         ...tag,
         ssUs,
       });
+    figure(`kernel.socket_listeners_all_users.median_${scale}`, sockAll.median, "us", tag);
+    if (ss)
+      figure(
+        `kernel.socket_listeners_all_users.speedup_vs_ss_xlp_${scale}`,
+        ssUs / sockAll.median,
+        "x",
+        { ...tag, ssUs },
+      );
     if (extra === sizes[0]) pidAtSmallest = byPid.median;
-    if (largest) {
-      // The same figures under their own names at ~1,000 processes, where the targets are set.
-      figure("kernel.socket_listener_pid.median_1000", byPid.median, "us", tag);
+    if (extra === sizes[sizes.length - 1]) {
       figure("kernel.socket_listener_pid.growth", byPid.median / pidAtSmallest, "x", {
         ...tag,
         fromUs: pidAtSmallest,
       });
-      figure("kernel.socket_listeners.median_1000", sock.median, "us", tag);
-      if (ss)
-        figure("kernel.socket_listeners.speedup_vs_ss_xlp_1000", ssUs / sock.median, "x", {
-          ...tag,
-          ssUs,
-        });
     }
 
     const vs = (x: number): string => `${(x / sock.median).toFixed(1)}x`;
@@ -227,7 +275,10 @@ try {
       `${row(["socketFacts(path, { pid }) (ours)", byPid.median, byPid.p99, "", "", ""], widths)}\n`,
     );
     process.stdout.write(
-      `${row(["socketFacts(path): every listener", sock.median, sock.p99, "1.0x", "", ""], widths)}\n`,
+      `${row(["socketFacts(path): our uid's listeners", sock.median, sock.p99, "1.0x", "", ""], widths)}\n`,
+    );
+    process.stdout.write(
+      `${row(["socketFacts(path, { allUsers })", sockAll.median, sockAll.p99, vs(sockAll.median), "", ""], widths)}\n`,
     );
     if (lsof)
       process.stdout.write(`${row(["spawn lsof -U", lsofUs, "", vs(lsofUs), "", ""], widths)}\n`);
@@ -246,6 +297,29 @@ try {
         widths,
       ),
     );
+  }
+  // The headline processFacts figures: the worst scale, because the budgets (<= 30 µs, >= 8x
+  // psutil) hold only if they hold at every scale.
+  const worstMedian = perScale.reduce((a, b) => (b.median > a.median ? b : a));
+  const worstP99 = perScale.reduce((a, b) => (b.p99 > a.p99 ? b : a));
+  figure("kernel.process_facts.median_worst", worstMedian.median, "us", {
+    worstOf: "scales",
+    processes: worstMedian.processes,
+  });
+  figure("kernel.process_facts.p99_worst", worstP99.p99, "us", {
+    worstOf: "scales",
+    processes: worstP99.processes,
+  });
+  const ratios = perScale.flatMap((p) =>
+    p.psutil === null ? [] : [{ ...p, ratio: p.psutil / p.median }],
+  );
+  if (ratios.length === perScale.length && ratios.length > 0) {
+    const worst = ratios.reduce((a, b) => (b.ratio < a.ratio ? b : a));
+    figure("kernel.process_facts.speedup_vs_psutil_worst", worst.ratio, "x", {
+      worstOf: "scales",
+      processes: worst.processes,
+      perScale: ratios.map((r) => ({ processes: r.processes, ratio: r.ratio })),
+    });
   }
   process.stdout.write(`\ngrowth with the number of processes (medians, µs)\n`);
   process.stdout.write(

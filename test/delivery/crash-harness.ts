@@ -138,8 +138,10 @@ export function workloadArgv(
   s: Scenario,
   socket: string,
   prompts: number,
+  compactAboveBytes?: number,
 ): string[] {
-  return [process.execPath, bundle, s.seat, socket, String(prompts)];
+  const argv = [process.execPath, bundle, s.seat, socket, String(prompts)];
+  return compactAboveBytes === undefined ? argv : [...argv, String(compactAboveBytes)];
 }
 
 export function leaderLog(s: Scenario): string[] {

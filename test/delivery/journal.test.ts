@@ -104,7 +104,9 @@ test("evidence outcomes: ours, not ours, other session, duplicate, reconciled, c
   assert.is(j.recordResult({ ...res, stopReason: "cancelled" }).outcome, "conflict");
   j.compact();
   assert.is(j.recordResult(res).outcome, "compacted");
-  assert.is(j.receipt(p.promptId), undefined);
+  // Still answered in this process (recently settled); gone after a reopen (the refusal test).
+  assert.is(j.receipt(p.promptId)?.state, "completed");
+  assert.not.ok(j.receipts().some((r) => r.promptId === p.promptId));
   assert.is(j.isKnownPromptId(p.promptId), true);
   assert.is(
     errorCode(() => j.fence(p)),
@@ -272,7 +274,12 @@ test("compaction keeps open and uncertain receipts byte for byte, the epoch, and
       assert.ok(newLines.includes(l), `lost line ${l}`);
     }
   }
-  assert.ok(newLines.some((l) => l.includes('"t":"compacted"') && l.includes(done.promptId)));
+  assert.ok(
+    newLines.some(
+      (l) =>
+        l.includes('"v":2,"t":"settled","state":"completed"') && l.includes(`"${done.promptId}"`),
+    ),
+  );
   assert.is(statSync(path).mode & 0o777, 0o600);
   // The journal keeps working on the new file, and a fresh open sees the same receipts.
   const more = prompt();
@@ -351,15 +358,16 @@ test("a refusal is terminal, fsynced before returning, survives reopening, is co
   const before = bytesOf(dir);
   Journal.open({ dir, guard: openGuard }).close();
   assert.equal(bytesOf(dir), before, "recovery of a refused receipt changes no byte");
-  // Compacted like any finished receipt: one tombstone; its id stays known.
+  // Compacted like any finished receipt: its id in a settled record; it stays known.
   const c = admitted(dir);
   const report = c.compact();
   assert.is(report.droppedReceipts, 1);
   assert.ok(
     readFileSync(join(dir, JOURNAL_FILE), "utf8").includes(
-      `"t":"compacted","id":"${p.promptId}","state":"rejected"`,
+      `"t":"settled","state":"rejected","at":`,
     ),
   );
+  assert.ok(readFileSync(join(dir, JOURNAL_FILE), "utf8").includes(`"ids":["${p.promptId}"]`));
   assert.is(c.recordRejection(refusal).outcome, "compacted");
   c.close();
   const k = Journal.open({ dir, guard: openGuard });
@@ -406,5 +414,144 @@ test("a refusal while the receipt is still fenced: the answer proves the write (
   assert.is(k.receipt(q.promptId)?.state, "dispatched");
   k.close();
 });
+
+/** Fence, dispatch and complete `n` prompts; returns their ids. */
+function finishPrompts(j: Journal, n: number): string[] {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = prompt();
+    j.fence(p);
+    j.markDispatched(p.promptId);
+    j.recordConsumption({ promptId: p.promptId, sessionId: p.sessionId, kind: "queue-entry" });
+    j.recordResult({
+      promptId: p.promptId,
+      sessionId: p.sessionId,
+      channel: "rpc-response",
+      stopReason: "end_turn",
+    });
+    ids.push(p.promptId);
+  }
+  return ids;
+}
+
+test("the journal compacts itself past compactAboveBytes: bounded, every used id still refused, uncertain kept", () => {
+  const dir = tempSeat();
+  const path = join(dir, JOURNAL_FILE);
+  const j = admitted(dir, { compactAboveBytes: 8192 });
+  // A prompt fenced but never settled: it must stay (uncertain) through every compaction.
+  const held = prompt();
+  j.fence(held);
+  j.markUncertain(held.promptId, "send-failed", "EPIPE");
+  const ids = finishPrompts(j, 400);
+  // 400 lifecycles are ~270 KB of lines; the file stays near 1.5x its snapshot (ids only).
+  const size = statSync(path).size;
+  assert.ok(size < 40_000, `journal is ${size} bytes after 400 prompts`);
+  const text = readFileSync(path, "utf8");
+  assert.ok(text.includes('"t":"settled"'), "no settled record: it never compacted");
+  assert.is(j.receipt(held.promptId)?.state, "uncertain");
+  assert.is(j.receipt(ids[0] ?? "")?.state, "completed", "recently settled still answered");
+  for (const id of ids) {
+    assert.is(
+      errorCode(() => j.fence(prompt({ promptId: id }))),
+      "PROMPT_ID_DUPLICATE",
+    );
+  }
+  j.close();
+  const r = admitted(dir, { compactAboveBytes: 8192 });
+  assert.equal(r.recovery.warnings, []);
+  assert.equal(
+    r
+      .receipts()
+      .filter((x) => x.state !== "completed")
+      .map((x) => [x.promptId, x.state]),
+    [[held.promptId, "uncertain"]],
+  );
+  for (const id of [...ids, held.promptId]) {
+    assert.ok(r.isKnownPromptId(id), `${id} forgotten`);
+    assert.is(
+      errorCode(() => r.fence(prompt({ promptId: id }))),
+      "PROMPT_ID_DUPLICATE",
+    );
+  }
+  r.close();
+});
+
+test("a large journal is compacted when opened; a fenced prompt left unsettled stays uncertain", () => {
+  const dir = tempSeat();
+  const path = join(dir, JOURNAL_FILE);
+  const w = admitted(dir, { compactAboveBytes: Number.POSITIVE_INFINITY });
+  const ids = finishPrompts(w, 200);
+  const open = prompt();
+  w.fence(open); // the process dies here: fenced, never dispatched
+  w.close();
+  const before = statSync(path).size;
+  const r = Journal.open({ dir, guard: openGuard, compactAboveBytes: 4096 });
+  const after = statSync(path).size;
+  assert.ok(after * 3 < before, `not compacted on open: ${before} -> ${after} bytes`);
+  assert.equal(r.recovery.madeUncertain, [open.promptId]);
+  assert.equal(
+    r.receipts().map((x) => [x.promptId, x.state]),
+    [[open.promptId, "uncertain"]],
+  );
+  r.close();
+  // Idempotent: a second open finds nothing to compact and changes no byte.
+  const bytes = bytesOf(dir);
+  const again = Journal.open({ dir, guard: openGuard, compactAboveBytes: 4096 });
+  for (const id of ids) assert.ok(again.isKnownPromptId(id));
+  assert.is(again.receipt(open.promptId)?.state, "uncertain");
+  again.close();
+  assert.equal(bytesOf(dir), bytes, "second open changed bytes");
+});
+
+test("a failed automatic compaction fail-stops before the append it preceded", () => {
+  const dir = tempSeat();
+  const path = join(dir, JOURNAL_FILE);
+  // The journal's first rename is its first compaction: it fails with EIO.
+  const { io } = spyIO({ rename: [1] });
+  const j = admitted(dir, { io, compactAboveBytes: 4096 });
+  const done: string[] = [];
+  let failed: { id: string; code: string } | null = null;
+  for (let i = 0; i < 100 && failed === null; i++) {
+    const p = prompt();
+    try {
+      done.push(...finishPromptsWith(j, p));
+    } catch (err) {
+      failed = {
+        id: p.promptId,
+        code: errorCode(() => {
+          throw err;
+        }),
+      };
+    }
+  }
+  assert.ok(failed !== null, "no compaction was attempted");
+  assert.is(failed.code, "JOURNAL_IO");
+  assert.is(j.failure?.code, "JOURNAL_IO");
+  assert.is(
+    errorCode(() => j.fence(prompt())),
+    "JOURNAL_IO",
+  );
+  j.close();
+  const r = admitted(dir);
+  for (const id of done) assert.ok(r.isKnownPromptId(id), `${id} forgotten`);
+  // The record the compaction preceded never reached the disk: its fence, or a later record.
+  const rec = r.receipt(failed.id);
+  assert.ok(rec === undefined || rec.state === "uncertain", `${failed.id}: ${rec?.state}`);
+  assert.not.ok(readFileSync(path, "utf8").includes('"t":"settled"'));
+  r.close();
+});
+
+/** One whole lifecycle of `p`; returns its id once completed. */
+function finishPromptsWith(j: Journal, p: ReturnType<typeof prompt>): string[] {
+  j.fence(p);
+  j.markDispatched(p.promptId);
+  j.recordResult({
+    promptId: p.promptId,
+    sessionId: p.sessionId,
+    channel: "rpc-response",
+    stopReason: "end_turn",
+  });
+  return [p.promptId];
+}
 
 test.run();

@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { decodeJournal, encodeRecord } from "../../lib/delivery/codec.js";
+import { decodeJournal, encodeRecord, MAX_LINE_BYTES } from "../../lib/delivery/codec.js";
 import type { JournalRecord } from "../../lib/delivery/journal-record.js";
 import { Ledger } from "../../lib/delivery/ledger.js";
 
@@ -43,7 +43,7 @@ test("rejects what no single controller writes: old epochs, second fences, recor
   assert.is(l.get("b"), undefined);
 });
 
-test("compacted image: max epoch, tombstones, then open receipts' lines in journal order", () => {
+test("compacted image: max epoch, settled ids, then open receipts' lines in journal order", () => {
   const l = new Ledger();
   const recs: JournalRecord[] = [
     { v: 1, t: "epoch", epoch: 1, pid: 1, at: 1 },
@@ -60,7 +60,7 @@ test("compacted image: max epoch, tombstones, then open receipts' lines in journ
   assert.is(image.tail, null);
   assert.equal(
     image.lines.map((x) => x.record),
-    [recs[3], { v: 1, t: "compacted", id: "done", state: "completed", at: 3 }, recs[2], recs[5]],
+    [recs[3], { v: 2, t: "settled", state: "completed", at: 99, ids: ["done"] }, recs[2], recs[5]],
   );
   // Replaying the image gives the same open receipts and knows the compacted id.
   const again = new Ledger();
@@ -68,9 +68,56 @@ test("compacted image: max epoch, tombstones, then open receipts' lines in journ
     assert.is(again.apply(x.record, plan.bytes.subarray(x.offset, x.offset + x.length)), null);
   assert.equal(again.get("open"), l.get("open"));
   assert.is(again.knows("done"), true);
-  l.dropTerminal(plan.tombstones);
+  l.dropTerminal(plan.settled);
   assert.is(l.get("done"), undefined);
-  assert.ok(Buffer.compare(l.compacted(100).bytes, plan.bytes) === 0, "compacting twice is stable");
+  assert.ok(Buffer.compare(l.compacted(99).bytes, plan.bytes) === 0, "compacting twice is stable");
+});
+
+test("settled ids: legacy tombstones folded in, packed by state into lines within the limit", () => {
+  const l = new Ledger();
+  const ids = Array.from({ length: 500 }, (_, i) => `${"p".repeat(100)}-${i}`);
+  const recs: JournalRecord[] = [
+    { v: 1, t: "epoch", epoch: 1, pid: 1, at: 1 },
+    { v: 1, t: "compacted", id: "old-rejected", state: "rejected", at: 1 },
+  ];
+  for (const id of ids) {
+    recs.push(fence(id), { v: 1, t: "cancelled", id, at: 2, ch: "rpc-response" });
+  }
+  feed(l, recs);
+  const plan = l.compacted(7);
+  const image = decodeJournal(plan.bytes);
+  assert.is(image.tail, null);
+  const settled = image.lines.flatMap((x) => (x.record.t === "settled" ? [x] : []));
+  assert.ok(settled.length > 10, `${settled.length} lines for 500 ids of 104+ bytes`);
+  for (const x of settled) assert.ok(x.length <= MAX_LINE_BYTES);
+  const byState = (state: string): string[] =>
+    settled.flatMap((x) =>
+      x.record.t === "settled" && x.record.state === state ? x.record.ids : [],
+    );
+  assert.equal(byState("rejected"), ["old-rejected"]);
+  assert.equal(byState("cancelled"), ids);
+  // Replayed: every id known, none a live receipt, and a fence of any of them refused.
+  const again = new Ledger();
+  for (const x of image.lines)
+    assert.is(again.apply(x.record, plan.bytes.subarray(x.offset, x.offset + x.length)), null);
+  for (const id of [...ids, "old-rejected"]) {
+    assert.ok(again.knows(id) && again.isCompacted(id), id);
+    assert.is(again.get(id), undefined);
+    assert.ok(again.check(fence(id)) !== null, `fence of settled ${id} accepted`);
+  }
+});
+
+test("a settled record is never rejected and never hides a live receipt", () => {
+  const l = new Ledger();
+  const out = feed(l, [
+    fence("live"),
+    { v: 2, t: "settled", state: "completed", at: 1, ids: ["live", "gone"] },
+    { v: 2, t: "settled", state: "completed", at: 2, ids: ["gone"] },
+  ]);
+  assert.equal(out, [null, null, null]);
+  assert.is(l.get("live")?.state, "fenced");
+  assert.not.ok(l.isCompacted("live"));
+  assert.ok(l.isCompacted("gone"));
 });
 
 test.run();

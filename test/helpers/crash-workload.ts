@@ -6,7 +6,8 @@
  * stdout, one line each, written synchronously (a pipe): `EPOCH <n>`, `ACK <promptId> <state>`
  * when dispatch returned to its caller, `REFUSED <step> <code> sent=<bool>` for a typed refusal
  * (sent: whether the send callback had been entered), `DONE`.
- * Usage: node crash-workload.mjs <seatDir> <leaderSocket> <prompts>
+ * Usage: node crash-workload.mjs <seatDir> <leaderSocket> <prompts> [compactAboveBytes]
+ * With compactAboveBytes the plan has no explicit compactions: the journal compacts by itself.
  */
 import { connect as netConnect } from "node:net";
 import { dirname } from "node:path";
@@ -15,7 +16,7 @@ import { admitController } from "../../lib/delivery/admission.js";
 import { isErrorCode } from "../../lib/errors.js";
 import { crashPlan, driveWorkload, type LeaderEvent, type LeaderLink } from "./crash-plan.js";
 
-const [seatArg, socketArg, countArg] = process.argv.slice(2);
+const [seatArg, socketArg, countArg, compactArg] = process.argv.slice(2);
 if (seatArg === undefined || socketArg === undefined || countArg === undefined) {
   process.stdout.write("usage: crash-workload <seatDir> <leaderSocket> <prompts>\n");
   process.exit(2);
@@ -23,6 +24,7 @@ if (seatArg === undefined || socketArg === undefined || countArg === undefined) 
 const seatDir: string = seatArg;
 const leaderSocket: string = socketArg;
 const count = Number(countArg);
+const compactAboveBytes = compactArg === undefined ? undefined : Number(compactArg);
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
@@ -97,7 +99,9 @@ function connect(): Promise<LeaderLink> {
 
 let controller: ReturnType<typeof admitController>;
 try {
-  controller = admitController({ seatDir });
+  controller = admitController(
+    compactAboveBytes === undefined ? { seatDir } : { seatDir, compactAboveBytes },
+  );
 } catch (err) {
   if (!isErrorCode(err)) throw err;
   out(`REFUSED admit ${err.code} sent=false`);
@@ -108,7 +112,7 @@ let sending: string | null = null;
 const journal = controller.journal;
 await driveWorkload(
   journal,
-  crashPlan(count),
+  compactAboveBytes === undefined ? crashPlan(count) : crashPlan(count, Number.POSITIVE_INFINITY),
   async () => {
     const link = await connect();
     return {

@@ -368,4 +368,56 @@ linuxTest(
   },
 );
 
+linuxTest(
+  "the scan lists our uid's holders only; allUsers lists another user's too (as root), as ss -xlp does",
+  async () => {
+    const dir = tempDir("scope");
+    chmodSync(dir, 0o755);
+    const path = join(dir, "shared.sock");
+    // One listening socket held by two processes: python binds and listens as root, forks, and the
+    // child drops to uid 65534 keeping the fd.
+    const script = [
+      "import os, socket, sys, time",
+      "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)",
+      `s.bind(${JSON.stringify(path)}); s.listen(4)`,
+      "pid = os.fork()",
+      "if pid == 0:",
+      "    os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)",
+      // One write(2): print() may split a line, and the parent's output would interleave.
+      "    os.write(1, b'CHILD %d\\n' % os.getpid()); time.sleep(600)",
+      "else:",
+      "    os.waitpid(pid, 0)",
+    ].join("\n");
+    // Its own process group, so cleanup() kills the forked child too.
+    const py = spawnChild("python3", ["-c", script], { detached: true });
+    const child = Number((await lineFrom(py, /CHILD (\d+)/)).trim());
+    const parent = py.pid ?? 0;
+    // The child's uid change is visible to the kernel before it prints; check with ps' oracle.
+    const uidOf = (pid: number): number =>
+      Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/\nUid:\s+\d+\s+(\d+)/)?.[1]);
+    assert.is(uidOf(child), 65534);
+    assert.is(uidOf(parent), process.geteuid?.() ?? 0);
+    assert.equal(
+      ssListeners(path),
+      [parent, child].sort((a, b) => a - b),
+      "ss -xlp sees both",
+    );
+
+    const ours = socketFacts(path);
+    assert.equal(ours.listeners, [parent], "the default scan skips another user's process");
+    assert.is(ours.listeningSockets, 1);
+    const all = socketFacts(path, { allUsers: true });
+    assert.equal(
+      all.listeners,
+      [parent, child].sort((a, b) => a - b),
+    );
+    // With a pid, the scope does not apply: that process is read whoever owns it.
+    assert.equal(socketFacts(path, { pid: child, allUsers: false }).listeners, [child]);
+    assert.equal(
+      failure(() => socketFacts(path, { allUsers: 1 as unknown as boolean })).code,
+      "INVALID_ARGUMENT",
+    );
+  },
+);
+
 test.run();

@@ -257,6 +257,10 @@ struct proc_fdinfo {
   uint32_t proc_fdtype;
 };
 
+// proc_listpids types (bsd/sys/proc_info.h): PROC_UID_ONLY matches the effective uid.
+#define PROC_ALL_PIDS 1
+#define PROC_UID_ONLY 4
+
 #define PROC_PIDLISTFDS 1
 #define PROC_PIDLISTFD_SIZE (sizeof(struct proc_fdinfo))
 #define PROC_PIDTBSDINFO 3
