@@ -23,6 +23,8 @@ import type {
   SocketFacts,
 } from "./types.js";
 
+export { type ProcessRead, readProcess } from "./process-read.js";
+
 export interface KernelPort {
   processFacts(pid: number): ProcessFacts;
   /** With `options.pid`, only that process's fds are read (the proof path never scans). */
@@ -47,31 +49,6 @@ export const systemKernel: KernelPort = {
   processArgv: (pid) => processArgv(pid),
   ptyMasters: (pid) => ptyMasters(pid),
 };
-
-/** The outcome of one `processFacts` call: the facts, or the typed error the kernel layer gave. */
-export type ProcessRead =
-  | { readonly ok: true; readonly facts: ProcessFacts }
-  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
-
-/**
- * Read a pid's facts as a value: a typed failure (NO_SUCH_PROCESS, ZOMBIE, ACCESS_DENIED, …) is
- * the `error` of the read, since a denied read is not a negative proof. With `answers`, only
- * those codes are; any other failure is thrown as it was, and so is anything untyped (a bug).
- */
-export function readProcess(
-  kernel: KernelPort,
-  pid: number,
-  answers?: ReadonlySet<string>,
-): ProcessRead {
-  try {
-    return { ok: true, facts: kernel.processFacts(pid) };
-  } catch (err) {
-    if (!(err instanceof GrokSeatError) || (answers !== undefined && !answers.has(err.code))) {
-      throw err;
-    }
-    return { ok: false, error: { code: err.code, message: err.message } };
-  }
-}
 
 /**
  * Facts of a socket path as a proof asks them: does this pid (the lock file's, the peer of our
