@@ -23,6 +23,7 @@ import type {
   SocketFacts,
 } from "./types.js";
 
+export { identityJson, sameIdentity } from "./identity.js";
 export { type ProcessRead, readProcess } from "./process-read.js";
 
 export interface KernelPort {
@@ -67,20 +68,4 @@ export function socketFactsFor(kernel: KernelPort, path: string, pid: number): S
     if (!(err instanceof GrokSeatError)) throw err;
   }
   return kernel.socketFacts(path);
-}
-
-/** A process identity as recorded JSON (`{kind, value}`), or null. */
-export function identityJson(id: ProcessIdentity): { kind: ProcessIdentity["kind"]; value: string };
-export function identityJson(
-  id: ProcessIdentity | null,
-): { kind: ProcessIdentity["kind"]; value: string } | null;
-export function identityJson(
-  id: ProcessIdentity | null,
-): { kind: ProcessIdentity["kind"]; value: string } | null {
-  return id === null ? null : { kind: id.kind, value: id.value };
-}
-
-/** Two identities name the same process (both known, same kind and value). */
-export function sameIdentity(a: ProcessIdentity | null, b: ProcessIdentity | null): boolean {
-  return a !== null && b !== null && a.kind === b.kind && a.value === b.value;
 }

@@ -98,6 +98,19 @@ test("verify-proof process <pid> loads neither the MCP SDK nor lib/mcp", () => {
   );
 });
 
+test("verify-proof process <pid> loads its one kernel call, not the kernel layer (issue 19)", () => {
+  const { urls, stdout } = traced(["lib/cli/verify-proof.ts", "process", String(process.pid)]);
+  assert.ok(stdout.includes(String(process.pid)), stdout);
+  const loaded = ours(urls);
+  assert.ok(loaded.includes("kernel/process.ts"), "the trace saw the kernel call load");
+  assert.equal(
+    loaded.filter((f) => f === "kernel/index.ts" || f === "kernel/port.ts"),
+    [],
+  );
+  // 28 before issue 19's cut, 17 after.
+  assert.ok(loaded.length <= 18, `${loaded.length} of our modules: ${loaded.sort().join(", ")}`);
+});
+
 test("a whole hire() without an MCP bank, and its release, never load the MCP SDK", async () => {
   const stack = await startStack();
   try {
