@@ -35,6 +35,8 @@ export {
   WireError,
   type WirePeer,
 } from "./errors.js";
+// The login file's name from Grok's own module: seat/profile.js reaches the kernel layer (issue 19).
+export { LOGIN_FILE as LOGIN_FILE_NAME } from "./grok/login.js";
 // ── Transcripts: live entries, pages, the stored file ──────────────────────────────────────
 export {
   type NativeTranscript,
@@ -62,7 +64,7 @@ export {
   type OwnerActionWait,
   type SeatStep,
 } from "./seat/hire-events.js";
-export { LOGIN_FILE_NAME, type Profile, type ProfileSpec } from "./seat/profile.js";
+export type { Profile, ProfileSpec } from "./seat/profile.js";
 export {
   ownerStepFor,
   type SeatOwnCode,

@@ -257,7 +257,7 @@ const ROWS: readonly Row[] = [
     also: "seat.hire.ours_cpu_ms.p99",
     target: atMost(15, "ms"),
     missed:
-      "per step (`seat.hire.cpu_by_step_ms`, with a CPU profile by layer): `leader_wait` is the largest while the simulated Grok starts, though it now wakes on the runtime directory's file events with a backing-off poll (the rest of its CPU, the pane-exit watch and the event loop while waiting, is not yet attributed), then `preflight` (spawning `grok --version`, Herdr discovery) and `launch`; next: profile `leader_wait` alone, and skip the version spawn for an executable whose identity a previous hire already judged",
+      "measured now without a profiler running (the bench's 200 µs sampling profiler had been counting its own thread: it tripled this figure), and bounded reads no longer zero-fill their bound (8 MiB per `/proc/locks` read in `leader_proof`, 1 MiB per `active_sessions.json` poll): about 65 ms in a seat-only run on a loaded 2-core machine, down from about 106 ms. Per step (`seat.hire.cpu_by_step_ms`; a profile of separate hires by step and function in its `profileSteps`): `leader_wait` is the largest (about 18 ms of user CPU on the main thread for some 20 looks while the simulated Grok starts, of which the profile's JavaScript samples show about 4 ms: GC, Node internals, the lock read, the pid's fd check), then `agent`, `active_sessions`, `catalog` and `pane_proof` (4–8 ms each: every Herdr request is its own connection, gated by the server's peer credentials, and kernel reads); next: attribute `leader_wait`'s remaining CPU on a quiet machine with `perf` and `--perf-basic-prof`, and read the 64-byte lock file synchronously there",
   },
   {
     area: "seat",
@@ -281,7 +281,7 @@ const ROWS: readonly Row[] = [
     figure: "startup.import_root.over_bare_ms",
     target: atMost(60, "ms"),
     missed:
-      "it loads 62 of our modules and valibot (module-load trace in the bench); hire()'s steps, the ACP SDK, zod and the MCP SDK no longer: what is left is the `Seat` class and the seat record's schemas, which reach the kernel, proof and grok modules at import; next: a lighter seat-record schema module and the kernel loaded inside `Seat` on first use, or a bundled entry",
+      "what is left is Node's ES module loader, about 1.5–1.8 ms of CPU per module on this machine (the import's own CPU: 155 ms for 62 modules, 113 ms for 38, one loaded run): the root entry loads 38 of our modules (62 before the seat record's schema, `Seat`, `resume` and the refusals stopped reaching the kernel index, the pane proof's checks and the version probe) and valibot, each one its exports or the seat record's schema uses at import (module-load trace in the bench; test/seat/load-trace.test.ts keeps the heavy ones out); next: `readNativeTranscript` and `TranscriptReconciler` (9 modules) behind a lazy entry, or one bundled file for the root entry",
   },
   {
     area: "startup",
@@ -289,7 +289,7 @@ const ROWS: readonly Row[] = [
     figure: "startup.verify_proof_process.vs_bare",
     target: atMost(1.3, "x"),
     missed:
-      "it loads 28 of our modules, valibot and the native addon (module-load trace in the bench); next: a bundled CLI entry (esbuild), and on Node ≥ 22.1 `module.enableCompileCache()` (Node 20 has none)",
+      "it loads 17 of our modules (28 before `verify-proof process` stopped loading the kernel index), valibot and the native addon; the rest is Node's: an ES module entry starts the ES module loader, and printing loads the stream modules, neither of which a bare `node -e 0` pays (CPU profile of one run); next: one bundled file for the CLI (a bundler is not a dependency today), and `module.enableCompileCache()` on Node ≥ 22.1 only into a private cache directory we own and check, never the shared temporary one Node picks by default",
   },
   {
     area: "startup",

@@ -17,6 +17,7 @@ import { open } from "node:fs/promises";
 import * as v from "valibot";
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { failureOr } from "../errors.js";
+import { readBounded } from "../leader/lock-file.js";
 import { activeSessionsPath } from "./paths.js";
 
 /** chrono `DateTime<Utc>` as serde writes it: RFC 3339 (`2026-08-19T19:55:30.123456789Z`). */
@@ -78,16 +79,11 @@ export async function readActiveSessions(
     const st = await handle.stat();
     if (!st.isFile()) return { status: "unreadable", path, errno: "ENOTREG" };
     if (st.size > maxBytes) return { status: "too_large", path, size: st.size };
-    // Read at most maxBytes + 1, whatever the size said: the file may grow under us.
-    const buf = Buffer.alloc(maxBytes + 1);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buf, filled, buf.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-      if (filled > maxBytes) return { status: "too_large", path, size: filled };
-    }
-    return parseActiveSessions(path, buf.subarray(0, filled));
+    // Read at most maxBytes + 1, whatever the size said: the file may grow under us. The
+    // buffer starts at the size it said (this file is polled during a hire: issue 19).
+    const buf = await readBounded(handle, maxBytes, st.size + 1);
+    if (buf.length > maxBytes) return { status: "too_large", path, size: buf.length };
+    return parseActiveSessions(path, buf);
   } catch (err) {
     return { status: "unreadable", path, errno: failureOr(err, "EIO").code };
   } finally {

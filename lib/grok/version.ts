@@ -12,8 +12,9 @@ import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import type { Registered } from "../leader/messages.js";
 import { LEADER_PROTOCOL_VERSION } from "../leader/messages.js";
 import { GrokError, type GrokErrorCode } from "./grok-error.js";
+import { VERSION_FLOOR } from "./version-floor.js";
 
-export const VERSION_FLOOR = "1.0.46";
+export { VERSION_FLOOR } from "./version-floor.js";
 
 // ---- Semantic versions as Grok uses them (`semver` crate in `xai-grok-version`):
 // MAJOR.MINOR.PATCH with optional `-prerelease` and `+build`, ordered by semver 2.0.0 precedence (a

@@ -23,6 +23,9 @@ import type {
   SocketFacts,
 } from "./types.js";
 
+export { identityJson, sameIdentity } from "./identity.js";
+export { type ProcessRead, readProcess } from "./process-read.js";
+
 export interface KernelPort {
   processFacts(pid: number): ProcessFacts;
   /** With `options.pid`, only that process's fds are read (the proof path never scans). */
@@ -48,31 +51,6 @@ export const systemKernel: KernelPort = {
   ptyMasters: (pid) => ptyMasters(pid),
 };
 
-/** The outcome of one `processFacts` call: the facts, or the typed error the kernel layer gave. */
-export type ProcessRead =
-  | { readonly ok: true; readonly facts: ProcessFacts }
-  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
-
-/**
- * Read a pid's facts as a value: a typed failure (NO_SUCH_PROCESS, ZOMBIE, ACCESS_DENIED, …) is
- * the `error` of the read, since a denied read is not a negative proof. With `answers`, only
- * those codes are; any other failure is thrown as it was, and so is anything untyped (a bug).
- */
-export function readProcess(
-  kernel: KernelPort,
-  pid: number,
-  answers?: ReadonlySet<string>,
-): ProcessRead {
-  try {
-    return { ok: true, facts: kernel.processFacts(pid) };
-  } catch (err) {
-    if (!(err instanceof GrokSeatError) || (answers !== undefined && !answers.has(err.code))) {
-      throw err;
-    }
-    return { ok: false, error: { code: err.code, message: err.message } };
-  }
-}
-
 /**
  * Facts of a socket path as a proof asks them: does this pid (the lock file's, the peer of our
  * connection) hold a listener bound to it. Only that pid's fd table is read, so the proof's cost
@@ -90,20 +68,4 @@ export function socketFactsFor(kernel: KernelPort, path: string, pid: number): S
     if (!(err instanceof GrokSeatError)) throw err;
   }
   return kernel.socketFacts(path);
-}
-
-/** A process identity as recorded JSON (`{kind, value}`), or null. */
-export function identityJson(id: ProcessIdentity): { kind: ProcessIdentity["kind"]; value: string };
-export function identityJson(
-  id: ProcessIdentity | null,
-): { kind: ProcessIdentity["kind"]; value: string } | null;
-export function identityJson(
-  id: ProcessIdentity | null,
-): { kind: ProcessIdentity["kind"]; value: string } | null {
-  return id === null ? null : { kind: id.kind, value: id.value };
-}
-
-/** Two identities name the same process (both known, same kind and value). */
-export function sameIdentity(a: ProcessIdentity | null, b: ProcessIdentity | null): boolean {
-  return a !== null && b !== null && a.kind === b.kind && a.value === b.value;
 }

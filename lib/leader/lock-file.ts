@@ -7,25 +7,46 @@
  * waiters (`->` lines).
  */
 import { constants } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { type FileHandle, open, stat } from "node:fs/promises";
+
+/**
+ * Read an open file from its current offset until EOF or one byte past `maxBytes`, whichever
+ * comes first: at most `maxBytes + 1` bytes (more than `maxBytes` means the file is too large).
+ * The buffer starts at `hintBytes` and doubles, so a bound is not a buffer: zero-filling an
+ * 8 MiB one for every `/proc/locks` read was most of the leader proof's CPU (issue 19).
+ */
+export async function readBounded(
+  handle: FileHandle,
+  maxBytes: number,
+  hintBytes = 4096,
+): Promise<Buffer> {
+  const cap = maxBytes + 1;
+  let buf = Buffer.alloc(Math.min(cap, Math.max(1, hintBytes)));
+  let filled = 0;
+  while (filled < cap) {
+    if (filled === buf.length) {
+      const bigger = Buffer.alloc(Math.min(cap, buf.length * 2));
+      buf.copy(bigger, 0, 0, filled);
+      buf = bigger;
+    }
+    const { bytesRead } = await handle.read(buf, filled, buf.length - filled, null);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buf.subarray(0, filled);
+}
 
 /** Read a small file without following a symlink, at most `maxBytes` (more is an error). */
 export async function readSmallFile(path: string, maxBytes: number): Promise<Buffer> {
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const buf = Buffer.alloc(maxBytes + 1);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buf, filled, buf.length - filled, null);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-      if (filled > maxBytes) {
-        throw Object.assign(new Error(`${path} is larger than ${maxBytes} bytes`), {
-          code: "EFBIG",
-        });
-      }
+    const buf = await readBounded(handle, maxBytes);
+    if (buf.length > maxBytes) {
+      throw Object.assign(new Error(`${path} is larger than ${maxBytes} bytes`), {
+        code: "EFBIG",
+      });
     }
-    return buf.subarray(0, filled);
+    return buf;
   } finally {
     await handle.close();
   }

@@ -10,7 +10,6 @@
  * §4.2): the pid is `pane.process_info.shell_pid` and the terminal comes from the kernel for that
  * pid.
  */
-import * as v from "valibot";
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import type { JsonValue } from "../json.js";
 import type { ProcessFacts } from "../kernel/index.js";
@@ -23,61 +22,16 @@ import {
   type SessionKind,
 } from "./agent-reconcile.js";
 import { checkHerdrServer, HERDR_TRUST_CHECKS, type HerdrTie } from "./herdr-trust.js";
+import { PANE_PROOF_VERSION, type PaneProofRecord } from "./pane-record.js";
 import { checkPaneTerminal, type TerminalTie } from "./pane-terminal.js";
-import {
-  ProcessIdentitySchema,
-  type SessionDescriptor,
-  SessionDescriptorSchema,
-} from "./session-descriptor.js";
+import type { SessionDescriptor } from "./session-descriptor.js";
 
-const uint = v.pipe(v.number(), v.integer(), v.minValue(0));
-
-export const PANE_PROOF_VERSION = 1;
-
-/** A process as a proof binds it: kernel identity, µs birth, canonical executable, cwd, uid. */
-export const BoundProcessSchema = v.object({
-  pid: uint,
-  identity: ProcessIdentitySchema,
-  startTimeUs: v.number(),
-  startTimePrecisionUs: v.number(),
-  executable: v.nullable(v.string()),
-  cwd: v.nullable(v.string()),
-  uid: uint,
-});
-
-export const PaneProofRecordSchema = v.object({
-  version: v.literal(PANE_PROOF_VERSION),
-  boundAt: v.string(),
-  pane: v.object({
-    paneId: v.string(),
-    terminalId: v.string(),
-    workspaceId: v.string(),
-    tabId: v.string(),
-  }),
-  /**
-   * argv and cwd as `layout.apply` echoed them; null when the pane was not launched by us. A
-   * record of what was asked, never re-checked: the owner's `/minimal` or `/fullscreen` re-execs
-   * the TUI in place with a rebuilt argv (same pid, identity, birth and executable), which is not
-   * another process (docs/design/decisions.md §12.5).
-   */
-  launch: v.nullable(v.object({ argv: v.array(v.string()), cwd: v.nullable(v.string()) })),
-  process: v.object({
-    ...BoundProcessSchema.entries,
-    /** Controlling terminal from the kernel, e.g. /dev/pts/7. */
-    tty: v.string(),
-  }),
-  herdr: SessionDescriptorSchema,
-  /** Our native session (an id, a path for pi/omp), compared with `agent_session.value` whenever present. */
-  nativeSessionId: v.nullable(v.string()),
-  /** The agent label control requires; null for a pane proof without an agent claim. */
-  expectedAgent: v.nullable(v.string()),
-  /**
-   * The `agent_session.kind` the expected agent's session must have. Absent in records written
-   * before it existed: then Herdr's rule for `expectedAgent` (`harnessBinding`).
-   */
-  expectedSessionKind: v.exactOptional(v.nullable(v.picklist(["id", "path"]))),
-});
-export type PaneProofRecord = v.InferOutput<typeof PaneProofRecordSchema>;
+export {
+  BoundProcessSchema,
+  PANE_PROOF_VERSION,
+  type PaneProofRecord,
+  PaneProofRecordSchema,
+} from "./pane-record.js";
 
 /**
  * What the pane proof reads of Herdr's `PaneInfo` (lib/herdr/wire-pane.ts parses it): the ids, and

@@ -36,14 +36,15 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
 import { isUnsafeTrustRoot, TRUST_FILE } from "../grok/folder-trust.js";
+import { LOGIN_FILE } from "../grok/login.js";
 import { pathAncestry } from "../kernel/index.js";
 import { checkOwnDir, checkSafePath } from "../proof/safe-path.js";
 import { octal } from "../proof/socket.js";
 import { writeNewPrivateFile } from "./private-file.js";
 import { checkPrivateDir } from "./runtime-dir.js";
 
-/** `$GROK_HOME/auth.json` (xai-grok-shell `auth/storage.rs`). */
-export const LOGIN_FILE_NAME = "auth.json";
+/** `$GROK_HOME/auth.json` (xai-grok-shell `auth/storage.rs`): grok/login.ts names it once. */
+export const LOGIN_FILE_NAME = LOGIN_FILE;
 /** A login file is a small JSON document; anything larger is not one. */
 const MAX_LOGIN_BYTES = 1024 * 1024;
 

@@ -11,7 +11,7 @@ import type { DeliveryErrorCode } from "../delivery/index.js";
 import { failureOf, GrokSeatError } from "../errors.js";
 import { LINEAR_OWNER_STEP, UNVERIFIABLE_OWNER_STEP } from "../grok/catalog.js";
 import type { GrokErrorCode } from "../grok/grok-error.js";
-import { VERSION_FLOOR } from "../grok/version.js";
+import { VERSION_FLOOR } from "../grok/version-floor.js";
 import type { HerdrErrorCode } from "../herdr/herdr-error.js";
 import type { KernelFailureCode } from "../kernel/index.js";
 import type { LeaderErrorCode } from "../leader/leader-error.js";

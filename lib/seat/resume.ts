@@ -8,7 +8,11 @@
  */
 import { realpathSync } from "node:fs";
 import { firstFailure } from "../check.js";
-import { type KernelPort, readProcess, systemKernel } from "../kernel/index.js";
+import type { KernelPort } from "../kernel/index.js";
+// One kernel call, from its own files: the root entry loads this module at import, and
+// `systemKernel` would load every kernel call with it (issue 19).
+import { processFacts } from "../kernel/process.js";
+import { readProcess } from "../kernel/process-read.js";
 import type { HireOptions } from "./hire.js";
 import { checkResume, type Requester, type ResumeFacts } from "./policy.js";
 import { refuseOnCheck } from "./refusal.js";
@@ -26,7 +30,10 @@ export interface ResumeOptions extends Omit<HireOptions, "cwd" | "profile" | "co
   readonly requester?: Requester;
 }
 
-function originalTuiNow(kernel: KernelPort, record: SeatRecord): ResumeFacts["originalTuiNow"] {
+function originalTuiNow(
+  kernel: Pick<KernelPort, "processFacts">,
+  record: SeatRecord,
+): ResumeFacts["originalTuiNow"] {
   const now = readProcess(kernel, record.pane.process.pid);
   if (now.ok) {
     return now.facts.identity.value === record.pane.process.identity.value
@@ -65,7 +72,7 @@ export function resumeChecks(options: ResumeOptions): ReturnType<typeof checkRes
     },
     {
       originalControllerLive: controllerLive,
-      originalTuiNow: originalTuiNow(options.kernel ?? systemKernel, options.record),
+      originalTuiNow: originalTuiNow(options.kernel ?? { processFacts }, options.record),
     },
   );
 }

@@ -11,8 +11,10 @@ import { basename, dirname, join } from "node:path";
 import * as v from "valibot";
 import { GrokSeatError } from "../errors.js";
 import { isJsonValue, type JsonValue } from "../json.js";
-import { FileReadError, readRegularFile } from "../kernel/index.js";
-import { BoundProcessSchema, PaneProofRecordSchema } from "../proof/pane.js";
+// From the files themselves, not the kernel and proof layers' indexes: the root entry loads this
+// module at import, and those indexes reach the whole kernel (issue 19).
+import { FileReadError, readRegularFile } from "../kernel/regular-file.js";
+import { BoundProcessSchema, PaneProofRecordSchema } from "../proof/pane-record.js";
 import { ProcessIdentitySchema } from "../proof/session-descriptor.js";
 import { writeNewPrivateFile } from "./private-file.js";
 import { SkillEntrySchema } from "./skills.js";

@@ -14,12 +14,21 @@ import type { JsonValue } from "../json.js";
 import type { KernelPort, ProcessHandle } from "../kernel/index.js";
 import type { LeaderConnection } from "../leader/leader-connection.js";
 import type { ExitVerdict, PaneExitWatch } from "../observe/pane-exit.js";
-import { removeTemporaryProfile } from "./profile.js";
 import { SeatRefusal } from "./refusal.js";
 import { type RegisteredSeat, SeatRegistry } from "./registry.js";
-import { leaderNow, removeStaleLeaderFiles, stopLeader, tuiExitUnderway } from "./release.js";
 import { decideLeaderStop, type ReleaseReason } from "./release-policy.js";
 import { type SeatRecord, writeSeatRecord } from "./seat-record.js";
+
+/**
+ * Release's I/O (release.ts) and the temporary profile's removal (profile.ts) reach the whole
+ * kernel layer: loaded with a seat's first deliver or release, not when the root entry is imported
+ * (issue 19). A seat exists only after a hire, which has loaded them already.
+ */
+let releaseIo: Promise<[typeof import("./release.js"), typeof import("./profile.js")]> | undefined;
+function loadReleaseIo(): Promise<[typeof import("./release.js"), typeof import("./profile.js")]> {
+  releaseIo ??= Promise.all([import("./release.js"), import("./profile.js")]);
+  return releaseIo;
+}
 
 export interface SeatParts {
   readonly herdr: HerdrClient;
@@ -163,7 +172,8 @@ export class Seat implements RegisteredSeat {
    * is gone (then nothing is sent anywhere: no reconnect, no other leader).
    */
   async deliver(text: string, options: { promptId?: string } = {}): Promise<Delivery> {
-    this.#assertDeliverable();
+    const [{ leaderNow }] = await loadReleaseIo();
+    this.#assertDeliverable(leaderNow);
     return this.#p.acp.deliver(text, options);
   }
 
@@ -200,7 +210,7 @@ export class Seat implements RegisteredSeat {
     return this.#p.acp.ownerActionsDropped();
   }
 
-  #assertDeliverable(): void {
+  #assertDeliverable(leaderNow: typeof import("./release.js").leaderNow): void {
     const refuse = (code: string, check: string, reason: string): SeatRefusal =>
       new SeatRefusal({
         step: "deliver",
@@ -263,6 +273,10 @@ export class Seat implements RegisteredSeat {
       });
     }
     this.#state = "releasing";
+    const [
+      { leaderNow, removeStaleLeaderFiles, stopLeader, tuiExitUnderway },
+      { removeTemporaryProfile },
+    ] = await loadReleaseIo();
     const p = this.#p;
     this.#unwatchLeader();
     p.acp.close();

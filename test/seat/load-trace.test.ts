@@ -61,6 +61,34 @@ test("importing the root entry loads neither the MCP SDK nor lib/mcp", () => {
   );
 });
 
+/** Our files among the URLs, relative to lib/ (e.g. "seat/seat.ts"). */
+function ours(urls: readonly string[]): string[] {
+  const lib = `file://${join(root, "lib")}/`;
+  return [...new Set(urls.filter((u) => u.startsWith(lib)).map((u) => u.slice(lib.length)))];
+}
+
+test("importing the root entry loads only what its exports need at import (issue 19)", () => {
+  const loaded = ours(importOf("./lib/index.ts"));
+  assert.ok(loaded.includes("seat/seat-record.ts"), "the trace saw the root entry's files");
+  // Each of these reaches far (the whole kernel layer, the pane proof's checks, the version
+  // probe, release's I/O, the hire flow) and is loaded by the first call that uses it.
+  const heavy = [
+    "kernel/index.ts",
+    "kernel/port.ts",
+    "proof/pane.ts",
+    "grok/version.ts",
+    "seat/release.ts",
+    "seat/profile.ts",
+    "seat/hire-flow.ts",
+  ];
+  assert.equal(
+    loaded.filter((f) => heavy.includes(f)),
+    [],
+  );
+  // 62 before issue 19's cut, 38 after: a new import that pulls a layer in shows here.
+  assert.ok(loaded.length <= 40, `${loaded.length} of our modules: ${loaded.sort().join(", ")}`);
+});
+
 test("verify-proof process <pid> loads neither the MCP SDK nor lib/mcp", () => {
   const { urls, stdout } = traced(["lib/cli/verify-proof.ts", "process", String(process.pid)]);
   assert.ok(stdout.includes(String(process.pid)), stdout);
@@ -68,6 +96,19 @@ test("verify-proof process <pid> loads neither the MCP SDK nor lib/mcp", () => {
     urls.filter((u) => MCP.test(u)),
     [],
   );
+});
+
+test("verify-proof process <pid> loads its one kernel call, not the kernel layer (issue 19)", () => {
+  const { urls, stdout } = traced(["lib/cli/verify-proof.ts", "process", String(process.pid)]);
+  assert.ok(stdout.includes(String(process.pid)), stdout);
+  const loaded = ours(urls);
+  assert.ok(loaded.includes("kernel/process.ts"), "the trace saw the kernel call load");
+  assert.equal(
+    loaded.filter((f) => f === "kernel/index.ts" || f === "kernel/port.ts"),
+    [],
+  );
+  // 28 before issue 19's cut, 17 after.
+  assert.ok(loaded.length <= 18, `${loaded.length} of our modules: ${loaded.sort().join(", ")}`);
 });
 
 test("a whole hire() without an MCP bank, and its release, never load the MCP SDK", () =>

@@ -5,12 +5,11 @@
  */
 import { UsageError } from "../../errors.js";
 import type { JsonValue } from "../../json.js";
-import {
-  type ProcessFacts,
-  type ProcessRead,
-  readProcess,
-  systemKernel,
-} from "../../kernel/index.js";
+import type { ProcessFacts } from "../../kernel/index.js";
+// The one kernel call this command makes, from its own files: the kernel index (and
+// `systemKernel`) would load every kernel call, most of `verify-proof process`'s start-up (issue 19).
+import { processFacts } from "../../kernel/process.js";
+import { type ProcessRead, readProcess } from "../../kernel/process-read.js";
 import { checkIdentityStable, checkProcessRead } from "../../proof/process.js";
 import type { Command } from "../command.js";
 
@@ -19,7 +18,7 @@ const answers = new Set(["NO_SUCH_PROCESS", "ZOMBIE", "ACCESS_DENIED"]);
 
 /** Any other failure is a broken kernel call, an I/O error (exit 2), and is thrown. */
 function read(pid: number): ProcessRead {
-  return readProcess(systemKernel, pid, answers);
+  return readProcess({ processFacts }, pid, answers);
 }
 
 export function parsePid(text: string): number {
