@@ -9,7 +9,6 @@
  * name (nothing started), an unreachable bank, an agent without update_mcp_servers.
  */
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
@@ -19,24 +18,8 @@ import { BANK_TOKEN_ENV } from "../../lib/seat/profile-config.js";
 import type { Seat } from "../../lib/seat/seat.js";
 import { capturePane, tmuxPaneOf } from "../../scripts/lib/owner.js";
 import { waitFor } from "../helpers/grok-sim.js";
-import { echoBehaviour, OperatorBank } from "../sim/mcp-bank/bank.js";
-import { loadBankTools } from "../sim/mcp-bank/fixture.js";
-import { type BankHttp, serveBankHttp } from "../sim/mcp-bank/http.js";
-import { refusalOf, type Stack, startStack } from "./stack.js";
-
-async function startBank(): Promise<{ http: BankHttp; token: string; bank: OperatorBank }> {
-  const bank = new OperatorBank({ tools: loadBankTools(), behaviour: echoBehaviour });
-  const token = randomBytes(24).toString("hex");
-  return { http: await serveBankHttp({ bank, token }), token, bank };
-}
-
-function bankOption(b: { http: BankHttp; token: string }) {
-  return {
-    name: "ops",
-    url: b.http.url.href,
-    headers: { Authorization: `Bearer ${b.token}` },
-  };
-}
+import { bankOption, ownerActionsAsked, startBank } from "./bank.js";
+import { refusalOf, type Stack, startStack, temporaryProfile } from "./stack.js";
 
 async function refused(url: URL): Promise<boolean> {
   try {
@@ -47,15 +30,13 @@ async function refused(url: URL): Promise<boolean> {
   }
 }
 
-function temporary(stack: Stack): { kind: "temporary"; loginFile: string } {
-  return { kind: "temporary", loginFile: stack.home.authPath };
-}
-
 test("a temporary profile names the seat's proxy in config.toml: Grok lists the bank ready through it, nothing secret is written, release stops it", async () => {
   const stack = await startStack();
   const b = await startBank();
   try {
-    const seat = await hire(stack.options({ profile: temporary(stack), mcpBank: bankOption(b) }));
+    const seat = await hire(
+      stack.options({ profile: temporaryProfile(stack), mcpBank: bankOption(b) }),
+    );
     const proven = stack.events.filter((e) => e.type === "proven").map((e) => e.step);
     assert.ok(proven.includes("mcp_bank"), proven.join());
     const r = seat.record;
@@ -159,11 +140,10 @@ test("the seat's round trip: a delivered prompt's bank call waits for the owner 
   const stack = await startStack();
   const b = await startBank();
   try {
-    const seat = await hire(stack.options({ profile: temporary(stack), mcpBank: bankOption(b) }));
-    const asked: string[] = [];
-    seat.on((e) => {
-      if (e.type === "owner-action-pending") asked.push(e.action.kind);
-    });
+    const seat = await hire(
+      stack.options({ profile: temporaryProfile(stack), mcpBank: bankOption(b) }),
+    );
+    const asked = ownerActionsAsked(seat);
     const d = await seat.deliver('[[sim:call]] ops__echo {"text":"from the seat ☕"}');
     await waitFor("the owner's pending permission", () => (asked.length > 0 ? true : undefined));
     assert.equal(asked, ["permission"], "the seat sees the owner's prompt and never answers it");
@@ -245,14 +225,15 @@ test("autoApproveBank in a temporary profile: config.toml allows MCPTool(ops__*)
   const b = await startBank();
   try {
     const seat = await hire(
-      stack.options({ profile: temporary(stack), mcpBank: bankOption(b), autoApproveBank: true }),
+      stack.options({
+        profile: temporaryProfile(stack),
+        mcpBank: bankOption(b),
+        autoApproveBank: true,
+      }),
     );
     const cfg = readFileSync(join(seat.record.profile.grokHome, "config.toml"), "utf8");
     assert.ok(cfg.includes('[permission]\nallow = ["MCPTool(ops__*)"]'), cfg);
-    const asked: string[] = [];
-    seat.on((e) => {
-      if (e.type === "owner-action-pending") asked.push(e.action.kind);
-    });
+    const asked = ownerActionsAsked(seat);
     const d = await seat.deliver('[[sim:call]] ops__echo {"text":"auto"}');
     const reply = await d.reply;
     assert.ok(reply.text.includes('The tool ops__echo returned: {"text":"auto"}'), reply.text);
@@ -277,10 +258,7 @@ test("autoApproveBank with the owner's profile is ignored: nothing is written an
     const seat = await hire(stack.options({ mcpBank: bankOption(b), autoApproveBank: true }));
     assert.is(seat.record.profileConfig ?? null, null);
     assert.is(readFileSync(cfg, "utf8"), before);
-    const asked: string[] = [];
-    seat.on((e) => {
-      if (e.type === "owner-action-pending") asked.push(e.action.kind);
-    });
+    const asked = ownerActionsAsked(seat);
     const d = await seat.deliver('[[sim:call]] ops__echo {"text":"ask"}');
     await waitFor("the owner's pending permission", () => (asked.length > 0 ? true : undefined));
     assert.is(b.bank.calls.length, 0);

@@ -16,7 +16,7 @@ import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { capturePane, tmuxPaneOf } from "../../scripts/lib/owner.js";
 import { waitFor, writeRepoLocalConfig } from "../helpers/grok-sim.js";
-import { refusalOf, type Stack, startStack } from "./stack.js";
+import { refusalOf, type Stack, startStack, temporaryProfile } from "./stack.js";
 
 function facts(e: HireEvent | undefined): Record<string, unknown> {
   if (e === undefined || e.type !== "proven") return {};
@@ -221,7 +221,7 @@ test("a temporary profile whose owner answered a notice the server still sends: 
     );
     const seat = await hire({
       ...options,
-      profile: { kind: "temporary", loginFile: stack.home.authPath },
+      profile: temporaryProfile(stack),
     });
     await answered();
     const gates = facts(proven(stack, "preflight")).ownerGates as {
@@ -279,7 +279,7 @@ test("a hire refused after launch removes its temporary profile and the copied l
   try {
     writeRepoLocalConfig(stack.cwd, "envrc");
     const options = stack.options({
-      profile: { kind: "temporary", loginFile: stack.home.authPath },
+      profile: temporaryProfile(stack),
     });
     const r = await refusalOf(
       hire({ ...options, timeouts: { ...options.timeouts, ownerMs: 500 } }),

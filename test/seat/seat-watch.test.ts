@@ -15,7 +15,6 @@
  *   (mcp_dispatcher.rs) and the seat emits `bank-lost`; it never adds the bank again. A temporary
  *   profile's config.toml keeps the bank through the same reload: no event.
  */
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -24,10 +23,8 @@ import { hire } from "../../lib/seat/hire.js";
 import type { Seat, SeatEvent } from "../../lib/seat/seat.js";
 import { typeAsOwner } from "../../scripts/lib/owner.js";
 import { waitFor } from "../helpers/grok-sim.js";
-import { echoBehaviour, OperatorBank } from "../sim/mcp-bank/bank.js";
-import { loadBankTools } from "../sim/mcp-bank/fixture.js";
-import { serveBankHttp } from "../sim/mcp-bank/http.js";
-import { refusalOf, type Stack, startStack } from "./stack.js";
+import { bankOption, startBank } from "./bank.js";
+import { refusalOf, type Stack, startStack, temporaryProfile } from "./stack.js";
 
 const PERSONA =
   "You are the orchestrator's service seat.\nMemory card: model switches are checked.";
@@ -74,16 +71,6 @@ test("seat.selectModel re-checks the persona: a harness rebuild drops it, person
   }
 });
 
-async function startBank() {
-  const bank = new OperatorBank({ tools: loadBankTools(), behaviour: echoBehaviour });
-  const token = randomBytes(24).toString("hex");
-  const http = await serveBankHttp({ bank, token });
-  return {
-    http,
-    option: { name: "ops", url: http.url.href, headers: { Authorization: `Bearer ${token}` } },
-  };
-}
-
 function activeEntry(seat: Seat): string | undefined {
   try {
     const list: { session_id: string }[] = JSON.parse(
@@ -124,7 +111,7 @@ test("owner's profile: the TUI's next load drops the in-memory bank and the seat
   const stack = await startStack();
   const b = await startBank();
   try {
-    const seat = await hire(stack.options({ mcpBank: b.option }));
+    const seat = await hire(stack.options({ mcpBank: bankOption(b) }));
     assert.is(seat.record.bank?.scope, "session");
     const seen = events(seat);
     await reloadAsOwner(stack, seat);
@@ -158,8 +145,8 @@ test("temporary profile: the bank is in config.toml, the TUI's reload keeps it a
   try {
     const seat = await hire(
       stack.options({
-        profile: { kind: "temporary", loginFile: stack.home.authPath },
-        mcpBank: b.option,
+        profile: temporaryProfile(stack),
+        mcpBank: bankOption(b),
       }),
     );
     assert.is(seat.record.bank?.scope, "profile");

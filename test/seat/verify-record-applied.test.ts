@@ -15,7 +15,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { hire } from "../../lib/seat/hire.js";
 import { verifyRecord } from "../../lib/seat/verify-seat-record.js";
-import { refusalOf, startStack } from "./stack.js";
+import { refusalOf, startStack, temporaryProfile } from "./stack.js";
 
 const APPLIED = ["persona.system_prompt", "persona.chat_head", "profile.config", "skills.files"];
 
@@ -54,7 +54,7 @@ test("verifyRecord re-checks the persona, the temporary profile's config.toml an
     const seat = await hire(
       stack.options({
         persona: "You are the seat whose record is re-verified.",
-        profile: { kind: "temporary", loginFile: stack.home.authPath },
+        profile: temporaryProfile(stack),
         skills: [join(skills, "pack")],
       }),
     );
