@@ -260,7 +260,14 @@ export class AcpSession {
     await s.attachEchoDrained();
     s.requireOpen();
     const echo = s.awaitModelEcho(selection);
-    await s.request("session/set_model", setModelParams(this.sessionId, selection));
+    try {
+      await s.request("session/set_model", setModelParams(this.sessionId, selection));
+    } catch (err) {
+      // Grok refused the switch (e.g. MODEL_SWITCH_INCOMPATIBLE_AGENT after a turn): no echo
+      // will come, and the waiter's later timeout must not become an unhandled rejection.
+      echo.catch(() => undefined);
+      throw err;
+    }
     const confirmed = await echo;
     s.models = { ...models, currentModelId: confirmed.modelId };
     return confirmed;

@@ -69,6 +69,19 @@ export const VersionMismatchSchema = v.looseObject({
   message: v.string(),
 });
 
+/**
+ * `x.ai/mcp/server_status` (xai-grok-shell session/mcp_dispatcher.rs `McpServerStatusPayload`):
+ * one MCP server's status change in a session, e.g. `unavailable` / `config_removed` when an
+ * attach's server list no longer holds it.
+ */
+const McpServerStatusSchema = v.looseObject({
+  sessionId: v.string(),
+  name: v.string(),
+  status: v.string(),
+  reason: v.string(),
+  detail: v.optional(v.nullable(v.string()), null),
+});
+
 const PermissionRequestSchema = v.looseObject({
   sessionId: v.string(),
   toolCall: v.looseObject({ toolCallId: v.string() }),
@@ -151,6 +164,14 @@ export type GrokEvent =
       readonly message: string;
     }
   | { readonly type: "config_changed"; readonly params: unknown }
+  | {
+      readonly type: "mcp_server_status";
+      readonly sessionId: string;
+      readonly name: string;
+      readonly status: string;
+      readonly reason: string;
+      readonly detail: string | null;
+    }
   | { readonly type: "malformed"; readonly method: string; readonly error: GrokSeatError }
   | { readonly type: "unknown"; readonly key: string; readonly message: RpcMessage };
 
@@ -308,6 +329,12 @@ export function classifyGrokMessage(message: RpcMessage): GrokEvent {
     }
     case "x.ai/config_changed":
       return { type: "config_changed", params };
+    case "x.ai/mcp/server_status": {
+      const m = v.safeParse(McpServerStatusSchema, params);
+      if (!m.success) return bad(method, m.issues);
+      const { sessionId, name, status, reason, detail } = m.output;
+      return { type: "mcp_server_status", sessionId, name, status, reason, detail };
+    }
     default:
       return { type: "unknown", key: `notification:${method}`, message };
   }

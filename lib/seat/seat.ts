@@ -6,8 +6,10 @@
  */
 import type { AcpSession, AcpSessionEvent, Delivery, TranscriptQuery } from "../acp/acp-session.js";
 import type { OwnerAction } from "../acp/owner-actions.js";
+import type { CheckResult } from "../check.js";
 import type { Controller } from "../delivery/index.js";
 import type { Receipt } from "../delivery/receipt.js";
+import type { ModelEcho } from "../grok/models.js";
 import type { TranscriptPage } from "../grok/transcript-page.js";
 import type { HerdrClient } from "../herdr/client.js";
 import type { JsonValue } from "../json.js";
@@ -18,6 +20,7 @@ import { SeatRefusal } from "./refusal.js";
 import { type RegisteredSeat, SeatRegistry } from "./registry.js";
 import { decideLeaderStop, type ReleaseReason } from "./release-policy.js";
 import { type SeatRecord, writeSeatRecord } from "./seat-record.js";
+import { type SeatWatchEvent, watchEvent } from "./seat-watch.js";
 
 /**
  * Release's I/O (release.ts) and the temporary profile's removal (profile.ts) reach the whole
@@ -97,9 +100,10 @@ export function verdictJson(v: ExitVerdict | null): JsonValue {
 
 /**
  * What `seat.on(listener)` reports: receipts moving, owner actions, model echoes, every update of
- * the session (`transcript`), `leader-shutting-down`, the close.
+ * the session (`transcript`), `leader-shutting-down`, the close; and the seat's own
+ * `persona-lost` and `bank-lost` (lib/seat/seat-watch.ts).
  */
-export type SeatEvent = AcpSessionEvent;
+export type SeatEvent = AcpSessionEvent | SeatWatchEvent;
 
 export class Seat implements RegisteredSeat {
   readonly sessionId: string;
@@ -131,9 +135,27 @@ export class Seat implements RegisteredSeat {
     });
     const early = parts.conn.shuttingDown;
     if (early !== null) parts.acp.leaderShuttingDown(early, 0);
+    this.#unwatchSession = parts.acp.on((e) => this.#watch(e));
   }
 
   readonly #unwatchLeader: () => void;
+  readonly #unwatchSession: () => void;
+  readonly #listeners = new Set<(event: SeatWatchEvent) => void>();
+  /** The persona check a model echo failed; from then on the seat delivers nothing. */
+  #personaLost: CheckResult | null = null;
+
+  #watch(event: AcpSessionEvent): void {
+    const own = watchEvent(this.#record, event, this.#personaLost !== null);
+    if (own === null) return;
+    if (own.type === "persona-lost") this.#personaLost = own.check;
+    for (const l of [...this.#listeners]) {
+      try {
+        l(own);
+      } catch {
+        // A listener's failure is its own; the others still hear the event.
+      }
+    }
+  }
 
   get record(): SeatRecord {
     return this.#record;
@@ -158,8 +180,45 @@ export class Seat implements RegisteredSeat {
     }
   }
 
-  on(listener: (event: AcpSessionEvent) => void): () => void {
-    return this.#p.acp.on(listener);
+  on(listener: (event: SeatEvent) => void): () => void {
+    const off = this.#p.acp.on(listener);
+    this.#listeners.add(listener);
+    return () => {
+      off();
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /**
+   * Select a model (and effort) for the session (lib/acp/acp-session.ts `selectModel`: refused
+   * before anything is sent when the session does not offer it, MODEL_NOT_ECHOED without Grok's
+   * echo), then prove the persona again: a switch to a model on an incompatible harness rebuilds
+   * the prompt without it (lib/seat/seat-watch.ts). Refuses PERSONA_NOT_APPLIED (step `model`)
+   * when it is gone — the model is switched all the same, `persona-lost` was emitted, and the
+   * seat delivers nothing more.
+   */
+  async selectModel(request: { modelId: string; effort?: string | null }): Promise<ModelEcho> {
+    if (this.#state !== "ready") {
+      throw new SeatRefusal({
+        step: "model",
+        code: "SEAT_RELEASED",
+        check: "model.seat_ready",
+        reason: "the seat was released",
+        details: { sessionId: this.sessionId },
+      });
+    }
+    const echo = await this.#p.acp.selectModel(request);
+    const lost = this.#personaLost;
+    if (lost !== null) {
+      throw new SeatRefusal({
+        step: "model",
+        code: "PERSONA_NOT_APPLIED",
+        check: lost.check,
+        reason: `model ${echo.modelId} is selected, but ${lost.reason ?? "the persona is no longer applied"}`,
+        details: { sessionId: this.sessionId, modelId: echo.modelId, check: lost.check },
+      });
+    }
+    return echo;
   }
 
   receipt(promptId: string): Receipt | undefined {
@@ -221,6 +280,13 @@ export class Seat implements RegisteredSeat {
       });
     if (this.#state !== "ready")
       throw refuse("SEAT_RELEASED", "deliver.seat_ready", "the seat was released");
+    if (this.#personaLost !== null) {
+      throw refuse(
+        "PERSONA_NOT_APPLIED",
+        "deliver.persona",
+        `a model switch took the persona out of the session's prompt (${this.#personaLost.reason ?? this.#personaLost.check}); it cannot be applied to a live session again`,
+      );
+    }
     const down = this.#p.acp.shuttingDown;
     if (down !== null) {
       throw refuse(
@@ -279,6 +345,7 @@ export class Seat implements RegisteredSeat {
     ] = await loadReleaseIo();
     const p = this.#p;
     this.#unwatchLeader();
+    this.#unwatchSession();
     p.acp.close();
     await Promise.race([p.conn.close(), delay(2000)]);
     p.controller.release();

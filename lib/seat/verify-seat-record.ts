@@ -22,6 +22,7 @@ import { parseLockPid } from "../proof/leader.js";
 import { checkProcess, checkProcessRead } from "../proof/process.js";
 import { checkPrivateSocket, octal } from "../proof/socket.js";
 import type { SeatRecord } from "./seat-record.js";
+import { checkAppliedFromDisk } from "./verify-record-applied.js";
 
 export interface RecordVerification {
   readonly checks: readonly CheckResult[];
@@ -164,5 +165,6 @@ export async function verifyRecord(
       tuiCwd: record.cwd,
     }),
   );
+  checks.push(...checkAppliedFromDisk(record));
   return { checks, agent: pane.agent, tuiAlive, leaderAlive };
 }

@@ -8,31 +8,18 @@
  * `mcp_bank` proves Grok lists it ready with its tools; release stops the proxy. Refusals: a bad
  * name (nothing started), an unreachable bank, an agent without update_mcp_servers.
  */
-import { randomBytes } from "node:crypto";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { hire } from "../../lib/seat/hire.js";
 import { BANK_TOKEN_ENV } from "../../lib/seat/profile-config.js";
-import { echoBehaviour, OperatorBank } from "../sim/mcp-bank/bank.js";
-import { loadBankTools } from "../sim/mcp-bank/fixture.js";
-import { type BankHttp, serveBankHttp } from "../sim/mcp-bank/http.js";
-import { refusalOf, type Stack, startStack } from "./stack.js";
-
-async function startBank(): Promise<{ http: BankHttp; token: string; bank: OperatorBank }> {
-  const bank = new OperatorBank({ tools: loadBankTools(), behaviour: echoBehaviour });
-  const token = randomBytes(24).toString("hex");
-  return { http: await serveBankHttp({ bank, token }), token, bank };
-}
-
-function bankOption(b: { http: BankHttp; token: string }) {
-  return {
-    name: "ops",
-    url: b.http.url.href,
-    headers: { Authorization: `Bearer ${b.token}` },
-  };
-}
+import type { Seat } from "../../lib/seat/seat.js";
+import { capturePane, tmuxPaneOf } from "../../scripts/lib/owner.js";
+import { waitFor } from "../helpers/grok-sim.js";
+import { bankOption, ownerActionsAsked, startBank } from "./bank.js";
+import { refusalOf, type Stack, startStack, temporaryProfile } from "./stack.js";
 
 async function refused(url: URL): Promise<boolean> {
   try {
@@ -43,15 +30,13 @@ async function refused(url: URL): Promise<boolean> {
   }
 }
 
-function temporary(stack: Stack): { kind: "temporary"; loginFile: string } {
-  return { kind: "temporary", loginFile: stack.home.authPath };
-}
-
 test("a temporary profile names the seat's proxy in config.toml: Grok lists the bank ready through it, nothing secret is written, release stops it", async () => {
   const stack = await startStack();
   const b = await startBank();
   try {
-    const seat = await hire(stack.options({ profile: temporary(stack), mcpBank: bankOption(b) }));
+    const seat = await hire(
+      stack.options({ profile: temporaryProfile(stack), mcpBank: bankOption(b) }),
+    );
     const proven = stack.events.filter((e) => e.type === "proven").map((e) => e.step);
     assert.ok(proven.includes("mcp_bank"), proven.join());
     const r = seat.record;
@@ -128,6 +113,165 @@ test("refusals: a name Grok cannot register tools under, an unreachable bank, an
     assert.match(r.reason, /update_mcp_servers/);
   } finally {
     await old.cleanup();
+    await b.http.close();
+  }
+});
+
+/**
+ * The owner answers the TUI's permission prompt with one key (`y`/`n` on an empty input line),
+ * once the prompt for `tool` is on screen.
+ */
+async function ownerAnswers(stack: Stack, seat: Seat, tool: string, key: "y" | "n") {
+  const pid = seat.record.pane.process.pid;
+  await waitFor(
+    `the TUI's permission prompt for ${tool}`,
+    () =>
+      capturePane(stack.herdr.tmuxSocket, pid).includes(`Permission requested: ${tool}`)
+        ? true
+        : undefined,
+    15_000,
+  );
+  const pane = tmuxPaneOf(stack.herdr.tmuxSocket, pid);
+  assert.ok(pane !== null);
+  execFileSync("tmux", ["-L", stack.herdr.tmuxSocket, "send-keys", "-t", pane, "-l", key]);
+}
+
+test("the seat's round trip: a delivered prompt's bank call waits for the owner in the TUI, runs through the proxy and its result is in the reply; invalid arguments and a union mismatch are refused by the proxy with the schema's reason", async () => {
+  const stack = await startStack();
+  const b = await startBank();
+  try {
+    const seat = await hire(
+      stack.options({ profile: temporaryProfile(stack), mcpBank: bankOption(b) }),
+    );
+    const asked = ownerActionsAsked(seat);
+    const d = await seat.deliver('[[sim:call]] ops__echo {"text":"from the seat ☕"}');
+    await waitFor("the owner's pending permission", () => (asked.length > 0 ? true : undefined));
+    assert.equal(asked, ["permission"], "the seat sees the owner's prompt and never answers it");
+    assert.is(seat.pendingOwnerActions().length, 1);
+    assert.is(b.bank.calls.length, 0, "nothing reaches the bank before the owner answers");
+    await ownerAnswers(stack, seat, "ops__echo", "y");
+    const reply = await d.reply;
+    assert.is(reply.promptId, d.promptId);
+    assert.ok(
+      reply.text.includes('The tool ops__echo returned: {"text":"from the seat ☕"}'),
+      reply.text,
+    );
+    assert.equal(
+      reply.toolCalls.map((t) => [t.title, t.status]),
+      [["ops__echo", "completed"]],
+    );
+    assert.equal(
+      b.bank.calls.map((c) => [c.name, c.argumentsJson]),
+      [["echo", '{"text":"from the seat ☕"}']],
+    );
+
+    const bad = await seat.deliver(
+      '[[sim:call]] ops__echo {"txt":1}\n[[sim:call]] ops__shape_edit {"kind":"hexagon"}',
+    );
+    await ownerAnswers(stack, seat, "ops__echo", "y");
+    await ownerAnswers(stack, seat, "ops__shape_edit", "y");
+    const refused = await bad.reply;
+    // The proxy's refusal, with the original schema's reason, is what the model got back.
+    assert.ok(
+      refused.text.includes(
+        'The tool ops__echo returned an error: Invalid arguments for tool "echo": missing required property "text"',
+      ),
+      refused.text,
+    );
+    assert.ok(
+      refused.text.includes(
+        'The tool ops__shape_edit returned an error: Invalid arguments for tool "shape_edit": no oneOf alternative matched ([0] missing required property "r", /kind: must be "circle"; [1] missing required property "w", missing required property "h", /kind: must be "rect")',
+      ),
+      refused.text,
+    );
+    assert.equal(
+      refused.toolCalls.map((t) => [t.title, t.status]),
+      [
+        ["ops__echo", "failed"],
+        ["ops__shape_edit", "failed"],
+      ],
+    );
+    assert.is(b.bank.calls.length, 1, "neither refused call reached the bank");
+    await seat.release();
+  } finally {
+    await stack.cleanup();
+    await b.http.close();
+  }
+});
+
+test("BANK_NOT_READY through the simulator: the owner's config disables a server of the bank's name, so the session's set drops ours (managed_mcp.rs disabled names) and x.ai/mcp/list shows it without a status", async () => {
+  const stack = await startStack();
+  const b = await startBank();
+  try {
+    const cfg = join(stack.home.dir, "config.toml");
+    stack.home.writeConfig(
+      `${readFileSync(cfg, "utf8")}\n[mcp_servers.ops]\nurl = "http://127.0.0.1:9/mcp"\nenabled = false\n`,
+    );
+    const r = await refusalOf(
+      hire(stack.options({ mcpBank: bankOption(b), timeouts: { requestMs: 3000 } })),
+    );
+    assert.is(r.step, "mcp_bank");
+    assert.is(r.code, "BANK_NOT_READY");
+    assert.is(r.check, "mcp_bank.ready");
+    assert.is(r.reason, "server ops is without a status");
+  } finally {
+    await stack.cleanup();
+    await b.http.close();
+  }
+});
+
+test("autoApproveBank in a temporary profile: config.toml allows MCPTool(ops__*) and the call runs without asking the owner (permission.rs rules)", async () => {
+  const stack = await startStack();
+  const b = await startBank();
+  try {
+    const seat = await hire(
+      stack.options({
+        profile: temporaryProfile(stack),
+        mcpBank: bankOption(b),
+        autoApproveBank: true,
+      }),
+    );
+    const cfg = readFileSync(join(seat.record.profile.grokHome, "config.toml"), "utf8");
+    assert.ok(cfg.includes('[permission]\nallow = ["MCPTool(ops__*)"]'), cfg);
+    const asked = ownerActionsAsked(seat);
+    const d = await seat.deliver('[[sim:call]] ops__echo {"text":"auto"}');
+    const reply = await d.reply;
+    assert.ok(reply.text.includes('The tool ops__echo returned: {"text":"auto"}'), reply.text);
+    assert.equal(asked, [], "the owner was not asked");
+    assert.equal(
+      b.bank.calls.map((c) => c.argumentsJson),
+      ['{"text":"auto"}'],
+    );
+    await seat.release();
+  } finally {
+    await stack.cleanup();
+    await b.http.close();
+  }
+});
+
+test("autoApproveBank with the owner's profile is ignored: nothing is written and the call still asks the owner", async () => {
+  const stack = await startStack();
+  const b = await startBank();
+  try {
+    const cfg = join(stack.home.dir, "config.toml");
+    const before = readFileSync(cfg, "utf8");
+    const seat = await hire(stack.options({ mcpBank: bankOption(b), autoApproveBank: true }));
+    assert.is(seat.record.profileConfig ?? null, null);
+    assert.is(readFileSync(cfg, "utf8"), before);
+    const asked = ownerActionsAsked(seat);
+    const d = await seat.deliver('[[sim:call]] ops__echo {"text":"ask"}');
+    await waitFor("the owner's pending permission", () => (asked.length > 0 ? true : undefined));
+    assert.is(b.bank.calls.length, 0);
+    await ownerAnswers(stack, seat, "ops__echo", "n");
+    const reply = await d.reply;
+    assert.equal(
+      reply.toolCalls.map((t) => [t.title, t.status]),
+      [["ops__echo", "failed"]],
+    );
+    assert.is(b.bank.calls.length, 0, "the owner denied: the call never reached the bank");
+    await seat.release();
+  } finally {
+    await stack.cleanup();
     await b.http.close();
   }
 });

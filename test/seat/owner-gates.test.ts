@@ -16,7 +16,7 @@ import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { capturePane, tmuxPaneOf } from "../../scripts/lib/owner.js";
 import { waitFor, writeRepoLocalConfig } from "../helpers/grok-sim.js";
-import { onlyWait, refusalOf, type Stack, startStack, withStack } from "./stack.js";
+import { onlyWait, refusalOf, type Stack, startStack, temporaryProfile, withStack } from "./stack.js";
 
 function facts(e: HireEvent | undefined): Record<string, unknown> {
   if (e === undefined || e.type !== "proven") return {};
@@ -199,7 +199,7 @@ test("a temporary profile whose owner answered a notice the server still sends: 
     );
     const seat = await hire({
       ...options,
-      profile: { kind: "temporary", loginFile: stack.home.authPath },
+      profile: temporaryProfile(stack),
     });
     await answered();
     const gates = facts(proven(stack, "preflight")).ownerGates as {
@@ -252,7 +252,7 @@ test("a hire refused after launch removes its temporary profile and the copied l
   withStack(async (stack) => {
     writeRepoLocalConfig(stack.cwd, "envrc");
     const options = stack.options({
-      profile: { kind: "temporary", loginFile: stack.home.authPath },
+      profile: temporaryProfile(stack),
     });
     const r = await refusalOf(
       hire({ ...options, timeouts: { ...options.timeouts, ownerMs: 500 } }),

@@ -14,7 +14,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { encodeCwdDirname } from "../../lib/grok/session-files.js";
 import { hire } from "../../lib/seat/hire.js";
-import { refusalOf, type Stack, startStack } from "./stack.js";
+import { refusalOf, startStack, temporaryProfile } from "./stack.js";
 
 function skillTree(): { root: string; dir: string; file: string; empty: string } {
   const root = mkdtempSync(join(tmpdir(), "seat-skills-"));
@@ -36,15 +36,13 @@ function skillTree(): { root: string; dir: string; file: string; empty: string }
   return { root, dir, file, empty };
 }
 
-function temporary(stack: Stack): { kind: "temporary"; loginFile: string } {
-  return { kind: "temporary", loginFile: stack.home.authPath };
-}
-
 test("a temporary profile configures [skills] paths and step skills proves every SKILL.md listed", async () => {
   const stack = await startStack();
   const t = skillTree();
   try {
-    const seat = await hire(stack.options({ profile: temporary(stack), skills: [t.dir, t.file] }));
+    const seat = await hire(
+      stack.options({ profile: temporaryProfile(stack), skills: [t.dir, t.file] }),
+    );
     const proven = stack.events.filter((e) => e.type === "proven").map((e) => e.step);
     assert.ok(proven.includes("skills"), proven.join());
     const r = seat.record;
@@ -71,7 +69,7 @@ test("an entry Grok loads nothing from refuses SKILL_NOT_DISCOVERED at step skil
   const t = skillTree();
   try {
     const refusal = await refusalOf(
-      hire(stack.options({ profile: temporary(stack), skills: [t.dir, t.empty] })),
+      hire(stack.options({ profile: temporaryProfile(stack), skills: [t.dir, t.empty] })),
     );
     assert.is(refusal.step, "skills");
     assert.is(refusal.code, "SKILL_NOT_DISCOVERED");
@@ -90,7 +88,7 @@ test("an agent without x.ai/skills/list refuses EXTENSION_UNSUPPORTED naming its
   const t = skillTree();
   try {
     const refusal = await refusalOf(
-      hire(stack.options({ profile: temporary(stack), skills: [t.dir] })),
+      hire(stack.options({ profile: temporaryProfile(stack), skills: [t.dir] })),
     );
     assert.is(refusal.step, "skills");
     assert.is(refusal.code, "EXTENSION_UNSUPPORTED");

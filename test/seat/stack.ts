@@ -217,6 +217,11 @@ export async function waitDead(pid: number, timeoutMs = 10_000): Promise<void> {
   }
 }
 
+/** A temporary profile holding a copy of the stack's login (the seat's own GROK_HOME). */
+export function temporaryProfile(stack: Stack): { kind: "temporary"; loginFile: string } {
+  return { kind: "temporary", loginFile: stack.home.authPath };
+}
+
 /** The refusal a promise rejected with; anything else (or a resolution) fails the test. */
 export const refusalOf = (p: Promise<unknown>): Promise<SeatRefusal> => rejectionOf(p, SeatRefusal);
 

@@ -12,6 +12,15 @@
  * `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` (`validate_tool_name`); tools whose `_meta.ui.visibility`
  * lacks "model" are app-only and not registered (`McpTool::into_registration`).
  *
+ * Status changes are pushed to the session's subscribers as `_x.ai/mcp/server_status {sessionId,
+ * name, source, status, reason, tools: null}` (xai-grok-shell session/mcp_dispatcher.rs
+ * `build_payload`, `flush_window`): a first handshake `ready`/`initialized`, a failed one
+ * `unavailable`/`handshake_failed` with the error as `detail`, and, when an attach or
+ * `x.ai/session/update_mcp_servers` changes a resident session's set (run_loop.rs
+ * `UpdateMcpServers` → `ConfigDiff`), `initializing`/`config_added` and
+ * `unavailable`/`config_removed`. The session's first set (its spawn) is no diff. The real
+ * dispatcher coalesces pushes in a 50 ms window per (server, kind); the simulator pushes each.
+ *
  * The client identifies itself as `grok-shell-<server>` (`make_client_info`). Stand-ins (a config
  * server with `sim_tools`, and stdio servers, which the simulator never spawns) are never
  * connected and report their tools as ready.
@@ -70,27 +79,43 @@ function fingerprint(s: SessionMcpServer): string {
   return JSON.stringify([s.key, s.entry, s.standIn]);
 }
 
+/** One `x.ai/mcp/server_status` push (mcp_dispatcher.rs `McpServerStatusPayload`, less the ids). */
+export interface McpStatusPush {
+  name: string;
+  status: McpStatus;
+  reason: "initialized" | "handshake_failed" | "config_added" | "config_removed";
+  detail?: string;
+}
+
 export class McpConnections {
   private readonly conns = new Map<string, Conn>();
   private readonly version: string;
+  private readonly push: (p: McpStatusPush) => void;
+  /** The first set is the session's spawn, not an UpdateMcpServers diff. */
+  private spawned = false;
 
-  constructor(version: string) {
+  constructor(version: string, push: (p: McpStatusPush) => void = () => undefined) {
     this.version = version;
+    this.push = push;
   }
 
   /** Replace the server set; resolves when every new handshake has finished (or failed). */
   update(servers: readonly SessionMcpServer[]): Promise<void> {
+    const diff = this.spawned;
+    this.spawned = true;
     const wanted = new Map(servers.map((s) => [s.name, s]));
     for (const [name, conn] of this.conns) {
       const next = wanted.get(name);
       if (next === undefined || fingerprint(next) !== conn.fingerprint) {
         this.close(conn);
         this.conns.delete(name);
+        if (diff) this.push({ name, status: "unavailable", reason: "config_removed" });
       }
     }
     const pending: Promise<void>[] = [];
     for (const server of servers) {
       if (this.conns.has(server.name)) continue;
+      if (diff) this.push({ name: server.name, status: "initializing", reason: "config_added" });
       const conn = this.open(server);
       this.conns.set(server.name, conn);
       pending.push(conn.ready);
@@ -154,12 +179,23 @@ export class McpConnections {
       conn.tools = server.standIn.map((name) => ({ name, description: "", meta: undefined }));
       return conn;
     }
-    conn.ready = this.connect(conn).catch((err: unknown) => {
-      if (conn.closed) return;
-      conn.status = "unavailable";
-      conn.tools = [];
-      trace("mcp_unavailable", { server: server.name, error: String(err) });
-    });
+    conn.ready = this.connect(conn).then(
+      () => {
+        if (!conn.closed) this.push({ name: server.name, status: "ready", reason: "initialized" });
+      },
+      (err: unknown) => {
+        if (conn.closed) return;
+        conn.status = "unavailable";
+        conn.tools = [];
+        trace("mcp_unavailable", { server: server.name, error: String(err) });
+        this.push({
+          name: server.name,
+          status: "unavailable",
+          reason: "handshake_failed",
+          detail: err instanceof Error ? err.message : String(err),
+        });
+      },
+    );
     return conn;
   }
 

@@ -140,7 +140,19 @@ export class Session {
     this.effort = init.effort;
     this.mcpServers = init.mcpServers;
     this.agentType = init.agentType;
-    this.mcp = new McpConnections(init.host.env.agentVersion);
+    this.mcp = new McpConnections(init.host.env.agentVersion, (push) =>
+      init.host.sink.emit(
+        notification("_x.ai/mcp/server_status", {
+          sessionId: init.id,
+          name: push.name,
+          source: "local",
+          status: push.status,
+          reason: push.reason,
+          ...(push.detail === undefined ? {} : { detail: push.detail }),
+          tools: null,
+        }),
+      ),
+    );
     this.promptIndex = init.promptIndex ?? 0;
     this.store = init.store;
     this.host = init.host;
