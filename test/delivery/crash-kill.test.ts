@@ -175,76 +175,63 @@ async function injectEverywhere(): Promise<void> {
 const AUTO_COMPACT_BYTES = 1024;
 const AUTO_TYPES = ["write", "fsync", "rename"];
 
-test("T1 automatic compaction: SIGKILL at every write/fsync/rename of a journal that compacts itself", async () => {
-  if (STRACE_MISSING !== null) {
-    console.log(`SKIP: ${STRACE_MISSING}`);
-    return;
-  }
-  // Its own counters: the T1-crash-kill claim below counts the explicit-compaction plan only.
-  const tally = {
-    points: 0,
-    killed: 0,
-    random: 0,
-    madeUncertain: 0,
-    quarantined: 0,
-    finalUncertain: 0,
-    sent: 0,
-  };
-  const dry = newScenario("auto-compaction dry run");
-  const countFile = join(dry.dir, "strace-count");
-  const r = await run([
-    "strace",
-    "-f",
-    "-c",
-    "-o",
-    countFile,
-    "-e",
-    `trace=${AUTO_TYPES.join(",")}`,
-    ...workloadArgv(rig.bundle.file, dry, rig.socket, PROMPTS, AUTO_COMPACT_BYTES),
-  ]);
-  assert.is(r.code, 0, r.stderr);
-  const autoCounts = new Map<string, number>();
-  for (const line of readFileSync(countFile, "utf8").split("\n")) {
-    const f = line.trim().split(/\s+/);
-    const name = f[f.length - 1] ?? "";
-    const calls = Number(f[3]);
-    if (AUTO_TYPES.includes(name) && Number.isInteger(calls)) autoCounts.set(name, calls);
-  }
-  // No explicit compaction in this plan: every rename is the journal compacting itself.
-  assert.ok((autoCounts.get("rename") ?? 0) >= 2, `renames: ${autoCounts.get("rename")}`);
-  checkFinal(dry, PROMPTS);
-  rig.leader.endScenario(dry.dir);
-  removeScenario(dry);
-  const points: [string, number][] = [];
-  for (const [type, n] of autoCounts) for (let i = 1; i <= n; i++) points.push([type, i]);
-  await pool(points, 2, async ([type, i]) => {
-    const s = newScenario(`auto-compaction: kill at ${type} #${i}`);
-    try {
-      const k = await run([
-        "strace",
-        "-f",
-        "-o",
-        "/dev/null",
-        "-e",
-        `trace=${type}`,
-        "-e",
-        `inject=${type}:signal=SIGKILL:when=${i}`,
-        ...workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS, AUTO_COMPACT_BYTES),
-      ]);
-      if (k.code === 137 || k.signal === "SIGKILL") tally.killed++;
-      else assert.is(k.code, 0, `${s.name}: ${k.stderr}`);
-      await afterCrash(s, k.lines, tally, AUTO_COMPACT_BYTES);
-      tally.points++;
-    } finally {
-      removeScenario(s);
-    }
-  });
-  assert.is(tally.points, points.length);
-  assert.ok(tally.killed > points.length / 2, `only ${tally.killed} of ${points.length} killed`);
-  console.log(
-    `T1 automatic compaction (${PROMPTS} prompts, ${[...autoCounts].map(([k, n]) => `${k} ${n}`).join(", ")}): ${tally.points} crash points, ${tally.killed} killed: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op; ${tally.madeUncertain} fences made uncertain, ${tally.quarantined} torn tails`,
-  );
-});
+straceTest(
+  "T1 automatic compaction: SIGKILL at every write/fsync/rename of a journal that compacts itself",
+  async () => {
+    // Its own counters: the T1-crash-kill claim below counts the explicit-compaction plan only.
+    const tally = {
+      points: 0,
+      killed: 0,
+      random: 0,
+      madeUncertain: 0,
+      quarantined: 0,
+      finalUncertain: 0,
+      sent: 0,
+    };
+    const dry = newScenario("auto-compaction dry run");
+    const { result: r, counts: autoCounts } = await countSyscalls(
+      dry,
+      AUTO_TYPES,
+      [],
+      workloadArgv(rig.bundle.file, dry, rig.socket, PROMPTS, AUTO_COMPACT_BYTES),
+    );
+    assert.is(r.code, 0, r.stderr);
+    // No explicit compaction in this plan: every rename is the journal compacting itself.
+    assert.ok((autoCounts.get("rename") ?? 0) >= 2, `renames: ${autoCounts.get("rename")}`);
+    checkFinal(dry, PROMPTS);
+    rig.leader.endScenario(dry.dir);
+    removeScenario(dry);
+    const points: [string, number][] = [];
+    for (const [type, n] of autoCounts) for (let i = 1; i <= n; i++) points.push([type, i]);
+    await pool(points, 2, async ([type, i]) => {
+      const s = newScenario(`auto-compaction: kill at ${type} #${i}`);
+      try {
+        const k = await run([
+          "strace",
+          "-f",
+          "-o",
+          "/dev/null",
+          "-e",
+          `trace=${type}`,
+          "-e",
+          `inject=${type}:signal=SIGKILL:when=${i}`,
+          ...workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS, AUTO_COMPACT_BYTES),
+        ]);
+        if (k.code === 137 || k.signal === "SIGKILL") tally.killed++;
+        else assert.is(k.code, 0, `${s.name}: ${k.stderr}`);
+        await afterCrash(s, k.lines, tally, AUTO_COMPACT_BYTES);
+        tally.points++;
+      } finally {
+        removeScenario(s);
+      }
+    });
+    assert.is(tally.points, points.length);
+    assert.ok(tally.killed > points.length / 2, `only ${tally.killed} of ${points.length} killed`);
+    console.log(
+      `T1 automatic compaction (${PROMPTS} prompts, ${[...autoCounts].map(([k, n]) => `${k} ${n}`).join(", ")}): ${tally.points} crash points, ${tally.killed} killed: 0 duplicates, 0 lost receipts, 0 uncertain resent, 2nd recovery a no-op; ${tally.madeUncertain} fences made uncertain, ${tally.quarantined} torn tails`,
+    );
+  },
+);
 
 test("T1: random kill -9 with recorded seeds", async () => {
   const base = Number(process.env.GROK_SEAT_SEED ?? Date.now() % 1_000_000);
