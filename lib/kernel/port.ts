@@ -55,8 +55,8 @@ export const systemKernel: KernelPort = {
  * Facts of a socket path as a proof asks them: does this pid (the lock file's, the peer of our
  * connection) hold a listener bound to it. Only that pid's fd table is read, so the proof's cost
  * does not grow with the number of processes (docs/design/kernel-proofs.md §2.4). Where it does
- * not listen, or the pid lookup fails, one scan of every process we may read names who does
- * listen (the failure path only, so a refusal says who holds the socket).
+ * not listen, or the pid lookup fails, one scan of every process we may read (another uid's too,
+ * as root) names who does listen (the failure path only, so a refusal says who holds it).
  */
 export function socketFactsFor(kernel: KernelPort, path: string, pid: number): SocketFacts {
   try {
@@ -67,5 +67,5 @@ export function socketFactsFor(kernel: KernelPort, path: string, pid: number): S
     // the scan below, exactly as before the pid lookup: it throws or reports what the path is.
     if (!(err instanceof GrokSeatError)) throw err;
   }
-  return kernel.socketFacts(path);
+  return kernel.socketFacts(path, { allUsers: true });
 }

@@ -20,7 +20,7 @@ import type { LeaderNow } from "./release-policy.js";
 
 function listenersOf(kernel: KernelPort, socketPath: string): readonly number[] {
   try {
-    return kernel.socketFacts(socketPath).listeners;
+    return kernel.socketFacts(socketPath, { allUsers: true }).listeners;
   } catch {
     return [];
   }

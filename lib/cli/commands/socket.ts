@@ -44,7 +44,9 @@ export const socketCommand: Command = {
     progress(`reading the kernel facts of ${path}`);
     let facts: SocketFacts;
     try {
-      facts = systemKernel.socketFacts(path);
+      // A proof must see a listener of another uid when we can (as root), to name it: the scan
+      // of every process, not the fast one of ours (docs/design/kernel-proofs.md §2.4).
+      facts = systemKernel.socketFacts(path, { allUsers: true });
     } catch (err) {
       if (!unreadable(err)) throw err;
       const error = { code: err.code, message: err.message };

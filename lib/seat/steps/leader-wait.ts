@@ -101,7 +101,7 @@ async function look(kernel: KernelPort, socketPath: string, lockPath: string): P
 function lastSeen(kernel: KernelPort, socketPath: string, last: Seen): Seen {
   if (last.kind !== "lock_pid_not_listening") return last;
   try {
-    return { ...last, listeners: kernel.socketFacts(socketPath).listeners };
+    return { ...last, listeners: kernel.socketFacts(socketPath, { allUsers: true }).listeners };
   } catch {
     return last;
   }
