@@ -13,7 +13,7 @@ import * as v from "valibot";
 import type { AcpSession } from "../../acp/acp-session.js";
 import { type CheckResult, fail, firstFailure, pass } from "../../check.js";
 import { registeredToolName } from "../../grok/mcp-names.js";
-import { refuseOnCheck, SeatRefusal } from "../refusal.js";
+import { refuseOnCheck } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
 import { callExtension } from "./extension-call.js";
 

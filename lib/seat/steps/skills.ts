@@ -11,7 +11,7 @@
 import type { AcpSession } from "../../acp/acp-session.js";
 import { type CheckResult, fail, firstFailure, pass } from "../../check.js";
 import { canonicalPath, type SkillRow, skillFilesOf } from "../../grok/skills.js";
-import { refuseOnCheck, SeatRefusal } from "../refusal.js";
+import { refuseOnCheck } from "../refusal.js";
 import type { SkillEntry } from "../skills.js";
 import { hireStep, outcome } from "../step-runner.js";
 import { callExtension } from "./extension-call.js";
