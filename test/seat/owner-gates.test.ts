@@ -16,7 +16,14 @@ import { hire } from "../../lib/seat/hire.js";
 import type { HireEvent } from "../../lib/seat/hire-events.js";
 import { capturePane, tmuxPaneOf } from "../../scripts/lib/owner.js";
 import { waitFor, writeRepoLocalConfig } from "../helpers/grok-sim.js";
-import { onlyWait, refusalOf, type Stack, startStack, temporaryProfile, withStack } from "./stack.js";
+import {
+  onlyWait,
+  refusalOf,
+  type Stack,
+  startStack,
+  temporaryProfile,
+  withStack,
+} from "./stack.js";
 
 function facts(e: HireEvent | undefined): Record<string, unknown> {
   if (e === undefined || e.type !== "proven") return {};
