@@ -281,7 +281,7 @@ const ROWS: readonly Row[] = [
     figure: "startup.import_root.over_bare_ms",
     target: atMost(60, "ms"),
     missed:
-      "what is left is Node's ES module loader, about 1.5–1.8 ms of CPU per module on this machine (the import's own CPU: 155 ms for 62 modules, 113 ms for 38, one loaded run): the root entry loads 38 of our modules (62 before the seat record's schema, `Seat`, `resume` and the refusals stopped reaching the kernel index, the pane proof's checks and the version probe) and valibot, each one its exports or the seat record's schema uses at import (module-load trace in the bench; test/seat/load-trace.test.ts keeps the heavy ones out); next: `readNativeTranscript` and `TranscriptReconciler` (9 modules) behind a lazy entry, or one bundled file for the root entry",
+      "what is left is Node's ES module loader, about 1.5–1.8 ms of CPU per module on this machine (the import's own CPU: 155 ms for 62 modules, 113 ms for 38, one loaded run): the root entry loads 41 of our modules (38 before the ready seat's persona and bank watch of issue 14; 62 before the seat record's schema, `Seat`, `resume` and the refusals stopped reaching the kernel index, the pane proof's checks and the version probe) and valibot, each one its exports or the seat record's schema uses at import (module-load trace in the bench; test/seat/load-trace.test.ts keeps the heavy ones out); next: `readNativeTranscript` and `TranscriptReconciler` (9 modules) behind a lazy entry, or one bundled file for the root entry",
   },
   {
     area: "startup",
