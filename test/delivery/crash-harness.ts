@@ -133,6 +133,32 @@ export async function countSyscalls(
   return { result, counts };
 }
 
+/** Each crash point of `counts`: every traced syscall type with the ordinal of each of its calls. */
+export function crashPoints(counts: ReadonlyMap<string, number>): [string, number][] {
+  const points: [string, number][] = [];
+  for (const [type, n] of counts) for (let i = 1; i <= n; i++) points.push([type, i]);
+  return points;
+}
+
+/** Run `workload` under strace, SIGKILLed (strace's fault injection) at its `i`-th `type` call. */
+export function killAtSyscall(
+  type: string,
+  i: number,
+  workload: readonly string[],
+): Promise<RunResult> {
+  return run([
+    "strace",
+    "-f",
+    "-o",
+    "/dev/null",
+    "-e",
+    `trace=${type}`,
+    "-e",
+    `inject=${type}:signal=SIGKILL:when=${i}`,
+    ...workload,
+  ]);
+}
+
 export function workloadArgv(
   bundle: string,
   s: Scenario,
