@@ -7,6 +7,7 @@ import { type FenceInput, Journal, type JournalGuard } from "../../lib/delivery/
 import type { JournalIO } from "../../lib/delivery/journal-io.js";
 import { nodeJournalIO } from "../../lib/delivery/journal-io.js";
 import { isErrorCode } from "../../lib/errors.js";
+import { poll } from "../helpers/poll.js";
 
 export const openGuard: JournalGuard = { assertHeld() {} };
 
@@ -162,18 +163,12 @@ export class LineChild {
 }
 
 /** Poll `f` until it returns a value other than undefined (or time out). */
-export async function pollUntil<T>(
+export function pollUntil<T>(
   f: () => T | undefined,
   timeoutMs = 15_000,
   what = "condition",
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  return poll(what, f, timeoutMs, 5);
 }
 
 /** Pids holding an exclusive flock on the inode (from /proc/locks: an independent kernel oracle). */

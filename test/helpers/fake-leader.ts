@@ -13,6 +13,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { lockPathForSocket } from "../../lib/grok/paths.js";
+import { pollTrue } from "./poll.js";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -273,16 +274,8 @@ export class FakeLeader {
 }
 
 /** Poll until `fn` returns true (no sleeping-and-hoping). */
-export async function until(
-  fn: () => boolean,
-  timeoutMs = 5_000,
-  what = "condition",
-): Promise<void> {
-  const start = Date.now();
-  while (!fn()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+export function until(fn: () => boolean, timeoutMs = 5_000, what = "condition"): Promise<void> {
+  return pollTrue(what, fn, timeoutMs, 5);
 }
 
 /**

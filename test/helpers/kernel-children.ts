@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Callback, Test } from "uvu";
+import { poll } from "./poll.js";
 
 const children = new Set<ChildProcess>();
 /** Children spawned with `detached: true`: their process group is killed at cleanup. */
@@ -71,18 +72,20 @@ export function cleanup(): void {
 }
 
 /** Poll until `cond` returns a non-undefined value (every 10 ms, up to timeoutMs). */
-export async function waitFor<T>(
+export function waitFor<T>(
   what: string,
   cond: () => T | undefined | false,
   timeoutMs = 10_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = cond();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return poll(
+    what,
+    () => {
+      const v = cond();
+      return v === false ? undefined : v;
+    },
+    timeoutMs,
+    10,
+  );
 }
 
 /** The first line a child prints on stdout that matches `re` (capture group 1). */

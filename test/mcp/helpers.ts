@@ -1,6 +1,7 @@
 /** Shared helpers for the MCP tests (not a test file: the runner only picks up *.test.ts). */
 import { readFileSync } from "node:fs";
 import type { SchemaRewrite } from "../../lib/mcp/project.js";
+import { poll } from "../helpers/poll.js";
 
 /** Freeze a JSON value all the way down, so any mutation by the code under test throws. */
 export function deepFreeze<T>(value: T): T {
@@ -61,18 +62,12 @@ export function canonical(value: unknown): string {
 }
 
 /** Poll until `check` returns a value other than undefined, or fail after `timeoutMs`. */
-export async function waitFor<T>(
+export function waitFor<T>(
   what: string,
   check: () => T | undefined | Promise<T | undefined>,
   timeoutMs = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return poll(what, check, timeoutMs, 25);
 }
 
 /** True while a process with this pid exists (signal 0 probes without signalling). */
