@@ -70,18 +70,10 @@ export function waitFor<T>(
   return poll(what, check, timeoutMs, 25);
 }
 
-/** True while a process with this pid exists (signal 0 probes without signalling). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err instanceof Error && "code" in err && err.code === "EPERM";
-  }
-}
-
 /** True when `err` is one of our errors with this code (tests assert codes, never text). */
 export { isErrorCode as isGrokSeatErrorCode } from "../../lib/errors.js";
+/** True while a process with this pid exists (signal 0 probes without signalling). */
+export { isAlive as alive } from "../sim/grok/pid.js";
 
 /**
  * The kernel's view of TCP listeners on `port` (Linux /proc/net/tcp and tcp6): the local
