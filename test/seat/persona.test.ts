@@ -14,7 +14,7 @@ import { hire } from "../../lib/seat/hire.js";
 import { HIRE_STEPS } from "../../lib/seat/hire-events.js";
 import { MAX_PERSONA_BYTES } from "../../lib/seat/persona.js";
 import { readSeatRecord } from "../../lib/seat/seat-record.js";
-import { refusalOf, startStack } from "./stack.js";
+import { refusalOf, withStack } from "./stack.js";
 
 const PERSONA =
   "You are the orchestrator's service seat.\nMemory card: the build is green; café ☕.";
@@ -24,8 +24,7 @@ function cmdline(pid: number): string[] {
 }
 
 test("a persona rides --rules=<text>, is proven in system_prompt.txt and the conversation head, and only its digest is recorded", async () => {
-  const stack = await startStack();
-  try {
+  await withStack(async (stack) => {
     const seat = await hire(stack.options({ persona: PERSONA }));
     const proven = stack.events.filter((e) => e.type === "proven").map((e) => e.step);
     assert.equal(
@@ -60,14 +59,11 @@ test("a persona rides --rules=<text>, is proven in system_prompt.txt and the con
     );
     assert.is(readSeatRecord(seat.recordPath).record.persona?.sha256, r.persona?.sha256);
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
+  });
 });
 
 test("a persona over one argument's limit refuses PERSONA_INVALID before anything is launched", async () => {
-  const stack = await startStack();
-  try {
+  await withStack(async (stack) => {
     const refusal = await refusalOf(
       hire(stack.options({ persona: "x".repeat(MAX_PERSONA_BYTES + 1) })),
     );
@@ -79,14 +75,11 @@ test("a persona over one argument's limit refuses PERSONA_INVALID before anythin
     const seat = await hire(stack.options({ persona: "y".repeat(MAX_PERSONA_BYTES) }));
     assert.is(seat.record.persona?.bytes, MAX_PERSONA_BYTES);
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
+  });
 });
 
 test("a model switch to an incompatible harness drops the rules: step persona refuses PERSONA_NOT_APPLIED", async () => {
-  const stack = await startStack();
-  try {
+  await withStack(async (stack) => {
     const refusal = await refusalOf(
       hire(stack.options({ persona: PERSONA, model: { modelId: "grok-codex-sim" } })),
     );
@@ -94,23 +87,18 @@ test("a model switch to an incompatible harness drops the rules: step persona re
     assert.is(refusal.code, "PERSONA_NOT_APPLIED");
     assert.is(refusal.check, "persona.system_prompt");
     assert.not.ok(JSON.stringify(refusal.context).includes("Memory card"));
-  } finally {
-    await stack.cleanup();
-  }
+  });
 });
 
 test("a compatible model switch rewrites only the conversation head: step persona refuses on persona.chat_head", async () => {
-  const stack = await startStack();
-  try {
+  await withStack(async (stack) => {
     const refusal = await refusalOf(
       hire(stack.options({ persona: PERSONA, model: { modelId: "grok-4.5" } })),
     );
     assert.is(refusal.step, "persona");
     assert.is(refusal.code, "PERSONA_NOT_APPLIED");
     assert.is(refusal.check, "persona.chat_head");
-  } finally {
-    await stack.cleanup();
-  }
+  });
 });
 
 test.run();

@@ -24,7 +24,7 @@ import type { Seat, SeatEvent } from "../../lib/seat/seat.js";
 import { typeAsOwner } from "../../scripts/lib/owner.js";
 import { waitFor } from "../helpers/grok-sim.js";
 import { bankOption, temporaryBankOptions, withStackAndBank } from "./bank.js";
-import { refusalOf, type Stack, startStack } from "./stack.js";
+import { refusalOf, type Stack, withStack } from "./stack.js";
 
 const PERSONA =
   "You are the orchestrator's service seat.\nMemory card: model switches are checked.";
@@ -36,8 +36,7 @@ function events(seat: Seat): SeatEvent[] {
 }
 
 test("seat.selectModel re-checks the persona: a harness rebuild drops it, persona-lost is emitted and the seat refuses PERSONA_NOT_APPLIED", async () => {
-  const stack = await startStack();
-  try {
+  await withStack(async (stack) => {
     const seat = await hire(stack.options({ persona: PERSONA }));
     const seen = events(seat);
     // The model in use: nothing is rewritten (skip_prompt_rewrite), the persona stays.
@@ -66,9 +65,7 @@ test("seat.selectModel re-checks the persona: a harness rebuild drops it, person
     assert.is(refused.step, "deliver");
     assert.is(refused.check, "deliver.persona");
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
+  });
 });
 
 function activeEntry(seat: Seat): string | undefined {
