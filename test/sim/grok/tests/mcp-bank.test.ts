@@ -32,7 +32,7 @@ import {
   startGrokTui,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { acpClient } from "../../../helpers/grok-sim-clients.js";
+import { acpClient, withRunning } from "../../../helpers/grok-sim-clients.js";
 import { type Behaviour, echoBehaviour, OperatorBank } from "../../mcp-bank/bank.js";
 import { loadBankTools } from "../../mcp-bank/fixture.js";
 import { type BankHttp, serveBankHttp } from "../../mcp-bank/http.js";
@@ -170,53 +170,52 @@ interface BankLeaderOptions {
   noToken?: boolean;
 }
 
+/** A bank and a fresh home whose config.toml names it; both removed after `body`. */
+async function withBankHome(
+  opts: BankLeaderOptions,
+  body: (b: Bank, home: GrokHomeFixture) => Promise<void>,
+): Promise<void> {
+  const b = await startBank(true, opts.tools);
+  const home = grokHomeFixture();
+  try {
+    bankConfig(home, b.http.url, opts.extra);
+    await body(b, home);
+  } finally {
+    await b.http.close();
+    home.remove();
+  }
+}
+
 /** A bank, a home configured for it, a leader and a client; all torn down after `body`. */
 async function withBankLeader(
   opts: BankLeaderOptions,
   body: (b: Bank, home: GrokHomeFixture, c: RawClient) => Promise<void>,
 ): Promise<void> {
-  const b = await startBank(true, opts.tools);
-  const home = grokHomeFixture();
-  bankConfig(home, b.http.url, opts.extra);
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    ...(opts.noToken ? {} : { env: { BANK_TOKEN: b.token } }),
+  await withBankHome(opts, (b, home) => {
+    const env = opts.noToken ? {} : { env: { BANK_TOKEN: b.token } };
+    const start = startGrokLeader({ grokHome: home.dir, cwd: home.cwd, ...env });
+    return withRunning(start, async (leader) => {
+      const c = await client(leader.paths.socketPath);
+      await body(b, home, c);
+      c.destroy();
+    });
   });
-  try {
-    const c = await client(leader.paths.socketPath);
-    await body(b, home, c);
-    c.destroy();
-  } finally {
-    await leader.stop();
-    await b.http.close();
-    home.remove();
-  }
 }
 
 /** A bank, a TUI configured for it whose owner answers by hand, a client resumed on its session. */
 async function withBankTui(
   body: (b: Bank, tui: GrokTui, c: RawClient) => Promise<void>,
 ): Promise<void> {
-  const b = await startBank();
-  const home = grokHomeFixture();
-  bankConfig(home, b.http.url);
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { BANK_TOKEN: b.token, GROK_SIM_OWNER: "manual" },
+  await withBankHome({}, (b, home) => {
+    const env = { BANK_TOKEN: b.token, GROK_SIM_OWNER: "manual" };
+    return withRunning(startGrokTui({ grokHome: home.dir, cwd: home.cwd, env }), async (tui) => {
+      await tui.sessionReady();
+      const c = await client(tui.paths.socketPath);
+      await c.request("session/resume", { sessionId: tui.sessionId, cwd: home.cwd });
+      await body(b, tui, c);
+      c.destroy();
+    });
   });
-  try {
-    await tui.sessionReady();
-    const c = await client(tui.paths.socketPath);
-    await c.request("session/resume", { sessionId: tui.sessionId, cwd: home.cwd });
-    await body(b, tui, c);
-    c.destroy();
-  } finally {
-    await tui.stop();
-    await b.http.close();
-    home.remove();
-  }
 }
 
 test.before(async () => {
