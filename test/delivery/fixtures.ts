@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { type FenceInput, Journal, type JournalGuard } from "../../lib/delivery/journal.js";
 import type { JournalIO } from "../../lib/delivery/journal-io.js";
 import { nodeJournalIO } from "../../lib/delivery/journal-io.js";
+import type { JournalRecord } from "../../lib/delivery/journal-record.js";
 import { isErrorCode } from "../../lib/errors.js";
 import { poll } from "../helpers/poll.js";
 
@@ -54,17 +55,44 @@ export function cleanupSeats(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+/** The session, leader and pane every test prompt and fence record names. */
+const SESSION_ID = "0198c0de-0000-4000-8000-000000000001";
+const LEADER = "linux-pidfs:boot:777";
+const PANE = "herdr:pane-1";
+
 let n = 0;
 /** A fence input with a fresh, valid prompt id. */
 export function prompt(overrides: Partial<FenceInput> = {}): FenceInput {
   n++;
   return {
     promptId: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
-    sessionId: "0198c0de-0000-4000-8000-000000000001",
-    leader: "linux-pidfs:boot:777",
-    pane: "herdr:pane-1",
+    sessionId: SESSION_ID,
+    leader: LEADER,
+    pane: PANE,
     text: `hello ${n} ✓`,
     ...overrides,
+  };
+}
+
+/** A journal `fence` record of the test session, leader and pane (the ones `prompt` names). */
+export function fenceRecord(f: {
+  id: string;
+  sha256: string;
+  len: number;
+  epoch: number;
+  at: number;
+}): JournalRecord {
+  return {
+    v: 1,
+    t: "fence",
+    id: f.id,
+    sid: SESSION_ID,
+    leader: LEADER,
+    pane: PANE,
+    sha256: f.sha256,
+    len: f.len,
+    epoch: f.epoch,
+    at: f.at,
   };
 }
 
