@@ -1,5 +1,7 @@
 /** Shared helpers for the MCP tests (not a test file: the runner only picks up *.test.ts). */
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { SchemaRewrite } from "../../lib/mcp/project.js";
 import { poll } from "../helpers/poll.js";
 
@@ -72,6 +74,52 @@ export function waitFor<T>(
 
 /** True when `err` is one of our errors with this code (tests assert codes, never text). */
 export { isErrorCode as isGrokSeatErrorCode } from "../../lib/errors.js";
+
+const PROXY_MAIN = fileURLToPath(new URL("../../lib/mcp/proxy-main.ts", import.meta.url));
+
+/**
+ * The proxy CLI over HTTP on a free loopback port, behind the bearer token in $PROXY_TOKEN and
+ * forwarding to `upstream` (`args` appends options, `env` adds variables); resolves once it
+ * prints where it listens (or kills it and fails), with its stderr so far.
+ */
+export async function startHttpProxy(
+  upstream: string,
+  env: Record<string, string>,
+  args: readonly string[] = [],
+): Promise<{ child: ChildProcess; url: URL; stderr(): string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      PROXY_MAIN,
+      "--http",
+      "0",
+      "--bearer-env",
+      "PROXY_TOKEN",
+      "--upstream-url",
+      upstream,
+      ...args,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } },
+  );
+  let text = "";
+  child.stderr?.on("data", (c: Buffer) => {
+    text += c.toString("utf8");
+  });
+  try {
+    const url = await waitFor(
+      "the proxy to listen",
+      () => /mcp-projection: listening (\S+)/.exec(text)?.[1],
+      20_000,
+    );
+    return { child, url: new URL(url), stderr: () => text };
+  } catch (err) {
+    child.kill("SIGKILL");
+    throw err;
+  }
+}
+
 /** True while a process with this pid exists (signal 0 probes without signalling). */
 export { isAlive as alive } from "../sim/grok/pid.js";
 

@@ -28,7 +28,14 @@ import { projectTools } from "../../lib/mcp/project.js";
 import { ERROR_META } from "../../lib/mcp/proxy.js";
 import { loadBankTools, loadCallCases, NEVER_OBJECT_TOOLS } from "../sim/mcp-bank/fixture.js";
 import { bankCalls, bankReady, bankToolChanges } from "../sim/mcp-bank/log.js";
-import { alive, canonical, listenersOnPort, undoRewrites, waitFor } from "./helpers.js";
+import {
+  alive,
+  canonical,
+  listenersOnPort,
+  startHttpProxy,
+  undoRewrites,
+  waitFor,
+} from "./helpers.js";
 
 const PROXY_MAIN = fileURLToPath(new URL("../../lib/mcp/proxy-main.ts", import.meta.url));
 const BANK_MAIN = fileURLToPath(new URL("../sim/mcp-bank/main.ts", import.meta.url));
@@ -421,37 +428,17 @@ gone(
     const client = new Client({ name: "downstream", version: "1.0.0" });
     try {
       const ready = await waitFor("bank listening", () => bankReady(log));
-      proxy = spawn(
-        process.execPath,
-        [
-          ...TSX,
-          PROXY_MAIN,
-          "--http",
-          "0",
-          "--bearer-env",
-          "PROXY_TOKEN",
-          "--upstream-url",
-          ready.url ?? "",
-          "--upstream-header-env",
-          "Authorization=BANK_AUTH",
-        ],
-        {
-          stdio: ["ignore", "ignore", "pipe"],
-          env: { ...process.env, PROXY_TOKEN: proxyToken, BANK_AUTH: `Bearer ${bankToken}` },
-        },
+      const started = await startHttpProxy(
+        ready.url ?? "",
+        { PROXY_TOKEN: proxyToken, BANK_AUTH: `Bearer ${bankToken}` },
+        ["--upstream-header-env", "Authorization=BANK_AUTH"],
       );
-      let text = "";
-      proxy.stderr?.on("data", (c: Buffer) => {
-        text += c.toString("utf8");
-      });
-      const url = await waitFor(
-        "proxy listening",
-        () => /listening (http:\/\/\S+)/.exec(text)?.[1],
-      );
+      proxy = started.child;
+      const text = started.stderr();
       assert.not.match(text, /bearer/, "no token printed");
       assert.not.ok(text.includes(proxyToken) || text.includes(bankToken));
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
+        new StreamableHTTPClientTransport(started.url, {
           requestInit: { headers: { Authorization: `Bearer ${proxyToken}` } },
         }),
       );

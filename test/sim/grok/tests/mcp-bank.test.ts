@@ -17,9 +17,7 @@
  *   projecting proxy's refusal of invalid arguments;
  * - the `no-update-mcp` version preset answers -32601.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -33,6 +31,7 @@ import {
   waitFor,
 } from "../../../helpers/grok-sim.js";
 import { acpClient, withRunning } from "../../../helpers/grok-sim-clients.js";
+import { startHttpProxy } from "../../../mcp/helpers.js";
 import { type Behaviour, echoBehaviour, OperatorBank } from "../../mcp-bank/bank.js";
 import { loadBankTools } from "../../mcp-bank/fixture.js";
 import { type BankHttp, serveBankHttp } from "../../mcp-bank/http.js";
@@ -407,38 +406,10 @@ test("in yolo mode MCP calls run without asking anyone, but a deny rule still re
   });
 });
 
-const PROXY_MAIN = fileURLToPath(new URL("../../../../lib/mcp/proxy-main.ts", import.meta.url));
-
 /** The proxy behind its bearer token, taken from PROXY_TOKEN (the leader gets it the same way). */
 const PROXY_TOKEN = randomBytes(24).toString("hex");
 
-async function startProxy(upstream: URL): Promise<{ child: ChildProcess; url: URL }> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      PROXY_MAIN,
-      "--http",
-      "0",
-      "--bearer-env",
-      "PROXY_TOKEN",
-      "--upstream-url",
-      upstream.href,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, PROXY_TOKEN } },
-  );
-  let err = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    err += d.toString("utf8");
-  });
-  const url = await waitFor(
-    "the proxy to listen",
-    () => /mcp-projection: listening (\S+)/.exec(err)?.[1],
-    20_000,
-  );
-  return { child, url: new URL(url) };
-}
+const startProxy = (upstream: URL) => startHttpProxy(upstream.href, { PROXY_TOKEN });
 
 test("through the projecting proxy: invalid arguments are refused there and come back as the tool's error result; valid ones reach the bank", async () => {
   const b = await startBank(false);
