@@ -2,6 +2,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import * as assert from "uvu/assert";
+import { z } from "zod";
 import type { SchemaRewrite } from "../../lib/mcp/project.js";
 import { poll } from "../helpers/poll.js";
 
@@ -74,6 +77,23 @@ export function waitFor<T>(
 
 /** True when `err` is one of our errors with this code (tests assert codes, never text). */
 export { isErrorCode as isGrokSeatErrorCode } from "../../lib/errors.js";
+
+/**
+ * The official client refuses the raw bank's list (schemas that are not objects) while the raw
+ * `tools/list` answer holds all `tools` of it.
+ */
+export async function rawListFails(client: Client, tools: number): Promise<void> {
+  let rejected: unknown;
+  await client.listTools().catch((err: unknown) => {
+    rejected = err;
+  });
+  assert.ok(rejected instanceof Error, "listTools must fail on the raw bank");
+  const raw = await client.request(
+    { method: "tools/list" },
+    z.object({ tools: z.array(z.unknown()) }),
+  );
+  assert.is(raw.tools.length, tools);
+}
 
 const PROXY_MAIN = fileURLToPath(new URL("../../lib/mcp/proxy-main.ts", import.meta.url));
 
