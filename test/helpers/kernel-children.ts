@@ -4,7 +4,7 @@
  * go through the addon.
  */
 import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -253,6 +253,24 @@ export async function spawnListener(
   const child = spawnChild(argv[0] ?? process.execPath, argv.slice(1));
   await lineFrom(child, /(LISTENING)/);
   return child;
+}
+
+/**
+ * A listener bound at `<dir>/s.sock` whose file is then renamed to `moved.sock`, and a second
+ * listener bound at the path again: one path string, two socket files.
+ */
+export async function renamedUnderListener(dir: string): Promise<{
+  path: string;
+  moved: string;
+  first: ChildProcess;
+  second: ChildProcess;
+}> {
+  const path = join(dir, "s.sock");
+  const moved = join(dir, "moved.sock");
+  const first = await spawnListener(path);
+  renameSync(path, moved);
+  const second = await spawnListener(path);
+  return { path, moved, first, second };
 }
 
 /** Pids that `ss -xlp` reports listening on exactly this path. */
