@@ -13,8 +13,9 @@ import { encodeCwdDirname } from "../../lib/grok/session-files.js";
 import { hire } from "../../lib/seat/hire.js";
 import { HIRE_STEPS } from "../../lib/seat/hire-events.js";
 import { MAX_PERSONA_BYTES } from "../../lib/seat/persona.js";
+import type { SeatRefusal } from "../../lib/seat/refusal.js";
 import { readSeatRecord } from "../../lib/seat/seat-record.js";
-import { refusalOf, withStack } from "./stack.js";
+import { refusalOf, type Stack, withStack } from "./stack.js";
 
 const PERSONA =
   "You are the orchestrator's service seat.\nMemory card: the build is green; café ☕.";
@@ -78,13 +79,16 @@ test("a persona over one argument's limit refuses PERSONA_INVALID before anythin
   });
 });
 
+/** A hire with the persona and a switch to `modelId`: refused at step persona, PERSONA_NOT_APPLIED. */
+async function refusedAtPersona(stack: Stack, modelId: string): Promise<SeatRefusal> {
+  const refusal = await refusalOf(hire(stack.options({ persona: PERSONA, model: { modelId } })));
+  assert.is(refusal.step, "persona");
+  assert.is(refusal.code, "PERSONA_NOT_APPLIED");
+  return refusal;
+}
 test("a model switch to an incompatible harness drops the rules: step persona refuses PERSONA_NOT_APPLIED", async () => {
   await withStack(async (stack) => {
-    const refusal = await refusalOf(
-      hire(stack.options({ persona: PERSONA, model: { modelId: "grok-codex-sim" } })),
-    );
-    assert.is(refusal.step, "persona");
-    assert.is(refusal.code, "PERSONA_NOT_APPLIED");
+    const refusal = await refusedAtPersona(stack, "grok-codex-sim");
     assert.is(refusal.check, "persona.system_prompt");
     assert.not.ok(JSON.stringify(refusal.context).includes("Memory card"));
   });
@@ -92,11 +96,7 @@ test("a model switch to an incompatible harness drops the rules: step persona re
 
 test("a compatible model switch rewrites only the conversation head: step persona refuses on persona.chat_head", async () => {
   await withStack(async (stack) => {
-    const refusal = await refusalOf(
-      hire(stack.options({ persona: PERSONA, model: { modelId: "grok-4.5" } })),
-    );
-    assert.is(refusal.step, "persona");
-    assert.is(refusal.code, "PERSONA_NOT_APPLIED");
+    const refusal = await refusedAtPersona(stack, "grok-4.5");
     assert.is(refusal.check, "persona.chat_head");
   });
 });
