@@ -10,6 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Callback, Test } from "uvu";
+import * as assert from "uvu/assert";
+import type { ProcessHandle } from "../../lib/kernel/types.js";
+import { codeOf } from "./error-code.js";
 import { poll } from "./poll.js";
 
 const children = new Set<ChildProcess>();
@@ -271,6 +274,21 @@ export async function renamedUnderListener(dir: string): Promise<{
   renameSync(path, moved);
   const second = await spawnListener(path);
   return { path, moved, first, second };
+}
+
+/**
+ * Signal the handle's process with `sig` and wait for the exit the handle sees: it is then dead,
+ * and a further signal refuses NO_SUCH_PROCESS.
+ */
+export async function signalToExit(h: ProcessHandle, sig: NodeJS.Signals): Promise<void> {
+  const done = h.exited;
+  h.signal(sig);
+  await done;
+  assert.is(h.isAlive(), false);
+  assert.is(
+    codeOf(() => h.signal("SIGTERM"), "OK"),
+    "NO_SUCH_PROCESS",
+  );
 }
 
 /** Pids that `ss -xlp` reports listening on exactly this path. */
