@@ -7,6 +7,7 @@
 import { parseAcpPayload, type RpcMessage } from "../../lib/acp/json-rpc.js";
 import type { AcpPipe, CloseReason } from "../../lib/acp/transport.js";
 import { GrokSeatError } from "../../lib/errors.js";
+import { poll } from "../helpers/poll.js";
 
 export class MemoryPipe implements AcpPipe {
   /** Every payload our side sent, in order. */
@@ -143,18 +144,8 @@ export class FakeAgent {
 }
 
 /** Poll `fn` until it returns a value other than undefined (no fixed sleeps). */
-export async function until<T>(
-  fn: () => T | undefined,
-  what: string,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+export function until<T>(fn: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
+  return poll(what, fn, timeoutMs, 5);
 }
 
 /** `p`, or a failure naming `what` after `ms` (keeps a hung promise from ending the run silently). */

@@ -12,7 +12,15 @@ import type { AcpSessionEvent } from "../../lib/acp/acp-session.js";
 import type { GrokEvent } from "../../lib/acp/grok-extensions.js";
 import { ensureGrokSim, waitFor } from "../helpers/grok-sim.js";
 import { within } from "./helpers.js";
-import { attachSeat, methods, refusal, withAttachedSeat, withSim } from "./sim-seat.js";
+import {
+  type Attached,
+  attachSeat,
+  methods,
+  refusal,
+  type Sim,
+  withAttachedSeat,
+  withSim,
+} from "./sim-seat.js";
 
 await ensureGrokSim();
 
@@ -20,6 +28,11 @@ function grokEvents(events: readonly AcpSessionEvent[]): GrokEvent[] {
   return events.flatMap((e) => (e.type === "grok" ? [e.event] : []));
 }
 
+/** The owner types `text` into the TUI; resolves with the prompt id of the turn it starts. */
+async function ownerTurn(sim: Sim, a: Attached, text: string): Promise<string> {
+  await sim.tui.typeIntoTui(text);
+  return waitFor("the TUI's running turn", () => a.seat.runningPromptId ?? undefined);
+}
 test("exact attach to the TUI's session; an unknown id refuses; never session/new", async () => {
   await withSim(async (sim, seatDir) => {
     const unknown = randomUUID();
@@ -111,11 +124,7 @@ test("a prompt's id appears in the queue, in updates and in all three result cha
 
 test("queueing behind a turn the TUI started: consumed as a queue entry, then runs", async () => {
   await withAttachedSeat(async (sim, a) => {
-    await sim.tui.typeIntoTui("[[sim:sleep=1500]] owner's own task");
-    const tuiTurn = await waitFor(
-      "the TUI's running turn",
-      () => a.seat.runningPromptId ?? undefined,
-    );
+    const tuiTurn = await ownerTurn(sim, a, "[[sim:sleep=1500]] owner's own task");
     const d = await a.seat.deliver("after the owner's task");
     const consumed = await within(d.consumed, "consumed", 30_000);
     assert.is(consumed.consumption?.kind, "queue-entry");
@@ -140,11 +149,7 @@ test("queueing behind a turn the TUI started: consumed as a queue entry, then ru
 
 test("cancellation: a queued prompt by queue/remove, a running one by session/cancel; never the TUI's turn", async () => {
   await withAttachedSeat(async (sim, a) => {
-    await sim.tui.typeIntoTui("[[sim:sleep=2000]] owner's long task");
-    const tuiTurn = await waitFor(
-      "the TUI's running turn",
-      () => a.seat.runningPromptId ?? undefined,
-    );
+    const tuiTurn = await ownerTurn(sim, a, "[[sim:sleep=2000]] owner's long task");
     const first = await a.seat.deliver("[[sim:sleep=30000]] a long brief");
     const second = await a.seat.deliver("a brief to withdraw");
     await within(first.consumed, "consumed", 30_000);
@@ -200,8 +205,7 @@ test("combine_queued_prompts: a prompt merged into the queue front is cancelled 
     );
     const a = await attachSeat(sim, seatDir);
     try {
-      await sim.tui.typeIntoTui("[[sim:sleep=1500]] owner's task");
-      await waitFor("the TUI's running turn", () => a.seat.runningPromptId ?? undefined);
+      await ownerTurn(sim, a, "[[sim:sleep=1500]] owner's task");
       const front = await a.seat.deliver("first brief");
       const merged = await a.seat.deliver("second brief");
       await within(front.consumed, "consumed", 30_000);

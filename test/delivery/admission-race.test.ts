@@ -21,6 +21,7 @@ import { acquireControllerLock } from "../../lib/delivery/admission.js";
 import { decodeJournal } from "../../lib/delivery/codec.js";
 import { JOURNAL_FILE } from "../../lib/delivery/journal.js";
 import { recordClaim } from "../helpers/claims.js";
+import { pollTrue } from "../helpers/poll.js";
 import { type Bundle, bundleHelper } from "./bundle.js";
 import { caught, sentence, soakScaled } from "./claim-run.js";
 import { cleanupSeats, LineChild, tempSeat } from "./fixtures.js";
@@ -67,13 +68,8 @@ function overlapsIn(log: readonly string[], killed: ReadonlySet<number>): number
   return bad;
 }
 
-async function until(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
+const until = (cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> =>
+  pollTrue(what, cond, timeoutMs, 1);
 
 test("T8: 32 controllers race for one seat; one admitted per epoch, epochs strictly increasing", async () => {
   const startedAt = Date.now();

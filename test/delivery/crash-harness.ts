@@ -100,6 +100,34 @@ export function run(argv: readonly string[], killAfterMs?: number): Promise<RunR
 }
 
 /**
+ * The argv running `workload` under `strace -f` with `flags` (`-c`, `-y`), its output to `out`,
+ * `filter` (`-P <path>` …), tracing `trace` and, when given, strace's fault injection `inject`.
+ */
+export function straced(
+  o: {
+    flags?: readonly string[];
+    out: string;
+    filter?: readonly string[];
+    trace: readonly string[];
+    inject?: string;
+  },
+  workload: readonly string[],
+): string[] {
+  return [
+    "strace",
+    "-f",
+    ...(o.flags ?? []),
+    "-o",
+    o.out,
+    ...(o.filter ?? []),
+    "-e",
+    `trace=${o.trace.join(",")}`,
+    ...(o.inject === undefined ? [] : ["-e", `inject=${o.inject}`]),
+    ...workload,
+  ];
+}
+
+/**
  * Run `workload` under `strace -f -c` tracing `types` (and `filter`, e.g. `-P <path>`): its result
  * and the number of calls of each traced syscall, read from strace's summary table.
  */
@@ -110,17 +138,9 @@ export async function countSyscalls(
   workload: readonly string[],
 ): Promise<{ readonly result: RunResult; readonly counts: Map<string, number> }> {
   const countFile = join(s.dir, "strace-count");
-  const result = await run([
-    "strace",
-    "-f",
-    "-c",
-    "-o",
-    countFile,
-    ...filter,
-    "-e",
-    `trace=${types.join(",")}`,
-    ...workload,
-  ]);
+  const result = await run(
+    straced({ flags: ["-c"], out: countFile, filter, trace: types }, workload),
+  );
   const counts = new Map<string, number>();
   if (existsSync(countFile)) {
     for (const line of readFileSync(countFile, "utf8").split("\n")) {
@@ -131,6 +151,23 @@ export async function countSyscalls(
     }
   }
   return { result, counts };
+}
+
+/** Each crash point of `counts`: every traced syscall type with the ordinal of each of its calls. */
+export function crashPoints(counts: ReadonlyMap<string, number>): [string, number][] {
+  const points: [string, number][] = [];
+  for (const [type, n] of counts) for (let i = 1; i <= n; i++) points.push([type, i]);
+  return points;
+}
+
+/** Run `workload` under strace, SIGKILLed (strace's fault injection) at its `i`-th `type` call. */
+export function killAtSyscall(
+  type: string,
+  i: number,
+  workload: readonly string[],
+): Promise<RunResult> {
+  const inject = `${type}:signal=SIGKILL:when=${i}`;
+  return run(straced({ out: "/dev/null", trace: [type], inject }, workload));
 }
 
 export function workloadArgv(

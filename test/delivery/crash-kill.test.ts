@@ -8,6 +8,8 @@ import {
   checkAfterCrash,
   checkFinal,
   countSyscalls,
+  crashPoints,
+  killAtSyscall,
   newScenario,
   removeScenario,
   run,
@@ -35,11 +37,20 @@ const TYPES = [
 let rig: CrashRig;
 const counts = new Map<string, number>();
 let cleanRunMs = 300;
-let crashPoints = 0;
+let plannedPoints = 0;
 const startedAt = Date.now();
 /** Failures of the earlier phases, for the claim recorded by the last one. */
 const failures: string[] = [];
-const totals = {
+type Tally = {
+  points: number;
+  killed: number;
+  random: number;
+  madeUncertain: number;
+  quarantined: number;
+  finalUncertain: number;
+  sent: number;
+};
+const newTally = (): Tally => ({
   points: 0,
   killed: 0,
   random: 0,
@@ -47,7 +58,8 @@ const totals = {
   quarantined: 0,
   finalUncertain: 0,
   sent: 0,
-};
+});
+const totals = newTally();
 
 test.before(async () => {
   rig = await startCrashRig();
@@ -59,7 +71,7 @@ test.after(() => rig.close());
 async function afterCrash(
   s: Scenario,
   crashedLines: readonly string[],
-  tally: typeof totals = totals,
+  tally: Tally = totals,
   compactAboveBytes?: number,
 ): Promise<void> {
   const facts = checkAfterCrash(s, ackedIds(crashedLines));
@@ -107,6 +119,31 @@ async function pool<T>(
   if (failure !== null) throw failure;
 }
 
+/**
+ * SIGKILL a fresh workload at each of `points` (two at a time), recover and finish each, and count
+ * into `tally`; the scenarios are named `<label>kill at <type> #<i>`.
+ */
+async function killAtEachPoint(
+  points: readonly [string, number][],
+  label: string,
+  tally: Tally,
+  compactAboveBytes?: number,
+): Promise<void> {
+  await pool(points, 2, async ([type, i]) => {
+    const s = newScenario(`${label}kill at ${type} #${i}`);
+    try {
+      const workload = workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS, compactAboveBytes);
+      const r = await killAtSyscall(type, i, workload);
+      if (r.code === 137 || r.signal === "SIGKILL") tally.killed++;
+      else assert.is(r.code, 0, `${s.name}: ${r.stderr}`);
+      await afterCrash(s, r.lines, tally, compactAboveBytes);
+      tally.points++;
+    } finally {
+      removeScenario(s);
+    }
+  });
+}
+
 straceTest("dry run: strace -f -c counts the persistence syscalls of one workload", () =>
   guarded(failures, "dry run", dryRun),
 );
@@ -139,31 +176,9 @@ straceTest(
 );
 
 async function injectEverywhere(): Promise<void> {
-  const points: [string, number][] = [];
-  for (const [type, n] of counts) for (let i = 1; i <= n; i++) points.push([type, i]);
-  crashPoints = points.length;
-  await pool(points, 2, async ([type, i]) => {
-    const s = newScenario(`kill at ${type} #${i}`);
-    try {
-      const r = await run([
-        "strace",
-        "-f",
-        "-o",
-        "/dev/null",
-        "-e",
-        `trace=${type}`,
-        "-e",
-        `inject=${type}:signal=SIGKILL:when=${i}`,
-        ...workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS),
-      ]);
-      if (r.code === 137 || r.signal === "SIGKILL") totals.killed++;
-      else assert.is(r.code, 0, `${s.name}: ${r.stderr}`);
-      await afterCrash(s, r.lines);
-      totals.points++;
-    } finally {
-      removeScenario(s);
-    }
-  });
+  const points = crashPoints(counts);
+  plannedPoints = points.length;
+  await killAtEachPoint(points, "", totals);
   assert.is(totals.points, points.length);
   assert.ok(
     totals.killed > points.length / 2,
@@ -179,15 +194,7 @@ straceTest(
   "T1 automatic compaction: SIGKILL at every write/fsync/rename of a journal that compacts itself",
   async () => {
     // Its own counters: the T1-crash-kill claim below counts the explicit-compaction plan only.
-    const tally = {
-      points: 0,
-      killed: 0,
-      random: 0,
-      madeUncertain: 0,
-      quarantined: 0,
-      finalUncertain: 0,
-      sent: 0,
-    };
+    const tally = newTally();
     const dry = newScenario("auto-compaction dry run");
     const { result: r, counts: autoCounts } = await countSyscalls(
       dry,
@@ -201,30 +208,8 @@ straceTest(
     checkFinal(dry, PROMPTS);
     rig.leader.endScenario(dry.dir);
     removeScenario(dry);
-    const points: [string, number][] = [];
-    for (const [type, n] of autoCounts) for (let i = 1; i <= n; i++) points.push([type, i]);
-    await pool(points, 2, async ([type, i]) => {
-      const s = newScenario(`auto-compaction: kill at ${type} #${i}`);
-      try {
-        const k = await run([
-          "strace",
-          "-f",
-          "-o",
-          "/dev/null",
-          "-e",
-          `trace=${type}`,
-          "-e",
-          `inject=${type}:signal=SIGKILL:when=${i}`,
-          ...workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS, AUTO_COMPACT_BYTES),
-        ]);
-        if (k.code === 137 || k.signal === "SIGKILL") tally.killed++;
-        else assert.is(k.code, 0, `${s.name}: ${k.stderr}`);
-        await afterCrash(s, k.lines, tally, AUTO_COMPACT_BYTES);
-        tally.points++;
-      } finally {
-        removeScenario(s);
-      }
-    });
+    const points = crashPoints(autoCounts);
+    await killAtEachPoint(points, "auto-compaction: ", tally, AUTO_COMPACT_BYTES);
     assert.is(tally.points, points.length);
     assert.ok(tally.killed > points.length / 2, `only ${tally.killed} of ${points.length} killed`);
     console.log(
@@ -245,8 +230,8 @@ test("T1: random kill -9 with recorded seeds", async () => {
     const held =
       failures.length === 0 &&
       malformed === 0 &&
-      crashPoints > 0 &&
-      totals.points === crashPoints &&
+      plannedPoints > 0 &&
+      totals.points === plannedPoints &&
       totals.random === RANDOM_KILLS;
     recordClaim(
       {

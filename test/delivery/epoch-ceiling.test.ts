@@ -13,7 +13,7 @@ import * as assert from "uvu/assert";
 import { encodeRecord } from "../../lib/delivery/codec.js";
 import { JOURNAL_FILE, Journal } from "../../lib/delivery/journal.js";
 import type { JournalRecord } from "../../lib/delivery/journal-record.js";
-import { cleanupSeats, errorCode, openGuard, tempSeat } from "./fixtures.js";
+import { cleanupSeats, errorCode, fenceRecord, openGuard, tempSeat } from "./fixtures.js";
 
 test.after.each(cleanupSeats);
 
@@ -21,18 +21,7 @@ const MAX = Number.MAX_SAFE_INTEGER;
 const SHA = "a".repeat(64);
 
 function fence(id: string, epoch: number): JournalRecord {
-  return {
-    v: 1,
-    t: "fence",
-    id,
-    sid: "0198c0de-0000-4000-8000-000000000001",
-    leader: "linux-pidfs:boot:777",
-    pane: "herdr:pane-1",
-    sha256: SHA,
-    len: 5,
-    epoch,
-    at: 1_700_000_000_000,
-  };
+  return fenceRecord({ id, sha256: SHA, len: 5, epoch, at: 1_700_000_000_000 });
 }
 
 function epochRecord(epoch: number): JournalRecord {

@@ -6,7 +6,9 @@ import { join } from "node:path";
 import { type FenceInput, Journal, type JournalGuard } from "../../lib/delivery/journal.js";
 import type { JournalIO } from "../../lib/delivery/journal-io.js";
 import { nodeJournalIO } from "../../lib/delivery/journal-io.js";
+import type { JournalRecord } from "../../lib/delivery/journal-record.js";
 import { isErrorCode } from "../../lib/errors.js";
+import { poll } from "../helpers/poll.js";
 
 export const openGuard: JournalGuard = { assertHeld() {} };
 
@@ -53,17 +55,44 @@ export function cleanupSeats(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+/** The session, leader and pane every test prompt and fence record names. */
+const SESSION_ID = "0198c0de-0000-4000-8000-000000000001";
+const LEADER = "linux-pidfs:boot:777";
+const PANE = "herdr:pane-1";
+
 let n = 0;
 /** A fence input with a fresh, valid prompt id. */
 export function prompt(overrides: Partial<FenceInput> = {}): FenceInput {
   n++;
   return {
     promptId: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
-    sessionId: "0198c0de-0000-4000-8000-000000000001",
-    leader: "linux-pidfs:boot:777",
-    pane: "herdr:pane-1",
+    sessionId: SESSION_ID,
+    leader: LEADER,
+    pane: PANE,
     text: `hello ${n} ✓`,
     ...overrides,
+  };
+}
+
+/** A journal `fence` record of the test session, leader and pane (the ones `prompt` names). */
+export function fenceRecord(f: {
+  id: string;
+  sha256: string;
+  len: number;
+  epoch: number;
+  at: number;
+}): JournalRecord {
+  return {
+    v: 1,
+    t: "fence",
+    id: f.id,
+    sid: SESSION_ID,
+    leader: LEADER,
+    pane: PANE,
+    sha256: f.sha256,
+    len: f.len,
+    epoch: f.epoch,
+    at: f.at,
   };
 }
 
@@ -162,18 +191,12 @@ export class LineChild {
 }
 
 /** Poll `f` until it returns a value other than undefined (or time out). */
-export async function pollUntil<T>(
+export function pollUntil<T>(
   f: () => T | undefined,
   timeoutMs = 15_000,
   what = "condition",
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  return poll(what, f, timeoutMs, 5);
 }
 
 /** Pids holding an exclusive flock on the inode (from /proc/locks: an independent kernel oracle). */

@@ -28,6 +28,7 @@ import {
   run,
   type Scenario,
   startCrashRig,
+  straced,
   straceTest,
   workloadArgv,
 } from "./crash-harness.js";
@@ -56,19 +57,18 @@ async function injectOnce(type: string, errno: string, i: number): Promise<void>
   const s = newScenario(`${errno} at ${type} #${i}`);
   try {
     const log = join(s.dir, "strace.log");
-    const r = await run([
-      "strace",
-      "-f",
-      "-y",
-      "-o",
-      log,
-      ...pathFilter(s),
-      "-e",
-      `trace=${type}`,
-      "-e",
-      `inject=${type}:error=${errno}:when=${i}`,
-      ...workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS),
-    ]);
+    const r = await run(
+      straced(
+        {
+          flags: ["-y"],
+          out: log,
+          filter: pathFilter(s),
+          trace: [type],
+          inject: `${type}:error=${errno}:when=${i}`,
+        },
+        workloadArgv(rig.bundle.file, s, rig.socket, PROMPTS),
+      ),
+    );
     const trace = readFileSync(log, "utf8").split("\n");
     const injected = trace.findIndex((l) => l.includes("(INJECTED)"));
     const refused = r.lines.filter((l) => l.startsWith("REFUSED "));

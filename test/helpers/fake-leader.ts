@@ -13,6 +13,8 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { lockPathForSocket } from "../../lib/grok/paths.js";
+import { leaderInfo } from "../sim/grok/wire.js";
+import { pollTrue } from "./poll.js";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -242,23 +244,15 @@ export class FakeLeader {
     if (command.type !== "get_leader_info") {
       return { err: { code: "internal_error", message: `unsupported ${String(command.type)}` } };
     }
-    return {
-      ok: {
-        type: "leader_info",
-        pid: this.options.pid ?? process.pid,
-        socket_path: this.socketPath,
-        lock_path: lockPathForSocket(this.socketPath),
-        ws_url_suffix: "",
-        leader_protocol_version: 1,
-        leader_binary_version: this.options.binaryVersion ?? "1.0.48",
-        profiling_supported: false,
-        profiling_compiled_in: false,
-        cpu_profile_active: false,
-        cpu_profile_stopping: false,
-        profile_started_at: null,
-        profile_formats: [],
-      },
-    };
+    // The simulator's payload (server.rs leader_info_payload), so the two doubles cannot drift.
+    const info = leaderInfo({
+      pid: this.options.pid ?? process.pid,
+      socketPath: this.socketPath,
+      lockPath: lockPathForSocket(this.socketPath),
+      wsUrlSuffix: "",
+      binaryVersion: this.options.binaryVersion ?? "1.0.48",
+    });
+    return { ok: info as JsonObject };
   }
 
   #answer(client: FakeClient, requestId: string, answer: ControlAnswer): void {
@@ -273,16 +267,8 @@ export class FakeLeader {
 }
 
 /** Poll until `fn` returns true (no sleeping-and-hoping). */
-export async function until(
-  fn: () => boolean,
-  timeoutMs = 5_000,
-  what = "condition",
-): Promise<void> {
-  const start = Date.now();
-  while (!fn()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+export function until(fn: () => boolean, timeoutMs = 5_000, what = "condition"): Promise<void> {
+  return pollTrue(what, fn, timeoutMs, 5);
 }
 
 /**

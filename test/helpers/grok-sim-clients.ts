@@ -83,6 +83,19 @@ export async function withSimHome(
 type TuiStart = Parameters<typeof startGrokTui>[0];
 type LeaderStart = Parameters<typeof startGrokLeader>[0];
 
+/** Run `fn` with the simulator process `start` resolves to; stop it after `fn`, whatever it did. */
+export async function withRunning<P extends { stop(): Promise<void> }>(
+  start: Promise<P>,
+  fn: (p: P) => Promise<void>,
+): Promise<void> {
+  const p = await start;
+  try {
+    await fn(p);
+  } finally {
+    await p.stop();
+  }
+}
+
 /** A TUI in `ctx.home` (in its cwd unless `cwd` is given) tracing to `ctx.log`; stopped after `fn`. */
 export async function withTuiIn(
   ctx: SimHomeCtx,
@@ -93,17 +106,9 @@ export async function withTuiIn(
   },
   fn: (tui: GrokTui) => Promise<void>,
 ): Promise<void> {
-  const tui = await startGrokTui({
-    grokHome: ctx.home.dir,
-    cwd: opts.cwd ?? ctx.home.cwd,
-    env: { ...opts.env, GROK_SIM_LOG: ctx.log },
-    ...opts.tui,
-  });
-  try {
-    await fn(tui);
-  } finally {
-    await tui.stop();
-  }
+  const env = { ...opts.env, GROK_SIM_LOG: ctx.log };
+  const cwd = opts.cwd ?? ctx.home.cwd;
+  await withRunning(startGrokTui({ grokHome: ctx.home.dir, cwd, env, ...opts.tui }), fn);
 }
 
 /** A leader in `ctx.home` tracing to `ctx.log`; stopped after `fn`. */
@@ -112,17 +117,17 @@ export async function withLeaderIn(
   opts: { env?: Record<string, string>; leader?: Omit<LeaderStart, "grokHome" | "cwd" | "env"> },
   fn: (leader: GrokLeader) => Promise<void>,
 ): Promise<void> {
-  const leader = await startGrokLeader({
-    grokHome: ctx.home.dir,
-    cwd: ctx.home.cwd,
-    env: { ...opts.env, GROK_SIM_LOG: ctx.log },
-    ...opts.leader,
-  });
-  try {
-    await fn(leader);
-  } finally {
-    await leader.stop();
-  }
+  const env = { ...opts.env, GROK_SIM_LOG: ctx.log };
+  const cwd = ctx.home.cwd;
+  await withRunning(startGrokLeader({ grokHome: ctx.home.dir, cwd, env, ...opts.leader }), fn);
+}
+
+/** A fresh GROK_HOME for one simulator process: its env, the home's options, and what to prepare. */
+export interface FreshHomeOptions {
+  env?: Record<string, string>;
+  home?: Parameters<typeof grokHomeFixture>[0];
+  /** Runs on the new home before the process starts (e.g. writes its auth.json or repo config). */
+  prepare?: (home: GrokHomeFixture) => void;
 }
 
 export interface SimLeaderCtx extends SimHomeCtx {
@@ -131,12 +136,7 @@ export interface SimLeaderCtx extends SimHomeCtx {
 
 /** A leader in a fresh GROK_HOME tracing beside it; stopped and removed after `fn`. */
 export async function withSimLeader(
-  opts: {
-    env?: Record<string, string>;
-    home?: Parameters<typeof grokHomeFixture>[0];
-    /** Runs on the new home before the leader starts (e.g. writes its auth.json). */
-    prepare?: (home: GrokHomeFixture) => void;
-  },
+  opts: FreshHomeOptions,
   fn: (ctx: SimLeaderCtx) => Promise<void>,
 ): Promise<void> {
   await withSimHome(opts, (ctx) => withLeaderIn(ctx, opts, (leader) => fn({ ...ctx, leader })));
@@ -151,13 +151,7 @@ export interface SimTuiCtx extends SimHomeCtx {
  * other start options (prompt, extra arguments, ...) through.
  */
 export async function withSimTui(
-  opts: {
-    env?: Record<string, string>;
-    home?: Parameters<typeof grokHomeFixture>[0];
-    /** Runs on the new home before the TUI starts (e.g. writes repo-local config into its cwd). */
-    prepare?: (home: GrokHomeFixture) => void;
-    tui?: Omit<TuiStart, "grokHome" | "cwd" | "env">;
-  },
+  opts: FreshHomeOptions & { tui?: Omit<TuiStart, "grokHome" | "cwd" | "env"> },
   fn: (ctx: SimTuiCtx) => Promise<void>,
 ): Promise<void> {
   await withSimHome(opts, (ctx) => withTuiIn(ctx, opts, (tui) => fn({ ...ctx, tui })));

@@ -4,12 +4,16 @@
  * go through the addon.
  */
 import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Callback, Test } from "uvu";
+import * as assert from "uvu/assert";
+import type { ProcessHandle } from "../../lib/kernel/types.js";
+import { codeOf } from "./error-code.js";
+import { poll } from "./poll.js";
 
 const children = new Set<ChildProcess>();
 /** Children spawned with `detached: true`: their process group is killed at cleanup. */
@@ -71,18 +75,20 @@ export function cleanup(): void {
 }
 
 /** Poll until `cond` returns a non-undefined value (every 10 ms, up to timeoutMs). */
-export async function waitFor<T>(
+export function waitFor<T>(
   what: string,
   cond: () => T | undefined | false,
   timeoutMs = 10_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = cond();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return poll(
+    what,
+    () => {
+      const v = cond();
+      return v === false ? undefined : v;
+    },
+    timeoutMs,
+    10,
+  );
 }
 
 /** The first line a child prints on stdout that matches `re` (capture group 1). */
@@ -250,6 +256,39 @@ export async function spawnListener(
   const child = spawnChild(argv[0] ?? process.execPath, argv.slice(1));
   await lineFrom(child, /(LISTENING)/);
   return child;
+}
+
+/**
+ * A listener bound at `<dir>/s.sock` whose file is then renamed to `moved.sock`, and a second
+ * listener bound at the path again: one path string, two socket files.
+ */
+export async function renamedUnderListener(dir: string): Promise<{
+  path: string;
+  moved: string;
+  first: ChildProcess;
+  second: ChildProcess;
+}> {
+  const path = join(dir, "s.sock");
+  const moved = join(dir, "moved.sock");
+  const first = await spawnListener(path);
+  renameSync(path, moved);
+  const second = await spawnListener(path);
+  return { path, moved, first, second };
+}
+
+/**
+ * Signal the handle's process with `sig` and wait for the exit the handle sees: it is then dead,
+ * and a further signal refuses NO_SUCH_PROCESS.
+ */
+export async function signalToExit(h: ProcessHandle, sig: NodeJS.Signals): Promise<void> {
+  const done = h.exited;
+  h.signal(sig);
+  await done;
+  assert.is(h.isAlive(), false);
+  assert.is(
+    codeOf(() => h.signal("SIGTERM"), "OK"),
+    "NO_SUCH_PROCESS",
+  );
 }
 
 /** Pids that `ss -xlp` reports listening on exactly this path. */

@@ -9,6 +9,7 @@ import * as assert from "uvu/assert";
 import { GrokSeatError, WireError } from "../../lib/errors.js";
 import { HerdrClient } from "../../lib/herdr/client.js";
 import { type HerdrSimHandle, herdrPreset, startHerdrSim } from "../helpers/herdr-sim.js";
+import { versionPreset } from "../sim/herdr/switches.js";
 
 let sim: HerdrSimHandle;
 test.before(async () => {
@@ -28,21 +29,13 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
   throw new Error("expected a rejection");
 }
 
-/** What each preset's `ping` answers (test/sim/herdr/README.md, Presets). */
+/**
+ * What each preset's `ping` answers (test/sim/herdr/README.md, Presets); 0.9.3's capabilities are
+ * the preset's own list (what a local 0.9.3 server answered), which the client must keep whole.
+ */
 const PONGS: Record<string, unknown[]> = {
   "0.8.0": ["0.8.0", 19, { live_handoff: true, detached_server_daemon: true }],
-  "0.9.3": [
-    "0.9.3",
-    22,
-    {
-      live_handoff: true,
-      detached_server_daemon: true,
-      endpoint_protocol_generation: 1,
-      surface_interest: true,
-      health_check: true,
-      ssh_agent_registration: true,
-    },
-  ],
+  "0.9.3": ["0.9.3", 22, versionPreset("0.9.3").capabilities],
 };
 
 test("ping: version, protocol and capabilities (a newer server's capabilities are kept)", async () => {

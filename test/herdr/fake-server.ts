@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pollTrue } from "../helpers/poll.js";
 
 export interface FakeConn {
   readonly socket: Socket;
@@ -101,14 +102,6 @@ export async function startFakeHerdr(handler: FakeHandler): Promise<FakeHerdr> {
 }
 
 /** Poll until `cond` holds (no sleep-and-hope); throws after `timeoutMs`. */
-export async function until(
-  cond: () => boolean,
-  timeoutMs = 5000,
-  what = "condition",
-): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+export function until(cond: () => boolean, timeoutMs = 5000, what = "condition"): Promise<void> {
+  return pollTrue(what, cond, timeoutMs, 10);
 }

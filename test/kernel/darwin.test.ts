@@ -22,8 +22,8 @@ import {
   haveCommand,
   lineFrom,
   onCleanup,
+  renamedUnderListener,
   spawnChild,
-  spawnListener,
   tempDir,
   waitFor,
 } from "../helpers/kernel-children.js";
@@ -178,12 +178,7 @@ function lsofNames(pid: number): string[] {
 }
 
 test("a listener on a renamed file is that file's listener, not the new file's of the same name", async () => {
-  const d = dir("replace");
-  const path = join(d, "s.sock");
-  const moved = join(d, "moved.sock");
-  const first = await spawnListener(path);
-  renameSync(path, moved);
-  const second = await spawnListener(path);
+  const { path, moved, first, second } = await renamedUnderListener(dir("replace"));
   if (haveCommand("lsof")) {
     assert.ok(
       lsofNames(first.pid ?? 0).includes(path),

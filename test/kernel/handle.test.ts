@@ -15,6 +15,7 @@ import {
   probeAsNobody,
   procStat,
   repoRoot,
+  signalToExit,
   spawnChild,
   spawnZombie,
   tempDir,
@@ -40,14 +41,7 @@ linuxTest(
     const got = lineFrom(child, /(GOT-USR1)/);
     h.signal("SIGUSR1");
     await got;
-    const done = h.exited;
-    h.signal("SIGKILL");
-    await done;
-    assert.is(h.isAlive(), false);
-    assert.is(
-      codeOf(() => h.signal("SIGTERM")),
-      "NO_SUCH_PROCESS",
-    );
+    await signalToExit(h, "SIGKILL");
     assert.is(
       codeOf(() => h.signal(0)),
       "NO_SUCH_PROCESS",

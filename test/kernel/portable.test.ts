@@ -24,6 +24,7 @@ import {
   onCleanup,
   psFacts,
   repoRoot,
+  signalToExit,
   spawnChild,
   spawnListener,
   tempDir,
@@ -134,14 +135,7 @@ test("a handle signals, sees the exit, then refuses; a wrong identity is refused
     "NO_SUCH_PROCESS",
   );
   assert.is(h.isAlive(), true);
-  const done = h.exited;
-  h.signal("SIGTERM");
-  await done;
-  assert.is(h.isAlive(), false);
-  assert.is(
-    codeOf(() => h.signal("SIGTERM")),
-    "NO_SUCH_PROCESS",
-  );
+  await signalToExit(h, "SIGTERM");
   h.close();
 });
 

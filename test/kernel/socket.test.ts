@@ -5,7 +5,6 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  renameSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -25,6 +24,7 @@ import {
   linuxOnly,
   onCleanup,
   probeAsNobody,
+  renamedUnderListener,
   repoRoot,
   spawnChild,
   spawnListener,
@@ -163,12 +163,7 @@ linuxTest(
 linuxTest(
   "matching is by the bound file (dev+ino), not the path string: a renamed socket keeps its listener",
   async () => {
-    const dir = tempDir("swap");
-    const path = join(dir, "s.sock");
-    const moved = join(dir, "moved.sock");
-    const first = await spawnListener(path);
-    renameSync(path, moved);
-    const second = await spawnListener(path);
+    const { path, moved, first, second } = await renamedUnderListener(tempDir("swap"));
     assert.equal([...socketFacts(path).listeners], [second.pid]);
     assert.equal(
       [...socketFacts(moved).listeners],

@@ -1,6 +1,12 @@
 /** Shared helpers for the MCP tests (not a test file: the runner only picks up *.test.ts). */
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import * as assert from "uvu/assert";
+import { z } from "zod";
 import type { SchemaRewrite } from "../../lib/mcp/project.js";
+import { poll } from "../helpers/poll.js";
 
 /** Freeze a JSON value all the way down, so any mutation by the code under test throws. */
 export function deepFreeze<T>(value: T): T {
@@ -61,32 +67,81 @@ export function canonical(value: unknown): string {
 }
 
 /** Poll until `check` returns a value other than undefined, or fail after `timeoutMs`. */
-export async function waitFor<T>(
+export function waitFor<T>(
   what: string,
   check: () => T | undefined | Promise<T | undefined>,
   timeoutMs = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** True while a process with this pid exists (signal 0 probes without signalling). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err instanceof Error && "code" in err && err.code === "EPERM";
-  }
+  return poll(what, check, timeoutMs, 25);
 }
 
 /** True when `err` is one of our errors with this code (tests assert codes, never text). */
 export { isErrorCode as isGrokSeatErrorCode } from "../../lib/errors.js";
+
+/**
+ * The official client refuses the raw bank's list (schemas that are not objects) while the raw
+ * `tools/list` answer holds all `tools` of it.
+ */
+export async function rawListFails(client: Client, tools: number): Promise<void> {
+  let rejected: unknown;
+  await client.listTools().catch((err: unknown) => {
+    rejected = err;
+  });
+  assert.ok(rejected instanceof Error, "listTools must fail on the raw bank");
+  const raw = await client.request(
+    { method: "tools/list" },
+    z.object({ tools: z.array(z.unknown()) }),
+  );
+  assert.is(raw.tools.length, tools);
+}
+
+const PROXY_MAIN = fileURLToPath(new URL("../../lib/mcp/proxy-main.ts", import.meta.url));
+
+/**
+ * The proxy CLI over HTTP on a free loopback port, behind the bearer token in $PROXY_TOKEN and
+ * forwarding to `upstream` (`args` appends options, `env` adds variables); resolves once it
+ * prints where it listens (or kills it and fails), with its stderr so far.
+ */
+export async function startHttpProxy(
+  upstream: string,
+  env: Record<string, string>,
+  args: readonly string[] = [],
+): Promise<{ child: ChildProcess; url: URL; stderr(): string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      PROXY_MAIN,
+      "--http",
+      "0",
+      "--bearer-env",
+      "PROXY_TOKEN",
+      "--upstream-url",
+      upstream,
+      ...args,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } },
+  );
+  let text = "";
+  child.stderr?.on("data", (c: Buffer) => {
+    text += c.toString("utf8");
+  });
+  try {
+    const url = await waitFor(
+      "the proxy to listen",
+      () => /mcp-projection: listening (\S+)/.exec(text)?.[1],
+      20_000,
+    );
+    return { child, url: new URL(url), stderr: () => text };
+  } catch (err) {
+    child.kill("SIGKILL");
+    throw err;
+  }
+}
+
+/** True while a process with this pid exists (signal 0 probes without signalling). */
+export { isAlive as alive } from "../sim/grok/pid.js";
 
 /**
  * The kernel's view of TCP listeners on `port` (Linux /proc/net/tcp and tcp6): the local

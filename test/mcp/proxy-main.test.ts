@@ -28,7 +28,15 @@ import { projectTools } from "../../lib/mcp/project.js";
 import { ERROR_META } from "../../lib/mcp/proxy.js";
 import { loadBankTools, loadCallCases, NEVER_OBJECT_TOOLS } from "../sim/mcp-bank/fixture.js";
 import { bankCalls, bankReady, bankToolChanges } from "../sim/mcp-bank/log.js";
-import { alive, canonical, listenersOnPort, undoRewrites, waitFor } from "./helpers.js";
+import {
+  alive,
+  canonical,
+  listenersOnPort,
+  rawListFails,
+  startHttpProxy,
+  undoRewrites,
+  waitFor,
+} from "./helpers.js";
 
 const PROXY_MAIN = fileURLToPath(new URL("../../lib/mcp/proxy-main.ts", import.meta.url));
 const BANK_MAIN = fileURLToPath(new URL("../sim/mcp-bank/main.ts", import.meta.url));
@@ -146,19 +154,6 @@ async function checkListChanged(client: Client, log: string): Promise<void> {
   assert.ok(v.is(Refusal, refused));
 }
 
-async function rawListFails(client: Client): Promise<void> {
-  let rejected: unknown;
-  await client.listTools().catch((e: unknown) => {
-    rejected = e;
-  });
-  assert.ok(rejected instanceof Error, "listTools must fail on the raw bank");
-  const raw = await client.request(
-    { method: "tools/list" },
-    z.object({ tools: z.array(z.unknown()) }),
-  );
-  assert.is(raw.tools.length, loadBankTools().length);
-}
-
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -214,7 +209,7 @@ stdio(
       }),
     );
     try {
-      await rawListFails(direct);
+      await rawListFails(direct, loadBankTools().length);
     } finally {
       await direct.close();
     }
@@ -308,7 +303,7 @@ http("the official client's listTools() fails on the raw bank over HTTP", async 
   const direct = new Client({ name: "direct", version: "1.0.0" });
   await direct.connect(new StreamableHTTPClientTransport(ctx.bankUrl));
   try {
-    await rawListFails(direct);
+    await rawListFails(direct, loadBankTools().length);
   } finally {
     await direct.close();
   }
@@ -421,37 +416,17 @@ gone(
     const client = new Client({ name: "downstream", version: "1.0.0" });
     try {
       const ready = await waitFor("bank listening", () => bankReady(log));
-      proxy = spawn(
-        process.execPath,
-        [
-          ...TSX,
-          PROXY_MAIN,
-          "--http",
-          "0",
-          "--bearer-env",
-          "PROXY_TOKEN",
-          "--upstream-url",
-          ready.url ?? "",
-          "--upstream-header-env",
-          "Authorization=BANK_AUTH",
-        ],
-        {
-          stdio: ["ignore", "ignore", "pipe"],
-          env: { ...process.env, PROXY_TOKEN: proxyToken, BANK_AUTH: `Bearer ${bankToken}` },
-        },
+      const started = await startHttpProxy(
+        ready.url ?? "",
+        { PROXY_TOKEN: proxyToken, BANK_AUTH: `Bearer ${bankToken}` },
+        ["--upstream-header-env", "Authorization=BANK_AUTH"],
       );
-      let text = "";
-      proxy.stderr?.on("data", (c: Buffer) => {
-        text += c.toString("utf8");
-      });
-      const url = await waitFor(
-        "proxy listening",
-        () => /listening (http:\/\/\S+)/.exec(text)?.[1],
-      );
+      proxy = started.child;
+      const text = started.stderr();
       assert.not.match(text, /bearer/, "no token printed");
       assert.not.ok(text.includes(proxyToken) || text.includes(bankToken));
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
+        new StreamableHTTPClientTransport(started.url, {
           requestInit: { headers: { Authorization: `Bearer ${proxyToken}` } },
         }),
       );

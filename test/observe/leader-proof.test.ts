@@ -13,6 +13,7 @@ import type { CheckResult } from "../../lib/check.js";
 import { processFacts } from "../../lib/kernel/index.js";
 import { connectLeader, type LeaderConnection } from "../../lib/leader/leader-connection.js";
 import { proveLeader } from "../../lib/observe/leader-proof.js";
+import { WRONG_PID_FAILS } from "../proof/leader-checks.js";
 
 let dir = "";
 let child: ChildProcess | null = null;
@@ -80,14 +81,7 @@ test("a lying leader (reports our pid) fails leader.peer_pid", async () => {
     grokExecutable: realpathSync(process.execPath),
   });
   const names = proof.checks.filter((c) => !c.ok).map((c) => c.check);
-  for (const n of [
-    "leader.peer_pid",
-    "leader.peer_identity",
-    "leader.listens_on_socket",
-    "leader.lock_pid",
-    "leader.flock_holder",
-    "leader.ppid",
-  ]) {
+  for (const n of WRONG_PID_FAILS) {
     assert.ok(names.includes(n), `${n} in ${names.join(",")}`);
   }
 });

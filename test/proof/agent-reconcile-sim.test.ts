@@ -11,6 +11,7 @@ import * as assert from "uvu/assert";
 import { systemKernel } from "../../lib/kernel/index.js";
 import { bindPane, verifyPane } from "../../lib/observe/pane.js";
 import { startHerdrSim } from "../helpers/herdr-sim.js";
+import { poll } from "../helpers/poll.js";
 import {
   agentReason,
   failedNames,
@@ -23,19 +24,8 @@ import type { PartialSwitches } from "../sim/herdr/switches.js";
 
 const SESSION = "0198c2d4-7f3a-7b21-9e55-3c1d2a4b5e6f";
 
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | undefined>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 10_000) =>
+  poll(what, fn, timeoutMs, 20);
 
 test("G3 window: a herdr:grok session before detection is accepted from the nested agent", async () => {
   const sim = await startHerdrSim({ switches: { detectMs: -1 } });

@@ -6,6 +6,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { CheckResult } from "../../lib/check.js";
 import { checkLeader, type LeaderProofInput, parseLockPid } from "../../lib/proof/leader.js";
+import { NO_LEADER_FACTS_FAILS, WRONG_PID_FAILS } from "./leader-checks.js";
 
 // Recorded facts of a healthy TUI-spawned leader (shapes as lib/kernel returns them on Linux);
 // each tampering test changes one fact of this record.
@@ -162,14 +163,7 @@ test("a wrong reported pid fails peer_pid and every kernel cross-check", () => {
     leader: h.tuiNow ?? other,
   };
   const f = failed(checkLeader(input));
-  for (const name of [
-    "leader.peer_pid",
-    "leader.peer_identity",
-    "leader.listens_on_socket",
-    "leader.lock_pid",
-    "leader.flock_holder",
-    "leader.ppid",
-  ]) {
+  for (const name of WRONG_PID_FAILS) {
     assert.ok(f.includes(name), `${name} fails: ${f.join(", ")}`);
   }
 });
@@ -180,14 +174,7 @@ test("each single tampering fails by its own name", () => {
     [
       "dead pid",
       { ...h, leader: { ok: false, error: { code: "NO_SUCH_PROCESS", message: "gone" } } },
-      [
-        "leader.pid_alive",
-        "leader.executable",
-        "leader.uid",
-        "leader.cwd",
-        "leader.ppid",
-        "leader.peer_identity",
-      ],
+      NO_LEADER_FACTS_FAILS,
     ],
     ["another binary", withLeader(h, { executable: "/usr/bin/python3" }), ["leader.executable"]],
     ["replaced binary", withLeader(h, { executableDeleted: true }), ["leader.executable"]],
@@ -259,14 +246,7 @@ test("each single tampering fails by its own name", () => {
     [
       "denied leader facts",
       { ...h, leader: { ok: false, error: { code: "ACCESS_DENIED", message: "EACCES" } } },
-      [
-        "leader.pid_alive",
-        "leader.executable",
-        "leader.uid",
-        "leader.cwd",
-        "leader.ppid",
-        "leader.peer_identity",
-      ],
+      NO_LEADER_FACTS_FAILS,
     ],
   ];
   for (const [name, input, expected] of cases) {

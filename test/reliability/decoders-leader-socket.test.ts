@@ -19,20 +19,12 @@ import { scaled } from "../helpers/claims.js";
 import { DecoderRun } from "../helpers/decoder-claim.js";
 import { FakeLeader, until } from "../helpers/fake-leader.js";
 import { recordedSeed } from "./lib/fuzz.js";
-import { serverMessageArb } from "./lib/leader-messages.js";
+import { FRAME_DECODE_CODES, serverMessageArb } from "./lib/leader-messages.js";
 import { MiB } from "./lib/memory.js";
 import { mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n, Tally } from "./lib/outcomes.js";
 
-const CODES = [
-  "FRAME_TOO_LARGE",
-  "INVALID_UTF8",
-  "INVALID_JSON",
-  "INVALID_MESSAGE",
-  "UNKNOWN_MESSAGE_TYPE",
-  "PARTIAL_FRAME_TIMEOUT",
-  "FRAME_DEADLINE_EXCEEDED",
-];
+const CODES = [...FRAME_DECODE_CODES, "PARTIAL_FRAME_TIMEOUT", "FRAME_DEADLINE_EXCEEDED"];
 const decoderRun = new DecoderRun(test, "leader connection", CODES, {
   idleTimeouts: 0,
   deadlines: 0,

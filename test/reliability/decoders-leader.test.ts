@@ -31,21 +31,18 @@ import {
   U64_MAX_TEXT,
   UNSAFE_INT_TEXT,
 } from "./lib/json-edge.js";
-import { invalidServerMessageArb, serverMessageArb } from "./lib/leader-messages.js";
+import {
+  FRAME_DECODE_CODES,
+  invalidServerMessageArb,
+  serverMessageArb,
+} from "./lib/leader-messages.js";
 import { duplicateKey, mutate, mutationArb } from "./lib/mutate.js";
 import { hexPreview, n } from "./lib/outcomes.js";
 import { bytewise, cutsArb, everySplit, insideUtf8Offsets, splitAt } from "./lib/split.js";
 import { jsonishArb, utf8ishBytesArb } from "./lib/text.js";
 
 /** Every code the leader read path documents (frame-codec.ts, messages.ts, frame-watchdog.ts). */
-const CODES = [
-  "FRAME_TOO_LARGE",
-  "INVALID_UTF8",
-  "INVALID_JSON",
-  "INVALID_MESSAGE",
-  "UNKNOWN_MESSAGE_TYPE",
-  "TRUNCATED_FRAME",
-];
+const CODES = [...FRAME_DECODE_CODES, "TRUNCATED_FRAME"];
 const FRAME_LEVEL = new Set(["FRAME_TOO_LARGE", "INVALID_UTF8", "INVALID_JSON"]);
 
 const decoderRun = new DecoderRun(

@@ -132,13 +132,16 @@ for (const setup of HOSTILE) {
   });
 }
 
+/** A fresh case tree holding `d`, nobody's private (0700) directory, and the leader socket path in it. */
+function leaderDir(name: string): { dir: string; socketPath: string } {
+  const dir = join(w().caseDir(name), "d");
+  mkdirOwned(dir, NOBODY, 0o700);
+  return { dir, socketPath: join(dir, "leader.sock") };
+}
 test("admitted: a proven leader in a 0700 directory owned by the prober", async () => {
   if (skip !== null) return;
   for (let i = 0; i < REPS; i++) {
-    const tree = w().caseDir("legit");
-    const dir = join(tree, "d");
-    mkdirOwned(dir, NOBODY, 0o700);
-    const socketPath = join(dir, "leader.sock");
+    const { socketPath } = leaderDir("legit");
     const spawned = must(await w().prober.request({ op: "spawn", socketPath }), "spawn");
     const r = await w().prober.request({ op: "probe", socketPath });
     await w().prober.request({ op: "stop", socketPath });
@@ -151,10 +154,7 @@ test("admitted: a proven leader in a 0700 directory owned by the prober", async 
 
 test("admitted: the same directory after we restarted the leader (new identity)", async () => {
   if (skip !== null) return;
-  const tree = w().caseDir("restarted");
-  const dir = join(tree, "d");
-  mkdirOwned(dir, NOBODY, 0o700);
-  const socketPath = join(dir, "leader.sock");
+  const { socketPath } = leaderDir("restarted");
   let previous = must(await w().prober.request({ op: "spawn", socketPath }), "spawn");
   try {
     for (let i = 0; i < REPS; i++) {
@@ -175,10 +175,7 @@ test("admitted: the same directory after we restarted the leader (new identity)"
 
 test("race: an inotify-driven rename loop swaps the path between our leader and an imposter", async () => {
   if (skip !== null) return;
-  const tree = w().caseDir("race");
-  const dir = join(tree, "d");
-  mkdirOwned(dir, NOBODY, 0o700);
-  const socketPath = join(dir, "leader.sock");
+  const { dir, socketPath } = leaderDir("race");
   const simLog = join(w().logs, "race.log");
   must(
     await w().prober.request({ op: "spawn", socketPath, env: { GROK_SIM_LOG: simLog } }),

@@ -41,6 +41,14 @@ const CLEAN = {
   "index.ts": 'export { o } from "./observe/pane.js";\n// import { x } from "./mcp/proxy.js";\n',
 };
 
+/** `files` over the clean tree fail the check with `line` among its findings (all returned). */
+function refusedWith(files: Record<string, string>, line: string): string[] {
+  const r = check({ ...CLEAN, ...files });
+  assert.is(r.code, 1);
+  assert.ok(r.lines.includes(line), r.lines.join("\n"));
+  return r.lines;
+}
+
 test("imports that point one way pass (a commented import is not one)", () => {
   const r = check(CLEAN);
   assert.is(r.code, 0, r.lines.join("\n"));
@@ -48,36 +56,28 @@ test("imports that point one way pass (a commented import is not one)", () => {
 });
 
 test("a protocol folder importing proof, or proof a protocol folder, is refused", () => {
-  const r = check({
-    ...CLEAN,
-    "herdr/observe.ts": 'import type { p } from "../proof/pane.js";\nexport type O = typeof p;\n',
-  });
-  assert.is(r.code, 1);
-  assert.ok(
-    r.lines.includes("lib/herdr/observe.ts imports lib/proof/pane.ts: herdr may not import proof"),
-    r.lines.join("\n"),
+  refusedWith(
+    {
+      "herdr/observe.ts": 'import type { p } from "../proof/pane.js";\nexport type O = typeof p;\n',
+    },
+    "lib/herdr/observe.ts imports lib/proof/pane.ts: herdr may not import proof",
   );
-  const back = check({
-    ...CLEAN,
-    "proof/agent.ts": 'import type { h } from "../herdr/client.js";\nexport type A = typeof h;\n',
-  });
-  assert.is(back.code, 1);
-  assert.ok(
-    back.lines.includes(
-      "lib/proof/agent.ts imports lib/herdr/client.ts: proof may not import herdr",
-    ),
-    back.lines.join("\n"),
+  refusedWith(
+    {
+      "proof/agent.ts": 'import type { h } from "../herdr/client.js";\nexport type A = typeof h;\n',
+    },
+    "lib/proof/agent.ts imports lib/herdr/client.ts: proof may not import herdr",
   );
 });
 
 test("a file cycle inside one folder fails", () => {
-  const r = check({
-    ...CLEAN,
-    "seat/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
-    "seat/b.ts": 'import { a } from "./a.js";\nexport const b = () => a;\n',
-  });
-  assert.is(r.code, 1);
-  assert.ok(r.lines.includes("file cycle: lib/seat/a.ts <-> lib/seat/b.ts"), r.lines.join("\n"));
+  refusedWith(
+    {
+      "seat/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
+      "seat/b.ts": 'import { a } from "./a.js";\nexport const b = () => a;\n',
+    },
+    "file cycle: lib/seat/a.ts <-> lib/seat/b.ts",
+  );
 });
 
 test("the root entry may not reach lib/mcp or the MCP SDK, even through another file", () => {
@@ -110,30 +110,19 @@ test("the seat may load lib/mcp only lazily: a dynamic import() passes and keeps
     "index.ts": 'export { bank } from "./seat/bank.js";\n',
   });
   assert.is(lazy.code, 0, lazy.lines.join("\n"));
-  const eager = check({
-    ...CLEAN,
-    ...mcp,
-    "seat/bank.ts": 'import { s } from "../mcp/proxy.js";\nexport const bank = s;\n',
-    "index.ts": 'export { bank } from "./seat/bank.js";\n',
-  });
-  assert.is(eager.code, 1);
-  assert.ok(
-    eager.lines.includes(
-      "lib/seat/bank.ts imports lib/mcp/proxy.ts: seat may load mcp only lazily (import())",
-    ),
-    eager.lines.join("\n"),
+  const eager = refusedWith(
+    {
+      ...mcp,
+      "seat/bank.ts": 'import { s } from "../mcp/proxy.js";\nexport const bank = s;\n',
+      "index.ts": 'export { bank } from "./seat/bank.js";\n',
+    },
+    "lib/seat/bank.ts imports lib/mcp/proxy.ts: seat may load mcp only lazily (import())",
   );
-  assert.ok(eager.lines.some((l) => l.startsWith("lib/index.ts reaches lib/mcp/proxy.ts")));
+  assert.ok(eager.some((l) => l.startsWith("lib/index.ts reaches lib/mcp/proxy.ts")));
   // Only the seat: a protocol folder may not load lib/mcp at all, not even lazily.
-  const herdr = check({
-    ...CLEAN,
-    ...mcp,
-    "herdr/bank.ts": 'export const bank = () => import("../mcp/proxy.js");\n',
-  });
-  assert.is(herdr.code, 1);
-  assert.ok(
-    herdr.lines.includes("lib/herdr/bank.ts imports lib/mcp/proxy.ts: herdr may not import mcp"),
-    herdr.lines.join("\n"),
+  refusedWith(
+    { ...mcp, "herdr/bank.ts": 'export const bank = () => import("../mcp/proxy.js");\n' },
+    "lib/herdr/bank.ts imports lib/mcp/proxy.ts: herdr may not import mcp",
   );
 });
 

@@ -12,20 +12,16 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { hire } from "../../lib/seat/hire.js";
 import { quitTuiAsOwner } from "../../scripts/lib/owner.js";
-import { pidAlive, startGrokLeader, waitFor } from "../helpers/grok-sim.js";
+import { pidAlive, startGrokLeader } from "../helpers/grok-sim.js";
 import {
+  framesToOthers,
+  nextLeaderAt,
   refusalOf,
-  type Stack,
   socketListeners,
   startStack,
   waitDead,
   withStack,
 } from "./stack.js";
-
-/** Frames a grok-seat client sent to a leader process other than `provenPid`. */
-function framesToOthers(stack: Stack, provenPid: number): number {
-  return stack.framesFromUs().filter((l) => l.pid !== provenPid).length;
-}
 
 test("(a) leader killed, the TUI respawns one at the same path: deliver refuses, no follow", () =>
   withStack(async (stack) => {
@@ -34,11 +30,7 @@ test("(a) leader killed, the TUI respawns one at the same path: deliver refuses,
     process.kill(record.leader.pid, "SIGKILL");
     await waitDead(record.leader.pid);
     await seat.acp.closed;
-    const replacement = await waitFor(
-      "the TUI's replacement leader",
-      () => socketListeners(record.socketPath).find((p) => p !== record.leader.pid),
-      20_000,
-    );
+    const replacement = await nextLeaderAt(record, "the TUI's replacement leader", 20_000);
     const r = await refusalOf(seat.deliver("must not reach the replacement"));
     assert.is(r.code, "LEADER_REPLACED");
     assert.is(r.step, "deliver");

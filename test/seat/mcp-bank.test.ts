@@ -18,8 +18,14 @@ import { BANK_TOKEN_ENV } from "../../lib/seat/profile-config.js";
 import type { Seat } from "../../lib/seat/seat.js";
 import { capturePane, tmuxPaneOf } from "../../scripts/lib/owner.js";
 import { waitFor } from "../helpers/grok-sim.js";
-import { bankOption, ownerActionsAsked, startBank } from "./bank.js";
-import { refusalOf, type Stack, startStack, temporaryProfile } from "./stack.js";
+import {
+  bankOption,
+  ownerActionsAsked,
+  temporaryBankOptions,
+  withBank,
+  withStackAndBank,
+} from "./bank.js";
+import { refusalOf, type Stack, withStack } from "./stack.js";
 
 async function refused(url: URL): Promise<boolean> {
   try {
@@ -31,12 +37,8 @@ async function refused(url: URL): Promise<boolean> {
 }
 
 test("a temporary profile names the seat's proxy in config.toml: Grok lists the bank ready through it, nothing secret is written, release stops it", async () => {
-  const stack = await startStack();
-  const b = await startBank();
-  try {
-    const seat = await hire(
-      stack.options({ profile: temporaryProfile(stack), mcpBank: bankOption(b) }),
-    );
+  await withStackAndBank(async (stack, b) => {
+    const seat = await hire(temporaryBankOptions(stack, b));
     const proven = stack.events.filter((e) => e.type === "proven").map((e) => e.step);
     assert.ok(proven.includes("mcp_bank"), proven.join());
     const r = seat.record;
@@ -60,61 +62,48 @@ test("a temporary profile names the seat's proxy in config.toml: Grok lists the 
     assert.not.ok(await refused(proxyUrl), "the proxy listens while the seat is hired");
     await seat.release();
     assert.ok(await refused(proxyUrl), "release stopped the proxy");
-  } finally {
-    await stack.cleanup();
-    await b.http.close();
-  }
+  });
 });
 
 test("with the owner's profile the bank is added to the live session (update_mcp_servers), nothing written", async () => {
-  const stack = await startStack();
-  const b = await startBank();
-  try {
+  await withStackAndBank(async (stack, b) => {
     const before = readFileSync(join(stack.home.dir, "config.toml"), "utf8");
     const seat = await hire(stack.options({ mcpBank: bankOption(b) }));
     assert.is(seat.record.bank?.scope, "session");
     assert.ok((seat.record.bank?.tools.length ?? 0) > 0);
     assert.is(readFileSync(join(stack.home.dir, "config.toml"), "utf8"), before);
     await seat.release();
-  } finally {
-    await stack.cleanup();
-    await b.http.close();
-  }
+  });
 });
 
 test("refusals: a name Grok cannot register tools under, an unreachable bank, an agent without update_mcp_servers", async () => {
-  const stack = await startStack();
-  const b = await startBank();
-  try {
-    const badName = await refusalOf(
-      hire(stack.options({ mcpBank: { ...bankOption(b), name: "two__parts" } })),
-    );
-    assert.is(badName.code, "BANK_INVALID");
-    assert.is(badName.check, "bank.name");
-    assert.equal(stack.simPids(), []);
-    const wrongAuth = await refusalOf(
-      hire(
-        stack.options({ mcpBank: { ...bankOption(b), headers: { Authorization: "Bearer no" } } }),
-      ),
-    );
-    assert.is(wrongAuth.code, "BANK_UNREACHABLE");
-    assert.is(wrongAuth.step, "runtime_dir");
-    assert.equal(stack.simPids(), [], "nothing launched");
-  } finally {
-    await stack.cleanup();
-  }
-  const old = await startStack({
-    env: { GROK_SIM_VERSION_PRESET: "no-update-mcp", GROK_SIM_AGENT_VERSION: "1.0.48" },
+  await withBank(async (b) => {
+    await withStack(async (stack) => {
+      const badName = await refusalOf(
+        hire(stack.options({ mcpBank: { ...bankOption(b), name: "two__parts" } })),
+      );
+      assert.is(badName.code, "BANK_INVALID");
+      assert.is(badName.check, "bank.name");
+      assert.equal(stack.simPids(), []);
+      const wrongAuth = await refusalOf(
+        hire(
+          stack.options({ mcpBank: { ...bankOption(b), headers: { Authorization: "Bearer no" } } }),
+        ),
+      );
+      assert.is(wrongAuth.code, "BANK_UNREACHABLE");
+      assert.is(wrongAuth.step, "runtime_dir");
+      assert.equal(stack.simPids(), [], "nothing launched");
+    });
+    const noUpdateMcp = {
+      env: { GROK_SIM_VERSION_PRESET: "no-update-mcp", GROK_SIM_AGENT_VERSION: "1.0.48" },
+    };
+    await withStack(noUpdateMcp, async (old) => {
+      const r = await refusalOf(hire(old.options({ mcpBank: bankOption(b) })));
+      assert.is(r.step, "mcp_bank");
+      assert.is(r.code, "EXTENSION_UNSUPPORTED");
+      assert.match(r.reason, /update_mcp_servers/);
+    });
   });
-  try {
-    const r = await refusalOf(hire(old.options({ mcpBank: bankOption(b) })));
-    assert.is(r.step, "mcp_bank");
-    assert.is(r.code, "EXTENSION_UNSUPPORTED");
-    assert.match(r.reason, /update_mcp_servers/);
-  } finally {
-    await old.cleanup();
-    await b.http.close();
-  }
 });
 
 /**
@@ -137,12 +126,8 @@ async function ownerAnswers(stack: Stack, seat: Seat, tool: string, key: "y" | "
 }
 
 test("the seat's round trip: a delivered prompt's bank call waits for the owner in the TUI, runs through the proxy and its result is in the reply; invalid arguments and a union mismatch are refused by the proxy with the schema's reason", async () => {
-  const stack = await startStack();
-  const b = await startBank();
-  try {
-    const seat = await hire(
-      stack.options({ profile: temporaryProfile(stack), mcpBank: bankOption(b) }),
-    );
+  await withStackAndBank(async (stack, b) => {
+    const seat = await hire(temporaryBankOptions(stack, b));
     const asked = ownerActionsAsked(seat);
     const d = await seat.deliver('[[sim:call]] ops__echo {"text":"from the seat ☕"}');
     await waitFor("the owner's pending permission", () => (asked.length > 0 ? true : undefined));
@@ -193,16 +178,11 @@ test("the seat's round trip: a delivered prompt's bank call waits for the owner 
     );
     assert.is(b.bank.calls.length, 1, "neither refused call reached the bank");
     await seat.release();
-  } finally {
-    await stack.cleanup();
-    await b.http.close();
-  }
+  });
 });
 
 test("BANK_NOT_READY through the simulator: the owner's config disables a server of the bank's name, so the session's set drops ours (managed_mcp.rs disabled names) and x.ai/mcp/list shows it without a status", async () => {
-  const stack = await startStack();
-  const b = await startBank();
-  try {
+  await withStackAndBank(async (stack, b) => {
     const cfg = join(stack.home.dir, "config.toml");
     stack.home.writeConfig(
       `${readFileSync(cfg, "utf8")}\n[mcp_servers.ops]\nurl = "http://127.0.0.1:9/mcp"\nenabled = false\n`,
@@ -214,23 +194,12 @@ test("BANK_NOT_READY through the simulator: the owner's config disables a server
     assert.is(r.code, "BANK_NOT_READY");
     assert.is(r.check, "mcp_bank.ready");
     assert.is(r.reason, "server ops is without a status");
-  } finally {
-    await stack.cleanup();
-    await b.http.close();
-  }
+  });
 });
 
 test("autoApproveBank in a temporary profile: config.toml allows MCPTool(ops__*) and the call runs without asking the owner (permission.rs rules)", async () => {
-  const stack = await startStack();
-  const b = await startBank();
-  try {
-    const seat = await hire(
-      stack.options({
-        profile: temporaryProfile(stack),
-        mcpBank: bankOption(b),
-        autoApproveBank: true,
-      }),
-    );
+  await withStackAndBank(async (stack, b) => {
+    const seat = await hire(temporaryBankOptions(stack, b, { autoApproveBank: true }));
     const cfg = readFileSync(join(seat.record.profile.grokHome, "config.toml"), "utf8");
     assert.ok(cfg.includes('[permission]\nallow = ["MCPTool(ops__*)"]'), cfg);
     const asked = ownerActionsAsked(seat);
@@ -243,16 +212,11 @@ test("autoApproveBank in a temporary profile: config.toml allows MCPTool(ops__*)
       ['{"text":"auto"}'],
     );
     await seat.release();
-  } finally {
-    await stack.cleanup();
-    await b.http.close();
-  }
+  });
 });
 
 test("autoApproveBank with the owner's profile is ignored: nothing is written and the call still asks the owner", async () => {
-  const stack = await startStack();
-  const b = await startBank();
-  try {
+  await withStackAndBank(async (stack, b) => {
     const cfg = join(stack.home.dir, "config.toml");
     const before = readFileSync(cfg, "utf8");
     const seat = await hire(stack.options({ mcpBank: bankOption(b), autoApproveBank: true }));
@@ -270,10 +234,7 @@ test("autoApproveBank with the owner's profile is ignored: nothing is written an
     );
     assert.is(b.bank.calls.length, 0, "the owner denied: the call never reached the bank");
     await seat.release();
-  } finally {
-    await stack.cleanup();
-    await b.http.close();
-  }
+  });
 });
 
 test.run();

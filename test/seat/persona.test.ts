@@ -13,8 +13,9 @@ import { encodeCwdDirname } from "../../lib/grok/session-files.js";
 import { hire } from "../../lib/seat/hire.js";
 import { HIRE_STEPS } from "../../lib/seat/hire-events.js";
 import { MAX_PERSONA_BYTES } from "../../lib/seat/persona.js";
+import type { SeatRefusal } from "../../lib/seat/refusal.js";
 import { readSeatRecord } from "../../lib/seat/seat-record.js";
-import { refusalOf, startStack } from "./stack.js";
+import { refusalOf, type Stack, withStack } from "./stack.js";
 
 const PERSONA =
   "You are the orchestrator's service seat.\nMemory card: the build is green; café ☕.";
@@ -24,8 +25,7 @@ function cmdline(pid: number): string[] {
 }
 
 test("a persona rides --rules=<text>, is proven in system_prompt.txt and the conversation head, and only its digest is recorded", async () => {
-  const stack = await startStack();
-  try {
+  await withStack(async (stack) => {
     const seat = await hire(stack.options({ persona: PERSONA }));
     const proven = stack.events.filter((e) => e.type === "proven").map((e) => e.step);
     assert.equal(
@@ -60,14 +60,11 @@ test("a persona rides --rules=<text>, is proven in system_prompt.txt and the con
     );
     assert.is(readSeatRecord(seat.recordPath).record.persona?.sha256, r.persona?.sha256);
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
+  });
 });
 
 test("a persona over one argument's limit refuses PERSONA_INVALID before anything is launched", async () => {
-  const stack = await startStack();
-  try {
+  await withStack(async (stack) => {
     const refusal = await refusalOf(
       hire(stack.options({ persona: "x".repeat(MAX_PERSONA_BYTES + 1) })),
     );
@@ -79,38 +76,29 @@ test("a persona over one argument's limit refuses PERSONA_INVALID before anythin
     const seat = await hire(stack.options({ persona: "y".repeat(MAX_PERSONA_BYTES) }));
     assert.is(seat.record.persona?.bytes, MAX_PERSONA_BYTES);
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
+  });
 });
 
+/** A hire with the persona and a switch to `modelId`: refused at step persona, PERSONA_NOT_APPLIED. */
+async function refusedAtPersona(stack: Stack, modelId: string): Promise<SeatRefusal> {
+  const refusal = await refusalOf(hire(stack.options({ persona: PERSONA, model: { modelId } })));
+  assert.is(refusal.step, "persona");
+  assert.is(refusal.code, "PERSONA_NOT_APPLIED");
+  return refusal;
+}
 test("a model switch to an incompatible harness drops the rules: step persona refuses PERSONA_NOT_APPLIED", async () => {
-  const stack = await startStack();
-  try {
-    const refusal = await refusalOf(
-      hire(stack.options({ persona: PERSONA, model: { modelId: "grok-codex-sim" } })),
-    );
-    assert.is(refusal.step, "persona");
-    assert.is(refusal.code, "PERSONA_NOT_APPLIED");
+  await withStack(async (stack) => {
+    const refusal = await refusedAtPersona(stack, "grok-codex-sim");
     assert.is(refusal.check, "persona.system_prompt");
     assert.not.ok(JSON.stringify(refusal.context).includes("Memory card"));
-  } finally {
-    await stack.cleanup();
-  }
+  });
 });
 
 test("a compatible model switch rewrites only the conversation head: step persona refuses on persona.chat_head", async () => {
-  const stack = await startStack();
-  try {
-    const refusal = await refusalOf(
-      hire(stack.options({ persona: PERSONA, model: { modelId: "grok-4.5" } })),
-    );
-    assert.is(refusal.step, "persona");
-    assert.is(refusal.code, "PERSONA_NOT_APPLIED");
+  await withStack(async (stack) => {
+    const refusal = await refusedAtPersona(stack, "grok-4.5");
     assert.is(refusal.check, "persona.chat_head");
-  } finally {
-    await stack.cleanup();
-  }
+  });
 });
 
 test.run();

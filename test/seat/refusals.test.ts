@@ -222,8 +222,7 @@ test("the TUI's argv in the kernel is not the one we launched: PANE_UNPROVEN at 
   // What a Herdr that echoes our argv but runs another would leave: the kernel's argv of the pane
   // process differs (here in its --session-id). The kernel port reads /proc/<pid>/cmdline; this
   // double changes what it returns for the TUI only.
-  const stack = await startStack();
-  try {
+  await withStack(async (stack) => {
     const other = "00000000-0000-4000-8000-000000000000";
     const kernel: KernelPort = {
       ...systemKernel,
@@ -239,9 +238,7 @@ test("the TUI's argv in the kernel is not the one we launched: PANE_UNPROVEN at 
     assert.is(r.check, "pane.argv");
     assert.equal(stack.framesFromUs(), [], "no connection to the leader");
     await nothingDelivered(stack);
-  } finally {
-    await stack.cleanup();
-  }
+  });
 });
 
 test("the kernel's argv of a hired TUI is exactly what we launched", () =>

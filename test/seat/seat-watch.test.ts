@@ -23,8 +23,8 @@ import { hire } from "../../lib/seat/hire.js";
 import type { Seat, SeatEvent } from "../../lib/seat/seat.js";
 import { typeAsOwner } from "../../scripts/lib/owner.js";
 import { waitFor } from "../helpers/grok-sim.js";
-import { bankOption, startBank } from "./bank.js";
-import { refusalOf, type Stack, startStack, temporaryProfile } from "./stack.js";
+import { bankOption, temporaryBankOptions, withStackAndBank } from "./bank.js";
+import { refusalOf, type Stack, withStack } from "./stack.js";
 
 const PERSONA =
   "You are the orchestrator's service seat.\nMemory card: model switches are checked.";
@@ -36,8 +36,7 @@ function events(seat: Seat): SeatEvent[] {
 }
 
 test("seat.selectModel re-checks the persona: a harness rebuild drops it, persona-lost is emitted and the seat refuses PERSONA_NOT_APPLIED", async () => {
-  const stack = await startStack();
-  try {
+  await withStack(async (stack) => {
     const seat = await hire(stack.options({ persona: PERSONA }));
     const seen = events(seat);
     // The model in use: nothing is rewritten (skip_prompt_rewrite), the persona stays.
@@ -66,9 +65,7 @@ test("seat.selectModel re-checks the persona: a harness rebuild drops it, person
     assert.is(refused.step, "deliver");
     assert.is(refused.check, "deliver.persona");
     await seat.release();
-  } finally {
-    await stack.cleanup();
-  }
+  });
 });
 
 function activeEntry(seat: Seat): string | undefined {
@@ -108,9 +105,7 @@ async function bankListed(seat: Seat): Promise<boolean> {
 }
 
 test("owner's profile: the TUI's next load drops the in-memory bank and the seat emits bank-lost (never re-added)", async () => {
-  const stack = await startStack();
-  const b = await startBank();
-  try {
+  await withStackAndBank(async (stack, b) => {
     const seat = await hire(stack.options({ mcpBank: bankOption(b) }));
     assert.is(seat.record.bank?.scope, "session");
     const seen = events(seat);
@@ -133,22 +128,12 @@ test("owner's profile: the TUI's next load drops the in-memory bank and the seat
     assert.not.ok(await bankListed(seat));
     assert.is(seen.filter((e) => e.type === "bank-lost").length, 1);
     await seat.release();
-  } finally {
-    await stack.cleanup();
-    await b.http.close();
-  }
+  });
 });
 
 test("temporary profile: the bank is in config.toml, the TUI's reload keeps it and no bank-lost is emitted", async () => {
-  const stack = await startStack();
-  const b = await startBank();
-  try {
-    const seat = await hire(
-      stack.options({
-        profile: temporaryProfile(stack),
-        mcpBank: bankOption(b),
-      }),
-    );
+  await withStackAndBank(async (stack, b) => {
+    const seat = await hire(temporaryBankOptions(stack, b));
     assert.is(seat.record.bank?.scope, "profile");
     const seen = events(seat);
     await reloadAsOwner(stack, seat);
@@ -158,10 +143,7 @@ test("temporary profile: the bank is in config.toml, the TUI's reload keeps it a
     assert.ok(await bankListed(seat));
     assert.not.ok(seen.some((e) => e.type === "bank-lost"));
     await seat.release();
-  } finally {
-    await stack.cleanup();
-    await b.http.close();
-  }
+  });
 });
 
 test.run();

@@ -18,7 +18,7 @@ import * as assert from "uvu/assert";
 import { hire } from "../../lib/seat/hire.js";
 import type { SeatEvent } from "../../lib/seat/seat.js";
 import { pidAlive, waitFor } from "../helpers/grok-sim.js";
-import { refusalOf, socketListeners, startStack, withStack } from "./stack.js";
+import { framesToOthers, nextLeaderAt, refusalOf, startStack, withStack } from "./stack.js";
 
 function environ(pid: number): Map<string, string> {
   const out = new Map<string, string>();
@@ -94,11 +94,7 @@ test("(b) a forced auto_update shutdown ends the seat by name and nothing follow
     );
     assert.not.ok(seat.live);
     // The TUI respawns a leader at the seat's socket; the seat never connects to it.
-    const respawned = await waitFor(
-      "the TUI's respawned leader",
-      () => socketListeners(record.socketPath).find((p) => p !== record.leader.pid),
-      30_000,
-    );
+    const respawned = await nextLeaderAt(record, "the TUI's respawned leader", 30_000);
     const r = await refusalOf(seat.deliver("must not reach the respawned leader"));
     assert.is(r.code, "LEADER_SHUTTING_DOWN");
     assert.is(r.step, "deliver");
@@ -107,7 +103,7 @@ test("(b) a forced auto_update shutdown ends the seat by name and nothing follow
     assert.not.equal(report.leader.action, "stopped");
     assert.ok(pidAlive(respawned), "the respawned leader was not signalled");
     assert.is(
-      stack.framesFromUs().filter((l) => l.pid !== record.leader.pid).length,
+      framesToOthers(stack, record.leader.pid),
       0,
       "no frame of ours reached the respawned leader",
     );

@@ -14,7 +14,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { encodeCwdDirname } from "../../lib/grok/session-files.js";
 import { hire } from "../../lib/seat/hire.js";
-import { refusalOf, startStack, temporaryProfile } from "./stack.js";
+import { refusalOf, type Stack, type StackOptions, temporaryProfile, withStack } from "./stack.js";
 
 function skillTree(): { root: string; dir: string; file: string; empty: string } {
   const root = mkdtempSync(join(tmpdir(), "seat-skills-"));
@@ -36,10 +36,21 @@ function skillTree(): { root: string; dir: string; file: string; empty: string }
   return { root, dir, file, empty };
 }
 
-test("a temporary profile configures [skills] paths and step skills proves every SKILL.md listed", async () => {
-  const stack = await startStack();
+/** Run `body` against a fresh stack and skill tree; both are removed after it, whatever it did. */
+async function withSkillTree(
+  opts: StackOptions,
+  body: (stack: Stack, t: ReturnType<typeof skillTree>) => Promise<void>,
+): Promise<void> {
   const t = skillTree();
   try {
+    await withStack(opts, (stack) => body(stack, t));
+  } finally {
+    rmSync(t.root, { recursive: true, force: true });
+  }
+}
+
+test("a temporary profile configures [skills] paths and step skills proves every SKILL.md listed", async () => {
+  await withSkillTree({}, async (stack, t) => {
     const seat = await hire(
       stack.options({ profile: temporaryProfile(stack), skills: [t.dir, t.file] }),
     );
@@ -58,35 +69,26 @@ test("a temporary profile configures [skills] paths and step skills proves every
     );
     assert.is(r.persona ?? null, null, "a temporary profile needs no skills note");
     await seat.release();
-  } finally {
-    await stack.cleanup();
-    rmSync(t.root, { recursive: true, force: true });
-  }
+  });
 });
 
 test("an entry Grok loads nothing from refuses SKILL_NOT_DISCOVERED at step skills", async () => {
-  const stack = await startStack();
-  const t = skillTree();
-  try {
+  await withSkillTree({}, async (stack, t) => {
     const refusal = await refusalOf(
       hire(stack.options({ profile: temporaryProfile(stack), skills: [t.dir, t.empty] })),
     );
     assert.is(refusal.step, "skills");
     assert.is(refusal.code, "SKILL_NOT_DISCOVERED");
     assert.is(refusal.check, "skills.discovered");
-  } finally {
-    await stack.cleanup();
-    rmSync(t.root, { recursive: true, force: true });
-  }
+  });
 });
 
 test("an agent without x.ai/skills/list refuses EXTENSION_UNSUPPORTED naming its version", async () => {
   // A build without the method but at the floor (the preset's own version is below it).
-  const stack = await startStack({
+  const noSkills = {
     env: { GROK_SIM_VERSION_PRESET: "no-skills", GROK_SIM_AGENT_VERSION: "1.0.48" },
-  });
-  const t = skillTree();
-  try {
+  };
+  await withSkillTree(noSkills, async (stack, t) => {
     const refusal = await refusalOf(
       hire(stack.options({ profile: temporaryProfile(stack), skills: [t.dir] })),
     );
@@ -94,16 +96,11 @@ test("an agent without x.ai/skills/list refuses EXTENSION_UNSUPPORTED naming its
     assert.is(refusal.code, "EXTENSION_UNSUPPORTED");
     assert.match(refusal.reason, /x\.ai\/skills\/list/);
     assert.match(refusal.reason, /version 1\.0\.48/);
-  } finally {
-    await stack.cleanup();
-    rmSync(t.root, { recursive: true, force: true });
-  }
+  });
 });
 
 test("with the owner's profile nothing is written: the persona names the skill paths, proven in the prompt", async () => {
-  const stack = await startStack();
-  const t = skillTree();
-  try {
+  await withSkillTree({}, async (stack, t) => {
     const seat = await hire(stack.options({ skills: [t.dir] }));
     const r = seat.record;
     assert.is(r.profileConfig, null);
@@ -114,10 +111,7 @@ test("with the owner's profile nothing is written: the persona names the skill p
       readFileSync(join(dir, "system_prompt.txt"), "utf8").includes(`- ${t.dir} (directory)`),
     );
     await seat.release();
-  } finally {
-    await stack.cleanup();
-    rmSync(t.root, { recursive: true, force: true });
-  }
+  });
 });
 
 test.run();

@@ -208,6 +208,28 @@ export function socketListeners(path: string): readonly number[] {
   }
 }
 
+/**
+ * The next leader listening at a seat's socket once the proven one is gone (the TUI's respawn
+ * or replacement), waited for as `what`.
+ */
+export function nextLeaderAt(
+  record: { readonly socketPath: string; readonly leader: { readonly pid: number } },
+  what: string,
+  timeoutMs: number,
+): Promise<number> {
+  const proven = record.leader.pid;
+  return waitFor(
+    what,
+    () => socketListeners(record.socketPath).find((p) => p !== proven),
+    timeoutMs,
+  );
+}
+
+/** Frames a grok-seat client sent to a leader process other than `provenPid`. */
+export function framesToOthers(stack: Stack, provenPid: number): number {
+  return stack.framesFromUs().filter((l) => l.pid !== provenPid).length;
+}
+
 /** Wait until `pid` is gone (or a zombie), polling. */
 export async function waitDead(pid: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

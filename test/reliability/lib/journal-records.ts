@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { encodeRecord } from "../../../lib/delivery/codec.js";
 import type { JournalRecord } from "../../../lib/delivery/journal-record.js";
+import { fenceRecord } from "../../delivery/fixtures.js";
 import { textArb } from "./text.js";
 
 const at = fc.integer({ min: 0, max: 2 ** 41 });
@@ -31,20 +32,7 @@ function promptRecords(id: string, epoch: number): fc.Arbitrary<JournalRecord[]>
       detail,
     })
     .map(({ stage, sha, len, at: t, kind, ch, stop, detail: d }) => {
-      const out: JournalRecord[] = [
-        {
-          v: 1,
-          t: "fence",
-          id,
-          sid: "0198c0de-0000-4000-8000-000000000001",
-          leader: "linux-pidfs:boot:777",
-          pane: "herdr:pane-1",
-          sha256: sha,
-          len,
-          epoch,
-          at: t,
-        },
-      ];
+      const out: JournalRecord[] = [fenceRecord({ id, sha256: sha, len, epoch, at: t })];
       if (stage >= 1) out.push({ v: 1, t: "dispatched", id, at: t + 1 });
       if (stage >= 2)
         out.push({

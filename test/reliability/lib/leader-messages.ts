@@ -7,6 +7,15 @@ import { textArb } from "./text.js";
 
 export type JsonObject = { [key: string]: unknown };
 
+/** The codes decoding one leader frame can fail with (frame-codec.ts, messages.ts). */
+export const FRAME_DECODE_CODES = [
+  "FRAME_TOO_LARGE",
+  "INVALID_UTF8",
+  "INVALID_JSON",
+  "INVALID_MESSAGE",
+  "UNKNOWN_MESSAGE_TYPE",
+] as const;
+
 const u32 = fc.integer({ min: 0, max: 0xffff_ffff });
 const i32 = fc.integer({ min: -0x8000_0000, max: 0x7fff_ffff });
 const u64safe = fc.maxSafeNat();

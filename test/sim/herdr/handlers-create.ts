@@ -23,6 +23,7 @@ import {
   encodePublicNumber,
   type LayoutTree,
   paneIdsInLayout,
+  singlePaneTab,
   splitLeaf,
   type Tab,
   type Terminal,
@@ -65,17 +66,6 @@ async function emitTabOpen(sim: HerdrSim, wsIndex: number, tabIndex: number): Pr
   sim.emit("layout_updated", { layout: paneLayoutSnapshot(ws, tab) });
 }
 
-function newTab(number: number, pane: number, terminal: Terminal): Tab {
-  return {
-    number,
-    customName: undefined,
-    layout: { type: "pane", pane },
-    focusedPane: pane,
-    rootPane: pane,
-    tmuxWindowId: terminal.tmuxWindowId,
-  };
-}
-
 export async function workspaceCreate(
   sim: HerdrSim,
   id: string,
@@ -102,7 +92,7 @@ export async function workspaceCreate(
   const ws: Workspace = {
     id: workspaceId,
     customName: p.label,
-    tabs: [newTab(1, 1, terminal)],
+    tabs: [singlePaneTab(1, 1, terminal.tmuxWindowId)],
     activeTab: 0,
     nextTabNumber: 2,
     nextPaneNumber: 2,
@@ -161,7 +151,7 @@ export async function tabCreate(sim: HerdrSim, id: string, p: TabCreateParams): 
   if ("error" in terminal) return errorLine(id, "tab_create_failed", terminal.error);
   ws.nextPaneNumber = paneNumber + 1;
   ws.panes.set(paneNumber, { number: paneNumber, terminal, seen: true });
-  const tab = newTab(number, paneNumber, terminal);
+  const tab = singlePaneTab(number, paneNumber, terminal.tmuxWindowId);
   tab.customName = p.label;
   ws.tabs.push(tab);
   const tabIndex = ws.tabs.length - 1;
@@ -246,7 +236,7 @@ export async function layoutApply(
   if ("error" in terminal) return errorLine(id, "layout_apply_failed", terminal.error);
   ws.nextPaneNumber = rootNumber + 1;
   ws.panes.set(rootNumber, { number: rootNumber, terminal, seen: true });
-  const tab = newTab(number, rootNumber, terminal);
+  const tab = singlePaneTab(number, rootNumber, terminal.tmuxWindowId);
   tab.customName = tabLabel;
   ws.tabs.push(tab);
   setLabel(terminal, rootLeaf);

@@ -74,6 +74,18 @@ export type Tab = {
   readonly tmuxWindowId: string;
 };
 
+/** A tab of one pane, its root and its focus: what a new tab or workspace starts as. */
+export function singlePaneTab(number: number, pane: number, tmuxWindowId: string): Tab {
+  return {
+    number,
+    customName: undefined,
+    layout: { type: "pane", pane },
+    focusedPane: pane,
+    rootPane: pane,
+    tmuxWindowId,
+  };
+}
+
 export type Workspace = {
   readonly id: string;
   customName: string | undefined;

@@ -67,6 +67,17 @@ async function resumed(
   return c;
 }
 
+/** Client `a` creates a session and client `b` resumes it: both are its subscribers. */
+async function twoSubscribers(
+  leader: GrokLeader,
+  cwd: string,
+): Promise<{ a: RawClient; b: RawClient; sid: string }> {
+  const a = await joined(leader, "a");
+  const sid = await newSession(a, cwd);
+  const b = await resumed(leader, "b", sid, cwd);
+  return { a, b, sid };
+}
+
 /** Initialize, then session/load without the history replay; the load's response. */
 async function loadNoReplay(c: RawClient, sessionId: string, cwd: string) {
   await c.request("initialize", { protocolVersion: 1 });
@@ -205,9 +216,7 @@ test('unknown session: session/prompt is invalid params with data "unknown sessi
 
 test("fan-out: both subscribers get session/update, queue/changed and prompt_complete; the response only the caller", async () => {
   await withLeader({}, async ({ leader, cwd }) => {
-    const a = await joined(leader, "a");
-    const sid = await newSession(a, cwd);
-    const b = await resumed(leader, "b", sid, cwd);
+    const { a, b, sid } = await twoSubscribers(leader, cwd);
     const res = await a.request(
       "session/prompt",
       promptParams(sid, "fan out", { promptId: "P-fan" }),
@@ -249,9 +258,7 @@ test("fan-out: both subscribers get session/update, queue/changed and prompt_com
 
 test("interactions: a permission request goes to every subscriber, first answer wins, late joiners get it replayed", async () => {
   await withLeader({}, async ({ leader, cwd }) => {
-    const a = await joined(leader, "a");
-    const sid = await newSession(a, cwd);
-    const b = await resumed(leader, "b", sid, cwd);
+    const { a, b, sid } = await twoSubscribers(leader, cwd);
     a.sendAcp(promptFrame(9, sid, "[[sim:permission]] go", "P-perm"));
     const isPerm = (m: Record<string, unknown>): boolean =>
       m.method === "session/request_permission";

@@ -17,9 +17,7 @@
  *   projecting proxy's refusal of invalid arguments;
  * - the `no-update-mcp` version preset answers -32601.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -32,7 +30,8 @@ import {
   startGrokTui,
   waitFor,
 } from "../../../helpers/grok-sim.js";
-import { acpClient } from "../../../helpers/grok-sim-clients.js";
+import { acpClient, withRunning } from "../../../helpers/grok-sim-clients.js";
+import { startHttpProxy } from "../../../mcp/helpers.js";
 import { type Behaviour, echoBehaviour, OperatorBank } from "../../mcp-bank/bank.js";
 import { loadBankTools } from "../../mcp-bank/fixture.js";
 import { type BankHttp, serveBankHttp } from "../../mcp-bank/http.js";
@@ -170,53 +169,52 @@ interface BankLeaderOptions {
   noToken?: boolean;
 }
 
+/** A bank and a fresh home whose config.toml names it; both removed after `body`. */
+async function withBankHome(
+  opts: BankLeaderOptions,
+  body: (b: Bank, home: GrokHomeFixture) => Promise<void>,
+): Promise<void> {
+  const b = await startBank(true, opts.tools);
+  const home = grokHomeFixture();
+  try {
+    bankConfig(home, b.http.url, opts.extra);
+    await body(b, home);
+  } finally {
+    await b.http.close();
+    home.remove();
+  }
+}
+
 /** A bank, a home configured for it, a leader and a client; all torn down after `body`. */
 async function withBankLeader(
   opts: BankLeaderOptions,
   body: (b: Bank, home: GrokHomeFixture, c: RawClient) => Promise<void>,
 ): Promise<void> {
-  const b = await startBank(true, opts.tools);
-  const home = grokHomeFixture();
-  bankConfig(home, b.http.url, opts.extra);
-  const leader = await startGrokLeader({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    ...(opts.noToken ? {} : { env: { BANK_TOKEN: b.token } }),
+  await withBankHome(opts, (b, home) => {
+    const env = opts.noToken ? {} : { env: { BANK_TOKEN: b.token } };
+    const start = startGrokLeader({ grokHome: home.dir, cwd: home.cwd, ...env });
+    return withRunning(start, async (leader) => {
+      const c = await client(leader.paths.socketPath);
+      await body(b, home, c);
+      c.destroy();
+    });
   });
-  try {
-    const c = await client(leader.paths.socketPath);
-    await body(b, home, c);
-    c.destroy();
-  } finally {
-    await leader.stop();
-    await b.http.close();
-    home.remove();
-  }
 }
 
 /** A bank, a TUI configured for it whose owner answers by hand, a client resumed on its session. */
 async function withBankTui(
   body: (b: Bank, tui: GrokTui, c: RawClient) => Promise<void>,
 ): Promise<void> {
-  const b = await startBank();
-  const home = grokHomeFixture();
-  bankConfig(home, b.http.url);
-  const tui = await startGrokTui({
-    grokHome: home.dir,
-    cwd: home.cwd,
-    env: { BANK_TOKEN: b.token, GROK_SIM_OWNER: "manual" },
+  await withBankHome({}, (b, home) => {
+    const env = { BANK_TOKEN: b.token, GROK_SIM_OWNER: "manual" };
+    return withRunning(startGrokTui({ grokHome: home.dir, cwd: home.cwd, env }), async (tui) => {
+      await tui.sessionReady();
+      const c = await client(tui.paths.socketPath);
+      await c.request("session/resume", { sessionId: tui.sessionId, cwd: home.cwd });
+      await body(b, tui, c);
+      c.destroy();
+    });
   });
-  try {
-    await tui.sessionReady();
-    const c = await client(tui.paths.socketPath);
-    await c.request("session/resume", { sessionId: tui.sessionId, cwd: home.cwd });
-    await body(b, tui, c);
-    c.destroy();
-  } finally {
-    await tui.stop();
-    await b.http.close();
-    home.remove();
-  }
 }
 
 test.before(async () => {
@@ -408,38 +406,10 @@ test("in yolo mode MCP calls run without asking anyone, but a deny rule still re
   });
 });
 
-const PROXY_MAIN = fileURLToPath(new URL("../../../../lib/mcp/proxy-main.ts", import.meta.url));
-
 /** The proxy behind its bearer token, taken from PROXY_TOKEN (the leader gets it the same way). */
 const PROXY_TOKEN = randomBytes(24).toString("hex");
 
-async function startProxy(upstream: URL): Promise<{ child: ChildProcess; url: URL }> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      PROXY_MAIN,
-      "--http",
-      "0",
-      "--bearer-env",
-      "PROXY_TOKEN",
-      "--upstream-url",
-      upstream.href,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, PROXY_TOKEN } },
-  );
-  let err = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    err += d.toString("utf8");
-  });
-  const url = await waitFor(
-    "the proxy to listen",
-    () => /mcp-projection: listening (\S+)/.exec(err)?.[1],
-    20_000,
-  );
-  return { child, url: new URL(url) };
-}
+const startProxy = (upstream: URL) => startHttpProxy(upstream.href, { PROXY_TOKEN });
 
 test("through the projecting proxy: invalid arguments are refused there and come back as the tool's error result; valid ones reach the bank", async () => {
   const b = await startBank(false);

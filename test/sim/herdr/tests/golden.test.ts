@@ -9,7 +9,7 @@ import { harnessCases } from "../../../fixtures/herdr/harness-cases.js";
 import { TerminalAgentState } from "../agent-state.js";
 import { envelope } from "../event-hub.js";
 import { paneInfo, type StateView } from "../info.js";
-import type { Tab, Terminal, Workspace } from "../model.js";
+import { singlePaneTab, type Tab, type Terminal, type Workspace } from "../model.js";
 import { DEFAULT_SWITCHES, mergeSwitches, type PartialSwitches } from "../switches.js";
 import { errorLine, successLine, toJson } from "../wire.js";
 
@@ -61,22 +61,8 @@ function fixture(switches: PartialSwitches = {}) {
     terminalTitle: "grok",
     revision: 7,
   });
-  const t1: Tab = {
-    number: 1,
-    customName: undefined,
-    layout: { type: "pane", pane: 1 },
-    focusedPane: 1,
-    rootPane: 1,
-    tmuxWindowId: "@1",
-  };
-  const t2: Tab = {
-    number: 2,
-    customName: "leader",
-    layout: { type: "pane", pane: 2 },
-    focusedPane: 2,
-    rootPane: 2,
-    tmuxWindowId: "@2",
-  };
+  const t1 = singlePaneTab(1, 1, "@1");
+  const t2: Tab = { ...singlePaneTab(2, 2, "@2"), customName: "leader" };
   const ws: Workspace = {
     id: "w1",
     customName: undefined,
@@ -120,6 +106,14 @@ function fixture(switches: PartialSwitches = {}) {
 const grokSession = (a: TerminalAgentState) =>
   a.reportSession("herdr:grok", "grok", { kind: "id", value: SESSION }, undefined, undefined);
 
+/** The G4 state: the official session reported, then detection sees grok idle. */
+function agreeing(switches: PartialSwitches = {}) {
+  const f = fixture(switches);
+  grokSession(f.grok);
+  f.grok.observeDetection("grok", "idle");
+  return f;
+}
+
 test("G1: no agent identity at all", () => {
   assert.is(fixture().line("req_absent"), G.absent);
 });
@@ -138,10 +132,7 @@ test("G3: a herdr:grok session report before detection gives only the nested age
 });
 
 test("G4: detection plus the official session agree", () => {
-  const f = fixture();
-  grokSession(f.grok);
-  f.grok.observeDetection("grok", "idle");
-  assert.is(f.line("req_both_agree"), G.agree);
+  assert.is(agreeing().line("req_both_agree"), G.agree);
 });
 
 test("G5: a custom authority label, then the official session: they contradict", () => {
@@ -164,23 +155,15 @@ test("G6, G7a, G7b, G7c: fault switches break the G4 record", () => {
     [{ sessionFault: "id_instead_of_value" }, "req_id_key", G.idNotValue],
   ];
   for (const [switches, id, golden] of cases) {
-    const f = fixture(switches);
-    grokSession(f.grok);
-    f.grok.observeDetection("grok", "idle");
-    assert.is(f.line(id), golden, id);
+    assert.is(agreeing(switches).line(id), golden, id);
   }
   // faultPane limits the faults to one pane
-  const other = fixture({ agentNull: true, faultPane: "w1:p9" });
-  grokSession(other.grok);
-  other.grok.observeDetection("grok", "idle");
+  const other = agreeing({ agentNull: true, faultPane: "w1:p9" });
   assert.is(other.line("req_both_agree"), G.agree);
 });
 
 test("pane.list with a shell pane (G1 shape) and the grok pane (G4)", () => {
-  const f = fixture();
-  grokSession(f.grok);
-  f.grok.observeDetection("grok", "idle");
-  assert.is(f.list("req_list"), G.list);
+  assert.is(agreeing().list("req_list"), G.list);
 });
 
 test("ping, ok, subscription and error lines", () => {

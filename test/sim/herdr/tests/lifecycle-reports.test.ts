@@ -12,7 +12,16 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { type HerdrSimHandle, startHerdrSim } from "../../../helpers/herdr-sim.js";
-import { at, call, fakeAgentsDir, type Json, subscribeStream, waitFor } from "./support.js";
+import {
+  at,
+  call,
+  fakeAgentsDir,
+  type Json,
+  reportFor,
+  reservedSession,
+  subscribeStream,
+  waitFor,
+} from "./support.js";
 
 const PI_SESSION = "/home/dev/.pi/agent/sessions/--home-dev-repo--/2026-09-30T10-00-00_s1.jsonl";
 let agents: ReturnType<typeof fakeAgentsDir>;
@@ -98,10 +107,7 @@ test("herdr:pi: a report before the process is parked; the session claim and the
     const gate = join(work, "pi-gate");
     const id = await launch(sim, gated(gate, "pi"));
     const report = (extra: object) =>
-      call(sim.socketPath, "pane.report_agent", {
-        pane_id: id,
-        source: "herdr:pi",
-        agent: "pi",
+      reportFor(sim, "pane.report_agent", id, "pi", {
         state: "working",
         agent_session_path: PI_SESSION,
         ...extra,
@@ -111,10 +117,7 @@ test("herdr:pi: a report before the process is parked; the session claim and the
     assert.is(p.agent, undefined, "parked: no agent");
     assert.is(p.agent_session, undefined, "parked: no session");
     assert.is(p.agent_status, "unknown");
-    await call(sim.socketPath, "pane.report_agent_session", {
-      pane_id: id,
-      source: "herdr:pi",
-      agent: "pi",
+    await reportFor(sim, "pane.report_agent_session", id, "pi", {
       agent_session_path: PI_SESSION,
       session_start_source: "startup",
       seq: 3,
@@ -126,12 +129,7 @@ test("herdr:pi: a report before the process is parked; the session claim and the
     writeFileSync(gate, "");
     await waitFor(async () => (await agentOf(sim, id)) === "pi", 15000, "pi detected");
     p = await pane(sim, id);
-    assert.equal(p.agent_session, {
-      source: "herdr:pi",
-      agent: "pi",
-      kind: "path",
-      value: PI_SESSION,
-    });
+    assert.equal(p.agent_session, reservedSession("pi", "path", PI_SESSION));
     assert.is(p.agent_status, "working", "the parked report's state applies");
     await stream.waitLine((l) => l.includes(`"pane_id":"${id}"`) && l.includes('"agent":"pi"'));
     stream.close();
@@ -142,10 +140,7 @@ test("herdr:pi: without a session claim a parked report never applies; detection
   await withSim(async (sim) => {
     const gate = join(work, "pi-gate-2");
     const id = await launch(sim, gated(gate, "pi"));
-    await call(sim.socketPath, "pane.report_agent", {
-      pane_id: id,
-      source: "herdr:pi",
-      agent: "pi",
+    await reportFor(sim, "pane.report_agent", id, "pi", {
       state: "working",
       agent_session_path: PI_SESSION,
       seq: 1,
@@ -156,10 +151,7 @@ test("herdr:pi: without a session claim a parked report never applies; detection
     assert.is(p.agent_session, undefined);
     assert.is(p.agent_status, "idle", "detection's state, not the parked `working`");
     // Once pi runs, a report with a session but no anchored session is parked again.
-    await call(sim.socketPath, "pane.report_agent", {
-      pane_id: id,
-      source: "herdr:pi",
-      agent: "pi",
+    await reportFor(sim, "pane.report_agent", id, "pi", {
       state: "blocked",
       agent_session_path: PI_SESSION,
       seq: 2,
@@ -173,10 +165,7 @@ test("herdr:opencode: a report without a session is dropped while opencode runs;
     const id = await launch(sim, ["opencode"]);
     await waitFor(async () => (await agentOf(sim, id)) === "opencode", 15000, "detection");
     const report = (state: string, seq: number, extra: object = {}) =>
-      call(sim.socketPath, "pane.report_agent", {
-        pane_id: id,
-        source: "herdr:opencode",
-        agent: "opencode",
+      reportFor(sim, "pane.report_agent", id, "opencode", {
         state,
         seq,
         ...extra,
@@ -186,29 +175,18 @@ test("herdr:opencode: a report without a session is dropped while opencode runs;
     assert.is(p.agent_status, "idle", "no session ref: dropped");
     assert.is(p.agent_session, undefined);
     // A claim needs a recognized start source: without one it is ignored.
-    await call(sim.socketPath, "pane.report_agent_session", {
-      pane_id: id,
-      source: "herdr:opencode",
-      agent: "opencode",
+    await reportFor(sim, "pane.report_agent_session", id, "opencode", {
       agent_session_id: "ses_01",
       seq: 2,
     });
     assert.is((await pane(sim, id)).agent_session, undefined);
-    await call(sim.socketPath, "pane.report_agent_session", {
-      pane_id: id,
-      source: "herdr:opencode",
-      agent: "opencode",
+    await reportFor(sim, "pane.report_agent_session", id, "opencode", {
       agent_session_id: "ses_01",
       session_start_source: "new",
       seq: 3,
     });
     p = await pane(sim, id);
-    assert.equal(p.agent_session, {
-      source: "herdr:opencode",
-      agent: "opencode",
-      kind: "id",
-      value: "ses_01",
-    });
+    assert.equal(p.agent_session, reservedSession("opencode", "id", "ses_01"));
     assert.is(p.agent_status, "idle");
     await report("working", 4, { agent_session_id: "ses_01" });
     p = await pane(sim, id);
@@ -226,30 +204,19 @@ test("pi's session ref: an absolute path is kind path; a relative one is no sess
   await withSim(async (sim) => {
     const id = await launch(sim, ["pi"]);
     await waitFor(async () => (await agentOf(sim, id)) === "pi", 15000, "detection");
-    await call(sim.socketPath, "pane.report_agent_session", {
-      pane_id: id,
-      source: "herdr:pi",
-      agent: "pi",
+    await reportFor(sim, "pane.report_agent_session", id, "pi", {
       agent_session_path: "sessions/relative.jsonl",
       session_start_source: "startup",
       seq: 1,
     });
     assert.is((await pane(sim, id)).agent_session, undefined);
-    await call(sim.socketPath, "pane.report_agent_session", {
-      pane_id: id,
-      source: "herdr:pi",
-      agent: "pi",
+    await reportFor(sim, "pane.report_agent_session", id, "pi", {
       agent_session_path: PI_SESSION,
       agent_session_id: "ignored-when-a-path-is-valid",
       session_start_source: "startup",
       seq: 2,
     });
-    assert.equal((await pane(sim, id)).agent_session, {
-      source: "herdr:pi",
-      agent: "pi",
-      kind: "path",
-      value: PI_SESSION,
-    });
+    assert.equal((await pane(sim, id)).agent_session, reservedSession("pi", "path", PI_SESSION));
   });
 });
 

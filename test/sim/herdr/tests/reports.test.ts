@@ -9,7 +9,16 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { type HerdrSimHandle, startHerdrSim } from "../../../helpers/herdr-sim.js";
-import { at, call, fakeGrokDir, type Json, rpc, waitFor } from "./support.js";
+import {
+  at,
+  call,
+  fakeGrokDir,
+  type Json,
+  reportFor,
+  reservedSession,
+  rpc,
+  waitFor,
+} from "./support.js";
 
 const SESSION = "0198c2d4-7f3a-7b21-9e55-3c1d2a4b5e6f";
 let grok: ReturnType<typeof fakeGrokDir>;
@@ -73,21 +82,11 @@ test("herdr:grok before detection: only agent_session, state discarded; detectio
     );
     const early = await pane(sim, paneId);
     assert.is(early.agent, undefined, "top-level agent absent before detection");
-    assert.equal(early.agent_session, {
-      source: "herdr:grok",
-      agent: "grok",
-      kind: "id",
-      value: SESSION,
-    });
+    assert.equal(early.agent_session, reservedSession("grok", "id", SESSION));
     assert.is(early.agent_status, "unknown", "the reported `working` was discarded");
     await waitFor(async () => (await pane(sim, paneId)).agent === "grok", 15000, "detection");
     const late = await pane(sim, paneId);
-    assert.equal(late.agent_session, {
-      source: "herdr:grok",
-      agent: "grok",
-      kind: "id",
-      value: SESSION,
-    });
+    assert.equal(late.agent_session, reservedSession("grok", "id", SESSION));
     assert.is(late.agent_status, "idle");
     // A second, different session id from the same owner is ignored (no replacement for grok).
     await call(sim.socketPath, "pane.report_agent_session", {
@@ -125,10 +124,7 @@ test("custom sources: label and state, never agent_session; ignored while an off
     assert.is(p.agent_status, "working");
     assert.is(p.agent_session, undefined, "custom session ids are dropped");
     // The official session still lands (no owner conflict: the custom authority has no ref): G5.
-    await call(sim.socketPath, "pane.report_agent_session", {
-      pane_id: paneId,
-      source: "herdr:grok",
-      agent: "grok",
+    await reportFor(sim, "pane.report_agent_session", paneId, "grok", {
       agent_session_id: SESSION,
     });
     const both = await pane(sim, paneId);
@@ -226,22 +222,14 @@ test("0.9.3: after pane.report_agent the top-level agent is omitted, agent_sessi
     await call(sim.socketPath, "pane.report_agent", grokSession(paneId));
     const p = await pane(sim, paneId);
     assert.is(p.agent, undefined);
-    assert.equal(p.agent_session, {
-      source: "herdr:grok",
-      agent: "grok",
-      kind: "id",
-      value: SESSION,
-    });
+    assert.equal(p.agent_session, reservedSession("grok", "id", SESSION));
   });
 });
 
 test("runtime switches: G6 and G7 faults on live panes", async () => {
   await withSim({ switches: { detectMs: 100 } }, async (sim) => {
     const paneId = await launchGrok(sim);
-    await call(sim.socketPath, "pane.report_agent_session", {
-      pane_id: paneId,
-      source: "herdr:grok",
-      agent: "grok",
+    await reportFor(sim, "pane.report_agent_session", paneId, "grok", {
       agent_session_id: SESSION,
     });
     await waitFor(async () => (await pane(sim, paneId)).agent === "grok", 15000, "detection");

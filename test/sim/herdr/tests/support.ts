@@ -148,6 +148,27 @@ export async function call(
   return parsed as { [key: string]: Json };
 }
 
+/** A hook of `agent` reporting to Herdr from its reserved source `herdr:<agent>`. */
+export function reportFor(
+  sim: { readonly socketPath: string },
+  method: "pane.report_agent" | "pane.report_agent_session",
+  paneId: string,
+  agent: string,
+  fields: object,
+): Promise<{ [key: string]: Json }> {
+  return call(sim.socketPath, method, {
+    pane_id: paneId,
+    source: `herdr:${agent}`,
+    agent,
+    ...fields,
+  });
+}
+
+/** The `agent_session` Herdr shows for a session reported from `herdr:<agent>`. */
+export function reservedSession(agent: string, kind: "id" | "path", value: string): Json {
+  return { source: `herdr:${agent}`, agent, kind, value };
+}
+
 /** The argv of a pane process that lives until `file` exists. */
 export function untilFile(file: string): string[] {
   return ["sh", "-c", 'while [ ! -e "$1" ]; do sleep 0.05; done', "sh", file];
