@@ -194,15 +194,46 @@ const cwd = realpathSync(home.cwd);
 const runtimeBase = mkdtempSync(join(tmpdir(), "seat-bench-"));
 const herdr = await startHerdrSim({ switches: { detectMs: 50 } });
 
+/**
+ * CPU ns of this process's threads from /proc/self/task/<tid>/schedstat (its first field: time on a
+ * CPU, in ns): the main thread (tid = pid), where our code runs, apart from the others (V8's GC and
+ * compiler workers, libuv's file-system pool), which process.cpuUsage() adds in. Linux only.
+ */
+function threadCpuNs(): { main: number; others: number } | null {
+  const tasks = `/proc/${process.pid}/task`;
+  if (!existsSync(tasks)) return null;
+  let main = 0;
+  let others = 0;
+  for (const tid of readdirSync(tasks)) {
+    let ns = 0;
+    try {
+      ns = Number(readFileSync(`${tasks}/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      continue; // the thread exited meanwhile
+    }
+    if (tid === String(process.pid)) main += ns;
+    else others += ns;
+  }
+  return { main, others };
+}
+
+/** Main-thread and other-thread CPU ms of each timed hire (launch -> ready). */
+const threadSplit: { main: number; others: number }[] = [];
+
 /** This process's CPU ms spent inside each step (started -> proven), summed over the hires. */
 const cpuBySteps: Partial<Record<HireStep, number[]>> = {};
 
-async function oneHire(
-  mark?: (step: HireStep | null) => void,
-): Promise<{ seat: Seat; events: HireEvent[]; cpuMs: number }> {
+async function oneHire(mark?: (step: HireStep | null) => void): Promise<{
+  seat: Seat;
+  events: HireEvent[];
+  cpuMs: number;
+  threads: { main: number; others: number } | null;
+}> {
   const events: HireEvent[] = [];
   let cpuAtLaunch: NodeJS.CpuUsage | null = null;
   let cpuMs = 0;
+  let threadsAtLaunch: { main: number; others: number } | null = null;
+  let threads: { main: number; others: number } | null = null;
   const stepStart = new Map<HireStep, NodeJS.CpuUsage>();
   const seat = await hire({
     cwd,
@@ -222,15 +253,25 @@ async function oneHire(
         xs.push((d.user + d.system) / 1000);
         cpuBySteps[e.step] = xs;
       }
-      if (e.step === "launch") cpuAtLaunch = process.cpuUsage();
+      if (e.step === "launch") {
+        cpuAtLaunch = process.cpuUsage();
+        threadsAtLaunch = threadCpuNs();
+      }
       if (e.step === "ready" && cpuAtLaunch !== null) {
         const d = process.cpuUsage(cpuAtLaunch);
         cpuMs = (d.user + d.system) / 1000;
+        const t = threadCpuNs();
+        if (t !== null && threadsAtLaunch !== null) {
+          threads = {
+            main: (t.main - threadsAtLaunch.main) / 1e6,
+            others: (t.others - threadsAtLaunch.others) / 1e6,
+          };
+        }
       }
     },
   });
   mark?.(null);
-  return { seat, events, cpuMs };
+  return { seat, events, cpuMs, threads };
 }
 
 try {
@@ -238,8 +279,9 @@ try {
   const timings: HireTiming[] = [];
   for (let i = 0; i < N + 2; i++) {
     if (i === 2) for (const k of Object.keys(cpuBySteps)) delete cpuBySteps[k as HireStep];
-    const { seat, events, cpuMs } = await oneHire();
+    const { seat, events, cpuMs, threads } = await oneHire();
     if (i >= 2) timings.push(timing(events, cpuMs));
+    if (i >= 2 && threads !== null) threadSplit.push(threads);
     await seat.release();
     await killSimProcesses(grok, cwd, 100);
   }
@@ -266,6 +308,12 @@ try {
   console.log(row(["  waiting for the simulators to start", waits.median, waits.p99], w));
   console.log(row(["  the rest, wall (ours + sim answers)", wallOurs.median, wallOurs.p99], w));
   console.log(row(["  our own work (this process's CPU)", cpu.median, cpu.p99], w));
+  const mainThread = threadSplit.length > 0 ? summarize(threadSplit.map((t) => t.main)) : null;
+  const otherThreads = threadSplit.length > 0 ? summarize(threadSplit.map((t) => t.others)) : null;
+  if (mainThread !== null && otherThreads !== null) {
+    console.log(row(["    on the main thread (our code)", mainThread.median, mainThread.p99], w));
+    console.log(row(["    on V8's and libuv's threads", otherThreads.median, otherThreads.p99], w));
+  }
   console.log(`\nper step (median ms)`);
   for (const step of HIRE_STEPS) {
     const xs = timings.map((t) => t.steps[step]).filter((x): x is number => x !== undefined);
@@ -321,6 +369,18 @@ try {
     target: "<= 15",
   });
   figure("seat.hire.ours_cpu_ms.p99", cpu.p99, "ms", { n: cpu.n });
+  if (mainThread !== null && otherThreads !== null) {
+    figure("seat.hire.main_thread_cpu_ms.median", mainThread.median, "ms", {
+      p99: mainThread.p99,
+      n: mainThread.n,
+      note: "/proc/self/task/<pid>/schedstat: the thread our code runs on",
+    });
+    figure("seat.hire.other_threads_cpu_ms.median", otherThreads.median, "ms", {
+      p99: otherThreads.p99,
+      n: otherThreads.n,
+      note: "V8's GC and compiler workers and libuv's file-system pool",
+    });
+  }
   figure("seat.hire.ours_wall_upper_bound_ms.median", wallOurs.median, "ms", { p99: wallOurs.p99 });
   figure("seat.hire.launch_to_ready_ms.median", total.median, "ms", { p99: total.p99 });
   figure("seat.hire.sim_wait_ms.median", waits.median, "ms", { p99: waits.p99 });
