@@ -22,7 +22,9 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processFactsSlots } from "../../lib/kernel/binding.js";
 import { processFacts, socketFacts } from "../../lib/kernel/index.js";
+import { addon } from "../../lib/kernel/loader.js";
 import { figure, row, summarize, timeUs } from "./lib/stats.js";
 
 /** Pythons tried for psutil, in order: Debian's python3-psutil lives under /usr/bin/python3. */
@@ -201,6 +203,9 @@ try {
     // Warm up as the psutil script does (200 calls), so neither side's first scale pays for it.
     for (let i = 0; i < 200; i++) processFacts(targetPid);
     const ours = summarize(await timeUs(5000, () => processFacts(targetPid)));
+    // The same call without our TypeScript side: the addon's own function (Node-API + syscalls).
+    const slots = new Float64Array(processFactsSlots);
+    const bare = summarize(await timeUs(5000, () => addon().processFacts(targetPid, slots)));
     const py = psutil === null ? null : psutilUs(psutil.python, targetPid, 2000);
     const ps = await spawnUs(50, "ps", [
       "-o",
@@ -232,6 +237,7 @@ try {
     };
     figure(`kernel.process_facts.median_${scale}`, ours.median, "us", tag);
     figure(`kernel.process_facts.p99_${scale}`, ours.p99, "us", tag);
+    figure(`kernel.process_facts.bare_addon_median_${scale}`, bare.median, "us", tag);
     if (py) {
       figure(`kernel.psutil_same_facts.median_${scale}`, py.median, "us", {
         ...tag,
@@ -284,6 +290,9 @@ try {
     process.stdout.write(`${row(["what", "median", "p99", "vs ours", "", ""], widths)}\n`);
     process.stdout.write(
       `${row(["processFacts (grok-seat)", ours.median, ours.p99, "1.0x", "", ""], widths)}\n`,
+    );
+    process.stdout.write(
+      `${row(["  of which the addon call alone", bare.median, bare.p99, "", "", ""], widths)}\n`,
     );
     if (py) {
       process.stdout.write(
