@@ -199,11 +199,23 @@ const herdr = await startHerdrSim({ switches: { detectMs: 50 } });
  * CPU, in ns): the main thread (tid = pid), where our code runs, apart from the others (V8's GC and
  * compiler workers, libuv's file-system pool), which process.cpuUsage() adds in. Linux only.
  */
-function threadCpuNs(): { main: number; others: number } | null {
+function threadCpuNs(): {
+  main: number;
+  others: number;
+  mainSysTicks: number;
+  mainTicks: number;
+} | null {
   const tasks = `/proc/${process.pid}/task`;
   if (!existsSync(tasks)) return null;
   let main = 0;
   let others = 0;
+  // utime and stime (fields 14 and 15 of stat, after the command's closing parenthesis), in clock
+  // ticks: too coarse for one hire, summed over all of them they split the main thread's CPU into
+  // our code and Node's (user) and the kernel's work for it (system: syscalls, page faults).
+  const stat = readFileSync(`${tasks}/${process.pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
   for (const tid of readdirSync(tasks)) {
     let ns = 0;
     try {
@@ -214,11 +226,11 @@ function threadCpuNs(): { main: number; others: number } | null {
     if (tid === String(process.pid)) main += ns;
     else others += ns;
   }
-  return { main, others };
+  return { main, others, mainSysTicks: stime, mainTicks: utime + stime };
 }
 
-/** Main-thread and other-thread CPU ms of each timed hire (launch -> ready). */
-const threadSplit: { main: number; others: number }[] = [];
+/** Main-thread and other-thread CPU ms of each timed hire (launch -> ready), and clock ticks. */
+const threadSplit: { main: number; others: number; mainSysTicks: number; mainTicks: number }[] = [];
 
 /** This process's CPU ms spent inside each step (started -> proven), summed over the hires. */
 const cpuBySteps: Partial<Record<HireStep, number[]>> = {};
@@ -227,13 +239,13 @@ async function oneHire(mark?: (step: HireStep | null) => void): Promise<{
   seat: Seat;
   events: HireEvent[];
   cpuMs: number;
-  threads: { main: number; others: number } | null;
+  threads: ReturnType<typeof threadCpuNs>;
 }> {
   const events: HireEvent[] = [];
   let cpuAtLaunch: NodeJS.CpuUsage | null = null;
   let cpuMs = 0;
-  let threadsAtLaunch: { main: number; others: number } | null = null;
-  let threads: { main: number; others: number } | null = null;
+  let threadsAtLaunch: ReturnType<typeof threadCpuNs> = null;
+  let threads: ReturnType<typeof threadCpuNs> = null;
   const stepStart = new Map<HireStep, NodeJS.CpuUsage>();
   const seat = await hire({
     cwd,
@@ -265,6 +277,8 @@ async function oneHire(mark?: (step: HireStep | null) => void): Promise<{
           threads = {
             main: (t.main - threadsAtLaunch.main) / 1e6,
             others: (t.others - threadsAtLaunch.others) / 1e6,
+            mainSysTicks: t.mainSysTicks - threadsAtLaunch.mainSysTicks,
+            mainTicks: t.mainTicks - threadsAtLaunch.mainTicks,
           };
         }
       }
@@ -375,6 +389,18 @@ try {
       n: mainThread.n,
       note: "/proc/self/task/<pid>/schedstat: the thread our code runs on",
     });
+    const ticks = threadSplit.reduce((a, t) => a + t.mainTicks, 0);
+    const sysTicks = threadSplit.reduce((a, t) => a + t.mainSysTicks, 0);
+    if (ticks > 0) {
+      figure("seat.hire.main_thread_kernel_share", (100 * sysTicks) / ticks, "%", {
+        ticks,
+        sysTicks,
+        note: "system time of the main thread over all timed hires (utime/stime of its stat)",
+      });
+      console.log(
+        `    the main thread's time in the kernel (syscalls, page faults): ${((100 * sysTicks) / ticks).toFixed(0)}% of ${ticks} ticks`,
+      );
+    }
     figure("seat.hire.other_threads_cpu_ms.median", otherThreads.median, "ms", {
       p99: otherThreads.p99,
       n: otherThreads.n,
