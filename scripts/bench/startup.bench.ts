@@ -39,6 +39,8 @@ function wallMs(args: readonly string[]): number {
 interface Trace {
   readonly ours: number;
   readonly packages: Readonly<Record<string, number>>;
+  /** The Node built-in modules it imported (`node:…`). */
+  readonly builtins: readonly string[];
 }
 
 function trace(args: readonly string[]): Trace {
@@ -57,7 +59,8 @@ function trace(args: readonly string[]): Trace {
       if (m?.[1] !== undefined) packages[m[1]] = (packages[m[1]] ?? 0) + 1;
     }
     const ours = urls.filter((u) => u.startsWith(`file://${root}/dist/`)).length;
-    return { ours, packages };
+    const builtins = urls.filter((u) => u.startsWith("node:"));
+    return { ours, packages, builtins };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -84,13 +87,24 @@ function importCpuMs(file: string): number {
   if (r.status !== 0) throw new Error(`importing ${file} exited ${r.status}: ${r.stderr}`);
   return Number(r.stdout.trim());
 }
+writeFileSync(
+  join(emptyDir, "builtins.mjs"),
+  rootTrace.builtins.map((b) => `import ${JSON.stringify(b)};\n`).join(""),
+);
 const parts = {
+  builtins: join(emptyDir, "builtins.mjs"),
   one: join(emptyDir, "m0.mjs"),
   all: join(emptyDir, "all.mjs"),
   valibot: join(root, "node_modules", "valibot", "dist", "index.mjs"),
   root: rootEntry,
 };
-const cpuOf: Record<keyof typeof parts, number[]> = { one: [], all: [], valibot: [], root: [] };
+const cpuOf: Record<keyof typeof parts, number[]> = {
+  builtins: [],
+  one: [],
+  all: [],
+  valibot: [],
+  root: [],
+};
 
 // Warm the page cache, then interleave: bare, import, verify-proof, bare, …
 for (const a of [BARE, IMPORT, VERIFY]) wallMs(a);
@@ -113,7 +127,8 @@ const rootCpu = med("root");
 const loaderStart = med("one");
 const perModule = (med("all") - med("one")) / Math.max(1, rootTrace.ours - 1);
 const valibotMs = med("valibot") - med("one");
-const oursMs = rootCpu - med("all") - valibotMs;
+const builtinsMs = med("builtins") - med("one");
+const oursMs = rootCpu - med("all") - valibotMs - builtinsMs;
 const mcp = (t: Trace): number => t.packages["@modelcontextprotocol/sdk"] ?? 0;
 const pkgs = (t: Trace): string =>
   Object.entries(t.packages)
@@ -136,6 +151,7 @@ process.stdout.write(
     `  the ES module loader's start (one empty module)      ${loaderStart.toFixed(1)}\n` +
     `  ${rootTrace.ours - 1} more modules at ${perModule.toFixed(2)} ms each (empty modules)   ${(perModule * (rootTrace.ours - 1)).toFixed(1)}\n` +
     `  valibot (one 200 KB module)                           ${valibotMs.toFixed(1)}\n` +
+    `  Node's built-in modules it imports (${rootTrace.builtins.length})                  ${builtinsMs.toFixed(1)}\n` +
     `  the rest: compiling and running our modules' code     ${oursMs.toFixed(1)}\n`,
 );
 process.stdout.write(`\nmodule-load trace\n`);
@@ -159,8 +175,10 @@ figure("startup.import_root.cpu_ms", rootCpu, "ms", {
   perModule,
   modules: rootTrace.ours,
   valibot: valibotMs,
+  builtins: builtinsMs,
+  builtinModules: rootTrace.builtins,
   ourCode: oursMs,
-  note: "CPU of the import inside the process; loaderStart: one empty ES module; perModule: from the same count of empty modules; valibot: alone, over one empty module; ourCode: what is left",
+  note: "CPU of the import inside the process; loaderStart: one empty ES module; perModule: from the same count of empty modules; valibot and builtins: alone, over one empty module; ourCode: what is left",
 });
 figure("startup.verify_proof_process_ms.median", vp.median, "ms", { n: N, p99: vp.p99 });
 figure("startup.verify_proof_process.vs_bare", vp.median / b.median, "x", {
