@@ -21,12 +21,16 @@
  *    (launch -> ready) is compared with it as a ratio: what a seat adds over just starting Grok.
  * 3. Memory of one process holding 10 ready seats: RSS and heap after GC, before and after.
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { type Profiler, Session } from "node:inspector";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import * as v from "valibot";
 import { hire } from "../../lib/seat/hire.js";
-import type { HireEvent, HireStep } from "../../lib/seat/hire-events.js";
+import type { HireStep } from "../../lib/seat/hire-events.js";
 import { HIRE_STEPS } from "../../lib/seat/hire-events.js";
 import type { Seat } from "../../lib/seat/seat.js";
 import {
@@ -40,6 +44,7 @@ import { killSimProcesses } from "../../test/seat/stack.js";
 import { figure, row, summarize } from "./lib/stats.js";
 
 const N = Number(process.env.SEAT_BENCH_N ?? 20);
+const here = dirname(fileURLToPath(import.meta.url));
 
 /**
  * A CPU profile (node:inspector's Profiler) of the timed hires, its self time grouped by where the
@@ -170,7 +175,7 @@ interface HireTiming {
   readonly steps: Partial<Record<HireStep, number>>;
 }
 
-function timing(events: readonly HireEvent[], cpuMs: number): HireTiming {
+function timing(events: readonly StepEvent[], cpuMs: number): HireTiming {
   const started = new Map<HireStep, number>();
   const steps: Partial<Record<HireStep, number>> = {};
   for (const e of events) {
@@ -194,59 +199,71 @@ const cwd = realpathSync(home.cwd);
 const runtimeBase = mkdtempSync(join(tmpdir(), "seat-bench-"));
 const herdr = await startHerdrSim({ switches: { detectMs: 50 } });
 
-/**
- * CPU ns of this process's threads from /proc/self/task/<tid>/schedstat (its first field: time on a
- * CPU, in ns): the main thread (tid = pid), where our code runs, apart from the others (V8's GC and
- * compiler workers, libuv's file-system pool), which process.cpuUsage() adds in. Linux only.
- */
-function threadCpuNs(): {
-  main: number;
-  others: number;
-  mainSysTicks: number;
-  mainTicks: number;
-} | null {
-  const tasks = `/proc/${process.pid}/task`;
-  if (!existsSync(tasks)) return null;
-  let main = 0;
-  let others = 0;
-  // utime and stime (fields 14 and 15 of stat, after the command's closing parenthesis), in clock
-  // ticks: too coarse for one hire, summed over all of them they split the main thread's CPU into
-  // our code and Node's (user) and the kernel's work for it (system: syscalls, page faults).
-  const stat = readFileSync(`${tasks}/${process.pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
-  for (const tid of readdirSync(tasks)) {
-    let ns = 0;
-    try {
-      ns = Number(readFileSync(`${tasks}/${tid}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      continue; // the thread exited meanwhile
-    }
-    if (tid === String(process.pid)) main += ns;
-    else others += ns;
-  }
-  return { main, others, mainSysTicks: stime, mainTicks: utime + stime };
-}
-
-/** Main-thread and other-thread CPU ms of each timed hire (launch -> ready), and clock ticks. */
-const threadSplit: { main: number; others: number; mainSysTicks: number; mainTicks: number }[] = [];
-
-/** This process's CPU ms spent inside each step (started -> proven), summed over the hires. */
+/** Per step, the worker's CPU ms inside it (started -> proven), one value per timed hire. */
 const cpuBySteps: Partial<Record<HireStep, number[]>> = {};
 
-async function oneHire(mark?: (step: HireStep | null) => void): Promise<{
-  seat: Seat;
-  events: HireEvent[];
-  cpuMs: number;
-  threads: ReturnType<typeof threadCpuNs>;
-}> {
-  const events: HireEvent[] = [];
-  let cpuAtLaunch: NodeJS.CpuUsage | null = null;
-  let cpuMs = 0;
-  let threadsAtLaunch: ReturnType<typeof threadCpuNs> = null;
-  let threads: ReturnType<typeof threadCpuNs> = null;
-  const stepStart = new Map<HireStep, NodeJS.CpuUsage>();
+const StepEvent = v.object({
+  type: v.string(),
+  step: v.picklist(HIRE_STEPS),
+  elapsedMs: v.number(),
+});
+const Threads = v.object({
+  main: v.number(),
+  others: v.number(),
+  mainSysTicks: v.number(),
+  mainTicks: v.number(),
+});
+const WorkerHire = v.object({
+  events: v.array(StepEvent),
+  cpuMs: v.number(),
+  threads: v.nullable(Threads),
+  stepCpu: v.record(v.string(), v.number()),
+});
+type StepEvent = v.InferOutput<typeof StepEvent>;
+
+/**
+ * The timed hires run in scripts/bench/lib/hire-worker.mjs: plain node on dist/, as a user's
+ * process would (this file runs under tsx, whose module hooks cost ~0.6 ms of CPU per dynamic
+ * import()). One line per hire; the simulators are cleaned up here between hires.
+ */
+function startWorker(): {
+  hireOnce: () => Promise<v.InferOutput<typeof WorkerHire>>;
+  stop: () => void;
+} {
+  const entry = join(process.cwd(), "dist", "index.js");
+  if (!existsSync(entry))
+    throw new Error("seat bench: dist/ is missing; run npm run build:ts first");
+  const config = {
+    entry: pathToFileURL(entry).href,
+    cwd,
+    grokHome: home.dir,
+    grok,
+    herdrSocketPath: herdr.socketPath,
+    runtimeBase,
+  };
+  const child = spawn(
+    process.execPath,
+    [join(here, "lib", "hire-worker.mjs"), JSON.stringify(config)],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return {
+    hireOnce: async () => {
+      child.stdin.write("hire\n");
+      const next = await lines.next();
+      if (next.done === true) throw new Error("the hire worker exited");
+      return v.parse(WorkerHire, JSON.parse(next.value) as unknown);
+    },
+    stop: () => {
+      child.stdin.end();
+    },
+  };
+}
+
+/** A hire in this process (the profiled hires and the 10 held seats). */
+async function oneHire(mark?: (step: HireStep | null) => void): Promise<Seat> {
   const seat = await hire({
     cwd,
     profile: { kind: "grok-home", grokHome: home.dir },
@@ -254,62 +271,43 @@ async function oneHire(mark?: (step: HireStep | null) => void): Promise<{
     herdr: { socketPath: herdr.socketPath },
     runtimeBase,
     onProgress: (e) => {
-      events.push(e);
       if (e.type === "started") mark?.(e.step);
-      if (e.type === "started") stepStart.set(e.step, process.cpuUsage());
-      if (e.type !== "proven") return;
-      const s0 = stepStart.get(e.step);
-      if (s0 !== undefined) {
-        const d = process.cpuUsage(s0);
-        const xs = cpuBySteps[e.step] ?? [];
-        xs.push((d.user + d.system) / 1000);
-        cpuBySteps[e.step] = xs;
-      }
-      if (e.step === "launch") {
-        cpuAtLaunch = process.cpuUsage();
-        threadsAtLaunch = threadCpuNs();
-      }
-      if (e.step === "ready" && cpuAtLaunch !== null) {
-        const d = process.cpuUsage(cpuAtLaunch);
-        cpuMs = (d.user + d.system) / 1000;
-        const t = threadCpuNs();
-        if (t !== null && threadsAtLaunch !== null) {
-          threads = {
-            main: (t.main - threadsAtLaunch.main) / 1e6,
-            others: (t.others - threadsAtLaunch.others) / 1e6,
-            mainSysTicks: t.mainSysTicks - threadsAtLaunch.mainSysTicks,
-            mainTicks: t.mainTicks - threadsAtLaunch.mainTicks,
-          };
-        }
-      }
     },
   });
   mark?.(null);
-  return { seat, events, cpuMs, threads };
+  return seat;
 }
 
 try {
   // 1. Hire overhead.
   const timings: HireTiming[] = [];
-  for (let i = 0; i < N + 2; i++) {
-    if (i === 2) for (const k of Object.keys(cpuBySteps)) delete cpuBySteps[k as HireStep];
-    const { seat, events, cpuMs, threads } = await oneHire();
-    if (i >= 2) timings.push(timing(events, cpuMs));
-    if (i >= 2 && threads !== null) threadSplit.push(threads);
-    await seat.release();
-    await killSimProcesses(grok, cwd, 100);
+  const threadSplit: v.InferOutput<typeof Threads>[] = [];
+  const worker = startWorker();
+  try {
+    for (let i = 0; i < N + 2; i++) {
+      const h = await worker.hireOnce();
+      await killSimProcesses(grok, cwd, 100);
+      if (i < 2) continue; // warm-up
+      timings.push(timing(h.events, h.cpuMs));
+      if (h.threads !== null) threadSplit.push(h.threads);
+      for (const [step, ms] of Object.entries(h.stepCpu)) {
+        const xs = cpuBySteps[step as HireStep] ?? [];
+        xs.push(ms);
+        cpuBySteps[step as HireStep] = xs;
+      }
+    }
+  } finally {
+    worker.stop();
   }
-  // Where the CPU goes: more hires, under the profiler (its cost stays out of the figures above).
-  const timedCpuBySteps = { ...cpuBySteps };
+  // Where the CPU goes: more hires here, under the profiler (its cost stays out of the figures
+  // above; the profile also holds tsx's module hooks, which a user's process does not run).
   await profiler.start();
   for (let i = 0; i < PROFILED_N; i++) {
-    const { seat } = await oneHire(profiler.mark);
+    const seat = await oneHire(profiler.mark);
     await seat.release();
     await killSimProcesses(grok, cwd, 100);
   }
   await profiler.stop();
-  for (const k of Object.keys(cpuBySteps)) delete cpuBySteps[k as HireStep];
-  Object.assign(cpuBySteps, timedCpuBySteps);
   const cpu = summarize(timings.map((t) => t.cpu));
   const wallOurs = summarize(timings.map((t) => t.wallOurs));
   const total = summarize(timings.map((t) => t.total));
@@ -464,7 +462,7 @@ try {
   const m0 = process.memoryUsage();
   const f0 = fds();
   const held: Seat[] = [];
-  for (let i = 0; i < HOLD; i++) held.push((await oneHire()).seat);
+  for (let i = 0; i < HOLD; i++) held.push(await oneHire());
   gc();
   const m1 = process.memoryUsage();
   const f1 = fds();
