@@ -27,7 +27,7 @@ export const LAYERS = [
   { name: "leader", may: ["base", "kernel"] },
   { name: "herdr", may: ["base"] },
   { name: "mcp", may: ["base"] },
-  { name: "grok", may: ["base", "leader"] },
+  { name: "grok", may: ["base", "kernel", "leader"] },
   { name: "acp", may: ["base", "delivery", "leader", "grok"] },
   { name: "observe", may: ["base", "kernel", "leader", "herdr", "grok", "proof"] },
   {

@@ -103,6 +103,39 @@ test("each subpath export is built from its lib/entry module and exports its lay
   }
 });
 
+test("the built entries share one copy of each module: an error from grok-seat/kernel is the root's class", () => {
+  // scripts/bundle.mjs bundles each entry with code splitting; without it, two entries would each
+  // carry their own GrokSeatError and `instanceof` across them would fail.
+  const dist = (p: string): string => JSON.stringify(join(root, "dist", p));
+  assert.ok(existsSync(join(root, "dist", "chunks")), "built by npm run build (tsc + bundle)");
+  const r = spawnSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `
+        const rootApi = await import(${dist("index.js")});
+        const kernel = await import(${dist("entry/kernel.js")});
+        let err;
+        try { kernel.processFacts(-1); } catch (e) { err = e; }
+        console.log(JSON.stringify({
+          usage: err instanceof rootApi.UsageError,
+          base: err instanceof rootApi.GrokSeatError,
+          code: err?.code ?? null,
+        }));
+      `,
+    ],
+    { cwd: root, encoding: "utf8" },
+  );
+  assert.is(r.status, 0, r.stderr);
+  const out = v.parse(
+    v.object({ usage: v.boolean(), base: v.boolean(), code: v.nullable(v.string()) }),
+    JSON.parse(r.stdout.trim()),
+  );
+  assert.equal(out, { usage: true, base: true, code: out.code });
+  assert.ok(out.code !== null, "processFacts(-1) throws a typed error");
+});
+
 test("the MCP proxy is the declared bin grok-seat-mcp-proxy, and the built file runs", () => {
   assert.is(pkg.bin["grok-seat-mcp-proxy"], "./dist/mcp/proxy-main.js");
   assert.is(pkg.bin["verify-proof"], "./dist/cli/verify-proof.js");

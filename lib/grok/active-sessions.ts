@@ -12,12 +12,9 @@
  * has no byte-order-mark handling, so a leading BOM is kept when decoding (`ignoreBOM`) and the
  * file is corrupt, not silently read.
  */
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import * as v from "valibot";
 import { type CheckResult, expectEqual, fail, pass } from "../check.js";
-import { failureOr } from "../errors.js";
-import { readBounded } from "../leader/lock-file.js";
+import { FileReadError, readRegularFile } from "../kernel/regular-file.js";
 import { activeSessionsPath } from "./paths.js";
 
 /** chrono `DateTime<Utc>` as serde writes it: RFC 3339 (`2026-08-19T19:55:30.123456789Z`). */
@@ -61,33 +58,31 @@ export function parseActiveSessions(path: string, bytes: Buffer): ActiveSessions
   return { status: "ok", path, entries: parsed.output };
 }
 
-/** Read `$GROK_HOME/active_sessions.json`, bounded, without following a symlink. */
+/**
+ * Read `$GROK_HOME/active_sessions.json`, bounded, without following a symlink. The reads are
+ * synchronous: the file is small and local, and a hire polls it while Grok starts, where each
+ * asynchronous open, read and close was a thread-pool round trip of our CPU (issue 19).
+ */
 export async function readActiveSessions(
   grokHome: string,
   options: { maxBytes?: number } = {},
 ): Promise<ActiveSessionsRead> {
   const path = activeSessionsPath(grokHome);
   const maxBytes = options.maxBytes ?? 1024 * 1024;
-  let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    return parseActiveSessions(path, readRegularFile(path, maxBytes).bytes);
   } catch (err) {
-    const errno = failureOr(err, "EIO").code;
-    return errno === "ENOENT" ? { status: "missing", path } : { status: "unreadable", path, errno };
-  }
-  try {
-    const st = await handle.stat();
-    if (!st.isFile()) return { status: "unreadable", path, errno: "ENOTREG" };
-    if (st.size > maxBytes) return { status: "too_large", path, size: st.size };
-    // Read at most maxBytes + 1, whatever the size said: the file may grow under us. The
-    // buffer starts at the size it said (this file is polled during a hire: issue 19).
-    const buf = await readBounded(handle, maxBytes, st.size + 1);
-    if (buf.length > maxBytes) return { status: "too_large", path, size: buf.length };
-    return parseActiveSessions(path, buf);
-  } catch (err) {
-    return { status: "unreadable", path, errno: failureOr(err, "EIO").code };
-  } finally {
-    await handle.close();
+    if (!(err instanceof FileReadError)) throw err;
+    if (err.code === "FILE_NOT_REGULAR") return { status: "unreadable", path, errno: "ENOTREG" };
+    if (err.code === "FILE_TOO_LARGE") {
+      const size = err.context.size;
+      return { status: "too_large", path, size: typeof size === "number" ? size : maxBytes + 1 };
+    }
+    const errno = err.context.errno;
+    const code = typeof errno === "string" ? errno : "EIO";
+    return code === "ENOENT"
+      ? { status: "missing", path }
+      : { status: "unreadable", path, errno: code };
   }
 }
 

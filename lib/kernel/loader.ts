@@ -4,20 +4,53 @@
  * an OS without a backend gets a clear UNSUPPORTED error. Native errors are turned into
  * KernelError / UsageError here, in one place.
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { arch, platform } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as v from "valibot";
 import { GrokSeatError, UsageError } from "../errors.js";
 import { isNativeAddon, missingExports, type NativeAddon, RawNativeError } from "./binding.js";
 import { KernelError } from "./kernel-error.js";
 
+const PackageName = v.object({ name: v.string() });
+let root: string | undefined;
+
 /**
- * The package root: `lib/kernel/loader.ts` under tsx and `dist/kernel/loader.js` after `tsc` are
- * both two levels below it, so one relative URL is right for both.
+ * The package root (with a trailing separator): the nearest directory above this module whose
+ * package.json names grok-seat. This code runs from lib/kernel under tsx and from a bundled chunk
+ * under dist/ (scripts/bundle.mjs), so no one relative path is right for both. Found on the first
+ * kernel call, not at import.
  */
-export const packageRoot: string = fileURLToPath(new URL("../..", import.meta.url));
+export function packageRoot(): string {
+  if (root !== undefined) return root;
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (let dir = here; ; dir = dirname(dir)) {
+    let text: string | null = null;
+    try {
+      text = readFileSync(join(dir, "package.json"), "utf8");
+    } catch {
+      text = null;
+    }
+    const named = text === null ? null : v.safeParse(PackageName, safeJson(text));
+    if (named?.success === true && named.output.name === "grok-seat") {
+      root = `${dir}${sep}`;
+      return root;
+    }
+    if (dirname(dir) === dir) {
+      throw new GrokSeatError("ADDON_LOAD_FAILED", `no grok-seat package.json above ${here}`);
+    }
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
 
 let loaded: NativeAddon | undefined;
 
@@ -27,7 +60,7 @@ let loaded: NativeAddon | undefined;
  */
 export function searchRoot(): string {
   const override = process.env.GROK_SEAT_PREBUILD;
-  return override !== undefined && override !== "" ? override : packageRoot;
+  return override !== undefined && override !== "" ? override : packageRoot();
 }
 
 /** Where node-gyp-build looks, in its order (node-gyp-build.js `load.path`). */
@@ -72,7 +105,7 @@ export function addon(): NativeAddon {
   const tried = candidateDirs();
   let file: string;
   try {
-    file = nodeGypBuildResolver()(packageRoot);
+    file = nodeGypBuildResolver()(packageRoot());
   } catch (cause) {
     throw new GrokSeatError(
       "ADDON_LOAD_FAILED",

@@ -76,7 +76,7 @@ export function readRegularFile(path: string, maxBytes: number): RegularFile {
       filled += n;
       if (filled > maxBytes) {
         throw new FileReadError("FILE_TOO_LARGE", `${path} is larger than ${maxBytes} bytes`, {
-          details: { path, maxBytes },
+          details: { path, maxBytes, size: Math.max(st.size, filled) },
         });
       }
     }

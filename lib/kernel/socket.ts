@@ -1,6 +1,7 @@
 /**
  * lstat facts of a unix socket path and its parent directory, and the pids listening on that very
- * file. Linux: sock_diag UDIAG_SHOW_VFS matched on dev+ino, then /proc/<pid>/fd holders. macOS:
+ * file. Linux: sock_diag UDIAG_SHOW_VFS matched on dev+ino, then /proc/<pid>/fd holders; for one
+ * known pid, an exact sock_diag lookup of each of its socket fds instead of the dump. macOS:
  * the kernel resolves the path by a connect(), the listener's pid comes from LOCAL_PEERTOKEN and
  * is kept only when that process holds the listening socket; an fd scan then finds every holder of
  * that same socket. docs/design/kernel-proofs.md §1.2, §2.4.

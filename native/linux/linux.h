@@ -84,6 +84,12 @@ uint64_t user_dev_from_kernel(uint32_t kdev);
 // sockfs inodes of listening sockets bound to the file (dev, ino).
 Error listening_socket_inodes(uint64_t file_dev, uint64_t file_ino, uint64_t* out, size_t cap,
                               size_t* count);
+// A NETLINK_SOCK_DIAG socket for exact lookups; -1 with errno set.
+int open_sock_diag();
+// Whether the socket with this sockfs inode listens and is bound to the file (dev, ino), by an
+// exact lookup on nl_fd. A socket that is not AF_UNIX, or is gone, is not (*yes = false).
+Error listens_on_file(int nl_fd, uint64_t sock_ino, uint64_t file_dev, uint64_t file_ino,
+                      bool* yes);
 // The sockfs inode of the peer of a connected socket.
 Error peer_of(uint64_t own_ino, uint64_t* peer_ino);
 // The file a socket is bound to; *has_file = false for unbound or abstract sockets.
@@ -93,10 +99,10 @@ Error bound_file_of(uint64_t sock_ino, bool* has_file, uint64_t* dev, uint32_t* 
 // /proc/<pid> belongs to that uid (the task's effective uid, root for a non-dumpable one) are read.
 size_t socket_holders(const uint64_t* inodes, size_t n, int64_t only_uid, int32_t* pids, size_t cap,
                       bool* truncated, size_t* denied);
-// Whether one process holds an fd to one of the sockfs inodes: only /proc/<pid>/fd is read. Adds
-// pid to out->listeners when it does; a gone pid holds nothing; an unreadable fd table is
-// ACCESS_DENIED.
-Error pid_holds_socket(int32_t pid, const uint64_t* inodes, size_t n, SocketFacts* out);
+// Whether one process holds a listening socket bound to the file (dev, ino): only
+// /proc/<pid>/fd is read, and each socket fd is looked up exactly. A gone pid holds nothing; an
+// unreadable fd table is ACCESS_DENIED.
+Error pid_listens_on(int32_t pid, uint64_t file_dev, uint64_t file_ino, bool* held);
 
 }  // namespace proofs::linux_backend
 

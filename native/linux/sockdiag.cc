@@ -113,6 +113,31 @@ Error listening_socket_inodes(uint64_t file_dev, uint64_t file_ino, uint64_t* ou
   });
 }
 
+int open_sock_diag() {
+  return socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+}
+
+Error listens_on_file(int nl_fd, uint64_t sock_ino, uint64_t file_dev, uint64_t file_ino,
+                      bool* yes) {
+  *yes = false;
+  Error e =
+      send_request(nl_fd, 0, 1u << kTcpListen, static_cast<uint32_t>(sock_ino), UDIAG_SHOW_VFS);
+  if (failed(e)) return e;
+  const uint32_t ino32 = static_cast<uint32_t>(file_ino);
+  e = receive(nl_fd, false, [&](const unix_diag_msg* m, const rtattr* attr, int len) {
+    // An exact lookup answers whatever state the socket is in: the states mask filters dumps only.
+    if (m->udiag_state != kTcpListen) return;
+    for (; RTA_OK(attr, len); attr = RTA_NEXT(attr, len)) {
+      if (attr->rta_type != UNIX_DIAG_VFS || RTA_PAYLOAD(attr) < sizeof(unix_diag_vfs)) continue;
+      const unix_diag_vfs* vfs = static_cast<const unix_diag_vfs*>(RTA_DATA(attr));
+      *yes = vfs->udiag_vfs_ino == ino32 && user_dev_from_kernel(vfs->udiag_vfs_dev) == file_dev;
+    }
+  });
+  // ENOENT: not a unix socket of this network namespace (an inet socket), or closed meanwhile.
+  if (failed(e) && e.err == ENOENT) return ok();
+  return e;
+}
+
 Error peer_of(uint64_t own_ino, uint64_t* peer_ino) {
   Netlink nl;
   if (nl.fd < 0) return Error{Failure::kUnsupported, errno, "socket(NETLINK_SOCK_DIAG)", -1};

@@ -116,8 +116,11 @@ int holds_inode(int proc, const char* pid_name, const uint64_t* inodes, size_t n
 
 // For one known process: the fds of each batch newest first. A server's runtime opens its own fds
 // (epoll, eventfds, pipes) before it listens, and the accepted connections come after: from the
-// top, the listening socket is a few links away instead of most of the table.
-int holds_inode_newest_first(int fd_dir, const uint64_t* inodes, size_t n) {
+// top, the listening socket is a few links away instead of most of the table. is_it(inode) asks
+// about one socket fd: 1 = it is the one, 0 = not, -1 = could not tell (an error in *why).
+// Returns 1 = found, 0 = not held, -1 = an fd link was not readable, -2 = is_it failed.
+template <typename IsIt>
+int holds_newest_first(int fd_dir, IsIt is_it) {
   alignas(8) char buf[8192];
   int found = 0;
   for (;;) {
@@ -132,9 +135,17 @@ int holds_inode_newest_first(int fd_dir, const uint64_t* inodes, size_t n) {
       if (e->d_name[0] >= '0' && e->d_name[0] <= '9') batch[count++] = e;
     }
     while (count > 0) {
-      int held = fd_holds(fd_dir, batch[--count]->d_name, inodes, n);
-      if (held > 0) return 1;
-      if (held < 0) found = -1;
+      char link[64];
+      ssize_t n_link = readlinkat(fd_dir, batch[--count]->d_name, link, sizeof link - 1);
+      if (n_link < 0) {
+        if (errno == EACCES || errno == EPERM) found = -1;
+        continue;
+      }
+      link[n_link] = '\0';
+      uint64_t ino = socket_link_inode(link, n_link);
+      if (ino == 0) continue;
+      int it = is_it(ino);
+      if (it != 0) return it > 0 ? 1 : -2;
     }
   }
 }
@@ -229,7 +240,8 @@ size_t socket_holders(const uint64_t* inodes, size_t n, int64_t only_uid, int32_
   return count;
 }
 
-Error pid_holds_socket(int32_t pid, const uint64_t* inodes, size_t n, SocketFacts* out) {
+Error pid_listens_on(int32_t pid, uint64_t file_dev, uint64_t file_ino, bool* held) {
+  *held = false;
   char path[32];
   snprintf(path, sizeof path, "/proc/%d/fd", pid);
   int fd_dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -239,11 +251,25 @@ Error pid_holds_socket(int32_t pid, const uint64_t* inodes, size_t n, SocketFact
     if (err == ENOENT || err == ESRCH) return ok();
     return classify(err, "open(/proc/<pid>/fd)", pid, -1);
   }
-  int held = holds_inode_newest_first(fd_dir, inodes, n);
+  int nl = open_sock_diag();
+  if (nl < 0) {
+    int err = errno;
+    close(fd_dir);
+    return Error{Failure::kUnsupported, err, "socket(NETLINK_SOCK_DIAG)", -1};
+  }
+  Error why = ok();
+  int found = holds_newest_first(fd_dir, [&](uint64_t ino) {
+    bool yes = false;
+    why = listens_on_file(nl, ino, file_dev, file_ino, &yes);
+    if (failed(why)) return -1;
+    return yes ? 1 : 0;
+  });
+  close(nl);
   close(fd_dir);
+  if (found == -2) return why;
   // An unreadable fd table is not a negative proof (docs/design/style.md habit 2).
-  if (held < 0) return Error{Failure::kAccessDenied, EACCES, "readlinkat(/proc/<pid>/fd)", pid};
-  if (held > 0) out->listeners[out->listener_count++] = pid;
+  if (found < 0) return Error{Failure::kAccessDenied, EACCES, "readlinkat(/proc/<pid>/fd)", pid};
+  *held = found > 0;
   return ok();
 }
 
@@ -253,6 +279,20 @@ Error socket_facts(const char* path, const char* dir, int32_t pid, bool all_user
                    SocketFacts* out) {
   Error e = socket_file_facts(path, dir, out);
   if (failed(e) || out->file.type != FileType::kSocket) return e;
+  Error by_pid = ok();
+  if (pid > 0) {
+    // The proof path asks about this process's own socket fds, one exact sock_diag lookup each:
+    // its cost does not grow with the machine's sockets, as the dump below does. bind() makes a
+    // fresh inode, so the socket found is the only one bound to this file.
+    bool held = false;
+    by_pid = linux_backend::pid_listens_on(pid, out->file.device, out->file.inode, &held);
+    if (!failed(by_pid) && held) {
+      out->listening_sockets = 1;
+      out->listeners[out->listener_count++] = pid;
+      return ok();
+    }
+  }
+  // Not held by the pid (or its table unreadable): the dump says whether anything listens at all.
   uint64_t inodes[64];
   size_t n = 0;
   e = linux_backend::listening_socket_inodes(out->file.device, out->file.inode, inodes, 64, &n);
@@ -260,7 +300,7 @@ Error socket_facts(const char* path, const char* dir, int32_t pid, bool all_user
   // sock_diag lists every user's sockets: a listener we cannot attribute to a pid is still seen.
   out->listening_sockets = static_cast<int32_t>(n);
   if (n == 0) return ok();
-  if (pid > 0) return linux_backend::pid_holds_socket(pid, inodes, n, out);
+  if (pid > 0) return by_pid;
   size_t denied = 0;
   const int64_t only_uid = all_users ? -1 : static_cast<int64_t>(geteuid());
   out->listener_count = linux_backend::socket_holders(

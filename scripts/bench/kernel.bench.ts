@@ -19,10 +19,12 @@
  * scale, with the per-scale ratios in its `perScale` field.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processFactsSlots } from "../../lib/kernel/binding.js";
 import { processFacts, socketFacts } from "../../lib/kernel/index.js";
+import { addon } from "../../lib/kernel/loader.js";
 import { figure, row, summarize, timeUs } from "./lib/stats.js";
 
 /** Pythons tried for psutil, in order: Debian's python3-psutil lives under /usr/bin/python3. */
@@ -58,6 +60,27 @@ function haveCommand(cmd: string): boolean {
 
 function processCount(): number {
   return readdirSync("/proc").filter((n) => /^\d+$/.test(n)).length;
+}
+
+/** Unix sockets in this network namespace (/proc/net/unix has a header line). */
+function unixSocketCount(): number {
+  return readFileSync("/proc/net/unix", "utf8").trimEnd().split("\n").length - 1;
+}
+
+/**
+ * A process holding `pairs` connected unix socket pairs (2 x pairs sockets), as a desktop's
+ * browser and session bus do: the machine's socket table grows, its process count does not.
+ */
+async function socketHolder(dir: string, pairs: number): Promise<ChildProcess> {
+  const path = join(dir, "crowd.sock");
+  // One connection at a time: a burst of connects overflows the listen backlog (EAGAIN).
+  const script = `const net=require("net");const kept=[];let n=0;
+const srv=net.createServer((s)=>{kept.push(s)});
+const next=()=>{if(n++===${pairs}){console.log("HELD");return}const c=net.connect(${JSON.stringify(path)},next);kept.push(c)};
+srv.listen(${JSON.stringify(path)},next);`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "ignore"] });
+  await waitLine(child, "HELD");
+  return child;
 }
 
 /** The first python that can import psutil, with psutil's version, or null. */
@@ -180,6 +203,9 @@ try {
     // Warm up as the psutil script does (200 calls), so neither side's first scale pays for it.
     for (let i = 0; i < 200; i++) processFacts(targetPid);
     const ours = summarize(await timeUs(5000, () => processFacts(targetPid)));
+    // The same call without our TypeScript side: the addon's own function (Node-API + syscalls).
+    const slots = new Float64Array(processFactsSlots);
+    const bare = summarize(await timeUs(5000, () => addon().processFacts(targetPid, slots)));
     const py = psutil === null ? null : psutilUs(psutil.python, targetPid, 2000);
     const ps = await spawnUs(50, "ps", [
       "-o",
@@ -205,11 +231,13 @@ try {
     const scale = SCALE_NAMES[sizes.indexOf(extra)] ?? String(extra);
     const tag = {
       processes: procs,
+      unixSockets: unixSocketCount(),
       extraSleepers: extra,
       sleepersUid: SLEEPER_PREFIX.length > 0 ? 65534 : (process.geteuid?.() ?? -1),
     };
     figure(`kernel.process_facts.median_${scale}`, ours.median, "us", tag);
     figure(`kernel.process_facts.p99_${scale}`, ours.p99, "us", tag);
+    figure(`kernel.process_facts.bare_addon_median_${scale}`, bare.median, "us", tag);
     if (py) {
       figure(`kernel.psutil_same_facts.median_${scale}`, py.median, "us", {
         ...tag,
@@ -262,6 +290,9 @@ try {
     process.stdout.write(`${row(["what", "median", "p99", "vs ours", "", ""], widths)}\n`);
     process.stdout.write(
       `${row(["processFacts (grok-seat)", ours.median, ours.p99, "1.0x", "", ""], widths)}\n`,
+    );
+    process.stdout.write(
+      `${row(["  of which the addon call alone", bare.median, bare.p99, "", "", ""], widths)}\n`,
     );
     if (py) {
       process.stdout.write(
@@ -320,6 +351,44 @@ try {
       processes: worst.processes,
       perScale: ratios.map((r) => ({ processes: r.processes, ratio: r.ratio })),
     });
+  }
+  // The pid check against the size of the machine's socket table rather than its process count:
+  // the kernel walks its table even for an exact lookup (net/unix/diag.c unix_lookup_by_ino).
+  {
+    const before = unixSocketCount();
+    const quiet = summarize(await timeUs(2000, () => socketFacts(sockPath, { pid: listenerPid })));
+    const crowd = await socketHolder(dir, 2000);
+    try {
+      const after = unixSocketCount();
+      const crowded = summarize(
+        await timeUs(2000, () => socketFacts(sockPath, { pid: listenerPid })),
+      );
+      const ssCrowded = ss ? await spawnUs(10, "ss", ["-xlp"]) : Number.NaN;
+      figure("kernel.socket_listener_pid.median_4000_unix_sockets", crowded.median, "us", {
+        unixSockets: after,
+      });
+      figure("kernel.socket_listener_pid.growth_unix_sockets", crowded.median / quiet.median, "x", {
+        fromUnixSockets: before,
+        toUnixSockets: after,
+        fromUs: quiet.median,
+      });
+      if (ss) {
+        figure(
+          "kernel.socket_listener_pid.speedup_vs_ss_xlp_4000_unix_sockets",
+          ssCrowded / crowded.median,
+          "x",
+          {
+            unixSockets: after,
+            ssUs: ssCrowded,
+          },
+        );
+      }
+      process.stdout.write(
+        `\nsocketFacts(path, { pid }) with ${before} → ${after} unix sockets on the machine: median ${quiet.median.toFixed(1)} → ${crowded.median.toFixed(1)} µs (p99 ${crowded.p99.toFixed(1)}); spawn ss -xlp ${ss ? ssCrowded.toFixed(0) : "n/a"} µs\n`,
+      );
+    } finally {
+      crowd.kill("SIGKILL");
+    }
   }
   process.stdout.write(`\ngrowth with the number of processes (medians, µs)\n`);
   process.stdout.write(

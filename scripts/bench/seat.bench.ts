@@ -21,12 +21,16 @@
  *    (launch -> ready) is compared with it as a ratio: what a seat adds over just starting Grok.
  * 3. Memory of one process holding 10 ready seats: RSS and heap after GC, before and after.
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { type Profiler, Session } from "node:inspector";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import * as v from "valibot";
 import { hire } from "../../lib/seat/hire.js";
-import type { HireEvent, HireStep } from "../../lib/seat/hire-events.js";
+import type { HireStep } from "../../lib/seat/hire-events.js";
 import { HIRE_STEPS } from "../../lib/seat/hire-events.js";
 import type { Seat } from "../../lib/seat/seat.js";
 import {
@@ -40,6 +44,7 @@ import { killSimProcesses } from "../../test/seat/stack.js";
 import { figure, row, summarize } from "./lib/stats.js";
 
 const N = Number(process.env.SEAT_BENCH_N ?? 20);
+const here = dirname(fileURLToPath(import.meta.url));
 
 /**
  * A CPU profile (node:inspector's Profiler) of the timed hires, its self time grouped by where the
@@ -170,7 +175,7 @@ interface HireTiming {
   readonly steps: Partial<Record<HireStep, number>>;
 }
 
-function timing(events: readonly HireEvent[], cpuMs: number): HireTiming {
+function timing(events: readonly StepEvent[], cpuMs: number): HireTiming {
   const started = new Map<HireStep, number>();
   const steps: Partial<Record<HireStep, number>> = {};
   for (const e of events) {
@@ -194,16 +199,71 @@ const cwd = realpathSync(home.cwd);
 const runtimeBase = mkdtempSync(join(tmpdir(), "seat-bench-"));
 const herdr = await startHerdrSim({ switches: { detectMs: 50 } });
 
-/** This process's CPU ms spent inside each step (started -> proven), summed over the hires. */
+/** Per step, the worker's CPU ms inside it (started -> proven), one value per timed hire. */
 const cpuBySteps: Partial<Record<HireStep, number[]>> = {};
 
-async function oneHire(
-  mark?: (step: HireStep | null) => void,
-): Promise<{ seat: Seat; events: HireEvent[]; cpuMs: number }> {
-  const events: HireEvent[] = [];
-  let cpuAtLaunch: NodeJS.CpuUsage | null = null;
-  let cpuMs = 0;
-  const stepStart = new Map<HireStep, NodeJS.CpuUsage>();
+const StepEvent = v.object({
+  type: v.string(),
+  step: v.picklist(HIRE_STEPS),
+  elapsedMs: v.number(),
+});
+const Threads = v.object({
+  main: v.number(),
+  others: v.number(),
+  mainSysTicks: v.number(),
+  mainTicks: v.number(),
+});
+const WorkerHire = v.object({
+  events: v.array(StepEvent),
+  cpuMs: v.number(),
+  threads: v.nullable(Threads),
+  stepCpu: v.record(v.string(), v.number()),
+});
+type StepEvent = v.InferOutput<typeof StepEvent>;
+
+/**
+ * The timed hires run in scripts/bench/lib/hire-worker.mjs: plain node on dist/, as a user's
+ * process would (this file runs under tsx, whose module hooks cost ~0.6 ms of CPU per dynamic
+ * import()). One line per hire; the simulators are cleaned up here between hires.
+ */
+function startWorker(): {
+  hireOnce: () => Promise<v.InferOutput<typeof WorkerHire>>;
+  stop: () => void;
+} {
+  const entry = join(process.cwd(), "dist", "index.js");
+  if (!existsSync(entry))
+    throw new Error("seat bench: dist/ is missing; run npm run build:ts first");
+  const config = {
+    entry: pathToFileURL(entry).href,
+    cwd,
+    grokHome: home.dir,
+    grok,
+    herdrSocketPath: herdr.socketPath,
+    runtimeBase,
+  };
+  const child = spawn(
+    process.execPath,
+    [join(here, "lib", "hire-worker.mjs"), JSON.stringify(config)],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return {
+    hireOnce: async () => {
+      child.stdin.write("hire\n");
+      const next = await lines.next();
+      if (next.done === true) throw new Error("the hire worker exited");
+      return v.parse(WorkerHire, JSON.parse(next.value) as unknown);
+    },
+    stop: () => {
+      child.stdin.end();
+    },
+  };
+}
+
+/** A hire in this process (the profiled hires and the 10 held seats). */
+async function oneHire(mark?: (step: HireStep | null) => void): Promise<Seat> {
   const seat = await hire({
     cwd,
     profile: { kind: "grok-home", grokHome: home.dir },
@@ -211,49 +271,43 @@ async function oneHire(
     herdr: { socketPath: herdr.socketPath },
     runtimeBase,
     onProgress: (e) => {
-      events.push(e);
       if (e.type === "started") mark?.(e.step);
-      if (e.type === "started") stepStart.set(e.step, process.cpuUsage());
-      if (e.type !== "proven") return;
-      const s0 = stepStart.get(e.step);
-      if (s0 !== undefined) {
-        const d = process.cpuUsage(s0);
-        const xs = cpuBySteps[e.step] ?? [];
-        xs.push((d.user + d.system) / 1000);
-        cpuBySteps[e.step] = xs;
-      }
-      if (e.step === "launch") cpuAtLaunch = process.cpuUsage();
-      if (e.step === "ready" && cpuAtLaunch !== null) {
-        const d = process.cpuUsage(cpuAtLaunch);
-        cpuMs = (d.user + d.system) / 1000;
-      }
     },
   });
   mark?.(null);
-  return { seat, events, cpuMs };
+  return seat;
 }
 
 try {
   // 1. Hire overhead.
   const timings: HireTiming[] = [];
-  for (let i = 0; i < N + 2; i++) {
-    if (i === 2) for (const k of Object.keys(cpuBySteps)) delete cpuBySteps[k as HireStep];
-    const { seat, events, cpuMs } = await oneHire();
-    if (i >= 2) timings.push(timing(events, cpuMs));
-    await seat.release();
-    await killSimProcesses(grok, cwd, 100);
+  const threadSplit: v.InferOutput<typeof Threads>[] = [];
+  const worker = startWorker();
+  try {
+    for (let i = 0; i < N + 2; i++) {
+      const h = await worker.hireOnce();
+      await killSimProcesses(grok, cwd, 100);
+      if (i < 2) continue; // warm-up
+      timings.push(timing(h.events, h.cpuMs));
+      if (h.threads !== null) threadSplit.push(h.threads);
+      for (const [step, ms] of Object.entries(h.stepCpu)) {
+        const xs = cpuBySteps[step as HireStep] ?? [];
+        xs.push(ms);
+        cpuBySteps[step as HireStep] = xs;
+      }
+    }
+  } finally {
+    worker.stop();
   }
-  // Where the CPU goes: more hires, under the profiler (its cost stays out of the figures above).
-  const timedCpuBySteps = { ...cpuBySteps };
+  // Where the CPU goes: more hires here, under the profiler (its cost stays out of the figures
+  // above; the profile also holds tsx's module hooks, which a user's process does not run).
   await profiler.start();
   for (let i = 0; i < PROFILED_N; i++) {
-    const { seat } = await oneHire(profiler.mark);
+    const seat = await oneHire(profiler.mark);
     await seat.release();
     await killSimProcesses(grok, cwd, 100);
   }
   await profiler.stop();
-  for (const k of Object.keys(cpuBySteps)) delete cpuBySteps[k as HireStep];
-  Object.assign(cpuBySteps, timedCpuBySteps);
   const cpu = summarize(timings.map((t) => t.cpu));
   const wallOurs = summarize(timings.map((t) => t.wallOurs));
   const total = summarize(timings.map((t) => t.total));
@@ -266,6 +320,12 @@ try {
   console.log(row(["  waiting for the simulators to start", waits.median, waits.p99], w));
   console.log(row(["  the rest, wall (ours + sim answers)", wallOurs.median, wallOurs.p99], w));
   console.log(row(["  our own work (this process's CPU)", cpu.median, cpu.p99], w));
+  const mainThread = threadSplit.length > 0 ? summarize(threadSplit.map((t) => t.main)) : null;
+  const otherThreads = threadSplit.length > 0 ? summarize(threadSplit.map((t) => t.others)) : null;
+  if (mainThread !== null && otherThreads !== null) {
+    console.log(row(["    on the main thread (our code)", mainThread.median, mainThread.p99], w));
+    console.log(row(["    on V8's and libuv's threads", otherThreads.median, otherThreads.p99], w));
+  }
   console.log(`\nper step (median ms)`);
   for (const step of HIRE_STEPS) {
     const xs = timings.map((t) => t.steps[step]).filter((x): x is number => x !== undefined);
@@ -321,6 +381,30 @@ try {
     target: "<= 15",
   });
   figure("seat.hire.ours_cpu_ms.p99", cpu.p99, "ms", { n: cpu.n });
+  if (mainThread !== null && otherThreads !== null) {
+    figure("seat.hire.main_thread_cpu_ms.median", mainThread.median, "ms", {
+      p99: mainThread.p99,
+      n: mainThread.n,
+      note: "/proc/self/task/<pid>/schedstat: the thread our code runs on",
+    });
+    const ticks = threadSplit.reduce((a, t) => a + t.mainTicks, 0);
+    const sysTicks = threadSplit.reduce((a, t) => a + t.mainSysTicks, 0);
+    if (ticks > 0) {
+      figure("seat.hire.main_thread_kernel_share", (100 * sysTicks) / ticks, "%", {
+        ticks,
+        sysTicks,
+        note: "system time of the main thread over all timed hires (utime/stime of its stat)",
+      });
+      console.log(
+        `    the main thread's time in the kernel (syscalls, page faults): ${((100 * sysTicks) / ticks).toFixed(0)}% of ${ticks} ticks`,
+      );
+    }
+    figure("seat.hire.other_threads_cpu_ms.median", otherThreads.median, "ms", {
+      p99: otherThreads.p99,
+      n: otherThreads.n,
+      note: "V8's GC and compiler workers and libuv's file-system pool",
+    });
+  }
   figure("seat.hire.ours_wall_upper_bound_ms.median", wallOurs.median, "ms", { p99: wallOurs.p99 });
   figure("seat.hire.launch_to_ready_ms.median", total.median, "ms", { p99: total.p99 });
   figure("seat.hire.sim_wait_ms.median", waits.median, "ms", { p99: waits.p99 });
@@ -378,7 +462,7 @@ try {
   const m0 = process.memoryUsage();
   const f0 = fds();
   const held: Seat[] = [];
-  for (let i = 0; i < HOLD; i++) held.push((await oneHire()).seat);
+  for (let i = 0; i < HOLD; i++) held.push(await oneHire());
   gc();
   const m1 = process.memoryUsage();
   const f1 = fds();

@@ -11,7 +11,7 @@
  *    ACP SDK only when a hire reaches `acp_initialize`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { figure, row, summarize } from "./lib/stats.js";
@@ -39,6 +39,8 @@ function wallMs(args: readonly string[]): number {
 interface Trace {
   readonly ours: number;
   readonly packages: Readonly<Record<string, number>>;
+  /** The Node built-in modules it imported (`node:…`). */
+  readonly builtins: readonly string[];
 }
 
 function trace(args: readonly string[]): Trace {
@@ -57,11 +59,53 @@ function trace(args: readonly string[]): Trace {
       if (m?.[1] !== undefined) packages[m[1]] = (packages[m[1]] ?? 0) + 1;
     }
     const ours = urls.filter((u) => u.startsWith(`file://${root}/dist/`)).length;
-    return { ours, packages };
+    const builtins = urls.filter((u) => u.startsWith("node:"));
+    return { ours, packages, builtins };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const rootTrace = trace(IMPORT);
+const vpTrace = trace(VERIFY);
+
+// What the root import's cost is made of: the CPU time of the import inside the process (so
+// node's own start, which varies most, is left out), for the ES module loader's start (one empty
+// module), as many empty modules as the root entry loads of ours (the loader's cost per module,
+// whatever the module holds), valibot alone where the root entry loads its package (the build
+// bundles the parts we call into our own files: scripts/bundle.mjs), and the root entry.
+const emptyDir = mkdtempSync(join(tmpdir(), "grok-seat-bench-empty-"));
+for (let i = 0; i < rootTrace.ours; i++) writeFileSync(join(emptyDir, `m${i}.mjs`), "export {};\n");
+writeFileSync(
+  join(emptyDir, "all.mjs"),
+  Array.from({ length: rootTrace.ours }, (_, i) => `import "./m${i}.mjs";\n`).join(""),
+);
+function importCpuMs(file: string): number {
+  const script = `const c=process.cpuUsage();await import(${JSON.stringify(file)});const u=process.cpuUsage(c);console.log((u.user+u.system)/1000)`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    encoding: "utf8",
+  });
+  if (r.status !== 0) throw new Error(`importing ${file} exited ${r.status}: ${r.stderr}`);
+  return Number(r.stdout.trim());
+}
+writeFileSync(
+  join(emptyDir, "builtins.mjs"),
+  rootTrace.builtins.map((b) => `import ${JSON.stringify(b)};\n`).join(""),
+);
+const parts = {
+  builtins: join(emptyDir, "builtins.mjs"),
+  one: join(emptyDir, "m0.mjs"),
+  all: join(emptyDir, "all.mjs"),
+  valibot: join(root, "node_modules", "valibot", "dist", "index.mjs"),
+  root: rootEntry,
+};
+const cpuOf: Record<keyof typeof parts, number[]> = {
+  builtins: [],
+  one: [],
+  all: [],
+  valibot: [],
+  root: [],
+};
 
 // Warm the page cache, then interleave: bare, import, verify-proof, bare, …
 for (const a of [BARE, IMPORT, VERIFY]) wallMs(a);
@@ -72,12 +116,21 @@ for (let i = 0; i < N; i++) {
   bare.push(wallMs(BARE));
   imp.push(wallMs(IMPORT));
   verify.push(wallMs(VERIFY));
+  for (const [k, file] of Object.entries(parts))
+    cpuOf[k as keyof typeof parts].push(importCpuMs(file));
 }
+rmSync(emptyDir, { recursive: true, force: true });
 const b = summarize(bare);
 const im = summarize(imp);
 const vp = summarize(verify);
-const rootTrace = trace(IMPORT);
-const vpTrace = trace(VERIFY);
+const med = (k: keyof typeof parts): number => summarize(cpuOf[k]).median;
+const rootCpu = med("root");
+const loaderStart = med("one");
+const perModule = (med("all") - med("one")) / Math.max(1, rootTrace.ours - 1);
+const valibotLoaded = (rootTrace.packages.valibot ?? 0) > 0;
+const valibotMs = valibotLoaded ? med("valibot") - med("one") : 0;
+const builtinsMs = med("builtins") - med("one");
+const oursMs = rootCpu - med("all") - valibotMs - builtinsMs;
 const mcp = (t: Trace): number => t.packages["@modelcontextprotocol/sdk"] ?? 0;
 const pkgs = (t: Trace): string =>
   Object.entries(t.packages)
@@ -94,6 +147,15 @@ process.stdout.write(
 process.stdout.write(
   `${row(["verify-proof process <pid>", vp.median, vp.p99, `${(vp.median / b.median).toFixed(2)}x`], widths)}\n`,
 );
+process.stdout.write(
+  `\nthe root import's own CPU, in parts (ms, medians of the same runs)\n` +
+    `  all of it (inside the process)                        ${rootCpu.toFixed(1)}\n` +
+    `  the ES module loader's start (one empty module)      ${loaderStart.toFixed(1)}\n` +
+    `  ${rootTrace.ours - 1} more modules at ${perModule.toFixed(2)} ms each (empty modules)   ${(perModule * (rootTrace.ours - 1)).toFixed(1)}\n` +
+    `  valibot's package (${valibotLoaded ? "loaded" : "not loaded: bundled"})                 ${valibotMs.toFixed(1)}\n` +
+    `  Node's built-in modules it imports (${rootTrace.builtins.length})                  ${builtinsMs.toFixed(1)}\n` +
+    `  the rest: compiling and running our modules' code     ${oursMs.toFixed(1)}\n`,
+);
 process.stdout.write(`\nmodule-load trace\n`);
 process.stdout.write(
   `  root entry: ${rootTrace.ours} of our modules; packages: ${pkgs(rootTrace)}\n`,
@@ -108,6 +170,17 @@ figure("startup.import_root.over_bare_ms", im.median - b.median, "ms", {
   n: N,
   modules: rootTrace.ours,
   packages: rootTrace.packages,
+});
+figure("startup.import_root.cpu_ms", rootCpu, "ms", {
+  n: N,
+  loaderStart,
+  perModule,
+  modules: rootTrace.ours,
+  valibot: valibotMs,
+  builtins: builtinsMs,
+  builtinModules: rootTrace.builtins,
+  ourCode: oursMs,
+  note: "CPU of the import inside the process; loaderStart: one empty ES module; perModule: from the same count of empty modules; valibot and builtins: alone, over one empty module; ourCode: what is left",
 });
 figure("startup.verify_proof_process_ms.median", vp.median, "ms", { n: N, p99: vp.p99 });
 figure("startup.verify_proof_process.vs_bare", vp.median / b.median, "x", {

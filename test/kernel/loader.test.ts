@@ -44,7 +44,7 @@ linuxTest("importing lib/kernel does not load the .node file; the first call doe
 });
 
 linuxTest("the package root is right from lib/ (tsx); the search order is node-gyp-build's", () => {
-  assert.is(join(packageRoot), join(repoRoot, "/"));
+  assert.is(join(packageRoot()), join(repoRoot, "/"));
   const dirs = candidateDirs("/pkg");
   assert.equal(dirs.slice(0, 3), [
     "/pkg/build/Release",

@@ -212,8 +212,8 @@ linuxTest(
   },
 );
 
-/** The files a probe process opened, from strace (relative opens under /proc keep their name). */
-function openedBy(args: readonly string[]): string[] {
+/** What strace logs of one probe process's calls in `trace` (e.g. "openat,open"). */
+function straceProbe(trace: string, args: readonly string[]): string {
   const log = join(tempDir("strace"), "log");
   const r = spawnSync(
     "strace",
@@ -221,7 +221,7 @@ function openedBy(args: readonly string[]): string[] {
       "-f",
       "-qq",
       "-e",
-      "trace=openat,open",
+      `trace=${trace}`,
       "-o",
       log,
       process.execPath,
@@ -234,9 +234,22 @@ function openedBy(args: readonly string[]): string[] {
   );
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, /"ok":true/);
-  return [...readFileSync(log, "utf8").matchAll(/open(?:at)?\([^"]*"([^"]*)"/g)].map(
+  return readFileSync(log, "utf8");
+}
+
+/** The files a probe process opened (relative opens under /proc keep their name). */
+function openedBy(args: readonly string[]): string[] {
+  return [...straceProbe("openat,open", args).matchAll(/open(?:at)?\([^"]*"([^"]*)"/g)].map(
     (m) => m[1] ?? "",
   );
+}
+
+/**
+ * The netlink flags of each request a probe process sent, as strace decodes the header. Without a
+ * decoder for sock_diag it prints NLM_F_DUMP (NLM_F_ROOT|NLM_F_MATCH) as 0x300.
+ */
+function netlinkFlagsOf(args: readonly string[]): string[] {
+  return [...straceProbe("sendto", args).matchAll(/nlmsg_flags=([^,]+)/g)].map((m) => m[1] ?? "");
 }
 
 linuxTest(
@@ -256,6 +269,20 @@ linuxTest(
     assert.not.ok(targeted.includes("/proc"), "/proc itself is not listed");
     const scanned = fdDirs(openedBy(["socket", path]));
     assert.ok(scanned.length > 20, `the scan opened ${scanned.length} fd directories`);
+    // Nor does it list the machine's socket table when the pid holds the listener: each of its
+    // socket fds is one exact sock_diag lookup. Only a miss (or the scan) dumps the table.
+    const exact = netlinkFlagsOf(["socket-pid", path, String(pid)]);
+    assert.ok(exact.length >= 1, "at least one sock_diag request");
+    assert.equal(
+      exact.filter((f) => f !== "NLM_F_REQUEST"),
+      [],
+      `exact lookups only: ${exact.join(", ")}`,
+    );
+    const miss = netlinkFlagsOf(["socket-pid", path, String(process.pid)]);
+    assert.ok(
+      miss.some((f) => /NLM_F_DUMP|0x300/.test(f)),
+      `a miss dumps: ${miss.join(", ")}`,
+    );
   },
 );
 

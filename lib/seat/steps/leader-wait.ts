@@ -17,7 +17,7 @@ import {
   type ProcessHandle,
   type SocketFacts,
 } from "../../kernel/index.js";
-import { readSmallFile } from "../../leader/lock-file.js";
+import { readRegularFile } from "../../kernel/regular-file.js";
 import { parseLockPid } from "../../proof/leader.js";
 import { SeatRefusal } from "../refusal.js";
 import { hireStep, outcome } from "../step-runner.js";
@@ -50,20 +50,26 @@ type Seen =
     }
   | { readonly kind: "ready"; readonly lockPid: number; readonly facts: SocketFacts };
 
-async function look(kernel: KernelPort, socketPath: string, lockPath: string): Promise<Seen> {
+/** The pid the lock file names, or null (missing, unreadable, not a regular file, not a pid). */
+function lockFilePid(lockPath: string): number | null {
+  try {
+    return parseLockPid(readRegularFile(lockPath, 64).bytes.toString("utf8"));
+  } catch {
+    return null;
+  }
+}
+
+function look(kernel: KernelPort, socketPath: string, lockPath: string): Seen {
   // Cheap looks first (an lstat, a 10-byte read); then only the lock file's pid is asked whether
   // it holds a listener on this file (its fd table, not every process's: the proof path never
-  // scans, docs/design/kernel-proofs.md §2.4).
+  // scans, docs/design/kernel-proofs.md §2.4). The reads are synchronous: a small file in our own
+  // runtime directory, read some twenty times while Grok starts, where each asynchronous open,
+  // read and close was a thread-pool round trip of our CPU (issue 19).
   const st = lstatSync(socketPath, { throwIfNoEntry: false });
   if (st === undefined) return { kind: "no_socket" };
   if (!st.isSocket())
     return { kind: "not_a_socket", type: st.isDirectory() ? "directory" : "other" };
-  let early: number | null = null;
-  try {
-    early = parseLockPid((await readSmallFile(lockPath, 64)).toString("utf8"));
-  } catch {
-    early = null;
-  }
+  const early = lockFilePid(lockPath);
   if (early === null) return { kind: "no_lock_pid", listeners: [] };
   let facts: SocketFacts;
   try {
@@ -82,12 +88,7 @@ async function look(kernel: KernelPort, socketPath: string, lockPath: string): P
       ? { kind: "no_listener" }
       : { kind: "lock_pid_not_listening", lockPid: early, listeners: facts.listeners };
   }
-  let lockPid: number | null = null;
-  try {
-    lockPid = parseLockPid((await readSmallFile(lockPath, 64)).toString("utf8"));
-  } catch {
-    lockPid = null;
-  }
+  const lockPid = lockFilePid(lockPath);
   if (lockPid === null) return { kind: "no_lock_pid", listeners: facts.listeners };
   // The lock changed hands between the two reads: look again at the next poll.
   if (lockPid !== early) return { kind: "lock_pid_not_listening", lockPid, listeners: [] };
@@ -124,7 +125,7 @@ export const leaderWait = hireStep("leader_wait", async (input: LeaderWaitInput,
   try {
     for (;;) {
       polls += 1;
-      last = await look(ctx.kernel, input.socketPath, input.lockPath);
+      last = look(ctx.kernel, input.socketPath, input.lockPath);
       if (last.kind === "ready") break;
       if (tuiExited || !input.tui.isAlive()) {
         throw new SeatRefusal({
