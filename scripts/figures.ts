@@ -78,6 +78,11 @@ const ROWS: readonly Row[] = [
   },
   {
     area: "kernel",
+    what: "… of which the addon's own call (Node-API and the four syscalls), median at ~1,000 processes",
+    figure: "kernel.process_facts.bare_addon_median_1000",
+  },
+  {
+    area: "kernel",
     what: "… vs spawning `ps` at ~100 processes",
     figure: "kernel.process_facts.speedup_vs_ps_spawn_100",
   },
@@ -92,6 +97,16 @@ const ROWS: readonly Row[] = [
     what: "… its growth from ~100 to ~1,000 processes",
     figure: "kernel.socket_listener_pid.growth",
     target: atMost(1.5, "x"),
+  },
+  {
+    area: "kernel",
+    what: "… with ~4,000 unix sockets on the machine (a process holding 2,000 connected pairs), median",
+    figure: "kernel.socket_listener_pid.median_4000_unix_sockets",
+  },
+  {
+    area: "kernel",
+    what: "… its growth from the machine's usual sockets to ~4,000 (each exact lookup walks the kernel's table: `unix_lookup_by_ino`)",
+    figure: "kernel.socket_listener_pid.growth_unix_sockets",
   },
   {
     area: "kernel",
@@ -251,6 +266,16 @@ const ROWS: readonly Row[] = [
     also: "mcp.correct_cases.sdk_ajv",
   },
   {
+    area: "herdr",
+    what: "one Herdr request (its own connection, as Herdr's API has it) with the trust gate, our CPU",
+    figure: "herdr.request_cpu_us",
+  },
+  {
+    area: "herdr",
+    what: "… vs a bare `node:net` connection sending the same bytes",
+    figure: "herdr.request_cpu.vs_bare_net",
+  },
+  {
     area: "seat",
     what: "hire overhead, our own CPU time from the `layout.apply` reply to ready, median (p99)",
     figure: "seat.hire.ours_cpu_ms.median",
@@ -258,6 +283,21 @@ const ROWS: readonly Row[] = [
     target: atMost(15, "ms"),
     missed:
       "measured now without a profiler running (the bench's 200 µs sampling profiler had been counting its own thread: it tripled this figure), and bounded reads no longer zero-fill their bound (8 MiB per `/proc/locks` read in `leader_proof`, 1 MiB per `active_sessions.json` poll): about 65 ms in a seat-only run on a loaded 2-core machine, down from about 106 ms. Per step (`seat.hire.cpu_by_step_ms`; a profile of separate hires by step and function in its `profileSteps`): `leader_wait` is the largest (about 18 ms of user CPU on the main thread for some 20 looks while the simulated Grok starts, of which the profile's JavaScript samples show about 4 ms: GC, Node internals, the lock read, the pid's fd check), then `agent`, `active_sessions`, `catalog` and `pane_proof` (4–8 ms each: every Herdr request is its own connection, gated by the server's peer credentials, and kernel reads); next: attribute `leader_wait`'s remaining CPU on a quiet machine with `perf` and `--perf-basic-prof`, and read the 64-byte lock file synchronously there",
+  },
+  {
+    area: "seat",
+    what: "… of which on the main thread, where our code runs, median",
+    figure: "seat.hire.main_thread_cpu_ms.median",
+  },
+  {
+    area: "seat",
+    what: "… and on V8's and libuv's threads (GC and compiler workers, the file-system pool), median",
+    figure: "seat.hire.other_threads_cpu_ms.median",
+  },
+  {
+    area: "seat",
+    what: "… the main thread's share in the kernel (syscalls, page faults), all timed hires",
+    figure: "seat.hire.main_thread_kernel_share",
   },
   {
     area: "seat",
@@ -282,6 +322,11 @@ const ROWS: readonly Row[] = [
     target: atMost(60, "ms"),
     missed:
       "what is left is Node's ES module loader, about 1.5–1.8 ms of CPU per module on this machine (the import's own CPU: 155 ms for 62 modules, 113 ms for 38, one loaded run): the root entry loads 41 of our modules (38 before the ready seat's persona and bank watch of issue 14; 62 before the seat record's schema, `Seat`, `resume` and the refusals stopped reaching the kernel index, the pane proof's checks and the version probe) and valibot, each one its exports or the seat record's schema uses at import (module-load trace in the bench; test/seat/load-trace.test.ts keeps the heavy ones out); next: `readNativeTranscript` and `TranscriptReconciler` (9 modules) behind a lazy entry, or one bundled file for the root entry",
+  },
+  {
+    area: "startup",
+    what: "… the import's own CPU inside the process (its parts in `docs/bench.json`), median",
+    figure: "startup.import_root.cpu_ms",
   },
   {
     area: "startup",

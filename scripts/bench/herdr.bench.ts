@@ -7,13 +7,14 @@
  *   npm run bench -- herdr
  */
 import { execFile } from "node:child_process";
-import type { Socket } from "node:net";
+import { createConnection, type Socket } from "node:net";
 import { promisify } from "node:util";
 import { HerdrClient, type RequestOptions } from "../../lib/herdr/client.js";
 import { launchPane } from "../../lib/herdr/launch.js";
 import type { HerdrMethod, HerdrParams, HerdrResult } from "../../lib/herdr/methods.js";
 import { type KernelPort, systemKernel } from "../../lib/kernel/index.js";
 import { readSessionDescriptor } from "../../lib/observe/herdr-descriptor.js";
+import { trustedHerdrClient } from "../../lib/observe/herdr-trust.js";
 import { bindPane, verifyPane } from "../../lib/observe/pane.js";
 import { startHerdrSim } from "../../test/helpers/herdr-sim.js";
 import { figure, row, summarize } from "./lib/stats.js";
@@ -154,6 +155,57 @@ try {
   figure("herdr.kernel_facts_vs_ps", s.ps.median / s.facts.median, "ratio", {
     facts_us: s.facts.median,
     ps_us: s.ps.median,
+  });
+
+  // One request's CPU in this process: Herdr's API takes one request per connection, so each is a
+  // connect, a line out, a line back and a close. Ours (the client a hire uses, with the server's
+  // trust gate: socket owner, its directory's ancestry, the peer's uid) beside a bare Node
+  // connection doing the same bytes, and the client without the gate, in one run.
+  const gated = trustedHerdrClient({ socketPath: sim.socketPath }, systemKernel);
+  const plain = new HerdrClient({ socketPath: sim.socketPath });
+  const bare = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const c = createConnection({ path: sim.socketPath, allowHalfOpen: true });
+      let got = "";
+      c.on("data", (d: Buffer) => {
+        got += d.toString("utf8");
+        if (got.includes("\n")) {
+          c.destroy();
+          resolve();
+        }
+      });
+      c.on("error", reject);
+      c.on("connect", () =>
+        c.write(`${JSON.stringify({ id: "b", method: "ping", params: {} })}\n`),
+      );
+    });
+  const cpuPer = async (fn: () => Promise<unknown>, n: number): Promise<number> => {
+    for (let i = 0; i < 20; i++) await fn();
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < n; i++) await fn();
+    const d = process.cpuUsage(c0);
+    return (d.user + d.system) / n;
+  };
+  const rounds = { gated: [] as number[], plain: [] as number[], bare: [] as number[] };
+  for (let r = 0; r < 5; r++) {
+    rounds.gated.push(await cpuPer(() => gated.request("ping", {}), 100));
+    rounds.plain.push(await cpuPer(() => plain.request("ping", {}), 100));
+    rounds.bare.push(await cpuPer(bare, 100));
+  }
+  const req = {
+    gated: summarize(rounds.gated).median,
+    plain: summarize(rounds.plain).median,
+    bare: summarize(rounds.bare).median,
+  };
+  process.stdout.write(
+    `\none Herdr request (ping), our process's CPU, median of 5 rounds of 100 (µs)\n` +
+      `  HerdrClient with the trust gate (as a hire)   ${req.gated.toFixed(0)}\n` +
+      `  HerdrClient without the gate                  ${req.plain.toFixed(0)}\n` +
+      `  a bare node:net connection, same bytes        ${req.bare.toFixed(0)}\n`,
+  );
+  figure("herdr.request_cpu_us", req.gated, "us", { plain: req.plain, bareNet: req.bare });
+  figure("herdr.request_cpu.vs_bare_net", req.gated / req.bare, "x", {
+    plain: req.plain / req.bare,
   });
 } finally {
   await sim.stop();
