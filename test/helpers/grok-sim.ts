@@ -659,11 +659,17 @@ export interface GrokLeader {
   stop(): Promise<void>;
 }
 
-/** The simulator's JSON-lines log (`GROK_SIM_LOG`): its objects, in order; none before it exists. */
+/**
+ * The simulator's JSON-lines log (`GROK_SIM_LOG`): its objects, in order; none before it exists.
+ * Read while simulator processes still append to it, the text can end inside a line whose write
+ * is not complete yet: a line counts once its newline is there (a torn line anywhere else throws).
+ */
 export function readSimLog(path: string): Record<string, unknown>[] {
   if (!existsSync(path)) return [];
   const out: Record<string, unknown>[] = [];
-  for (const line of readFileSync(path, "utf8").split("\n")) {
+  const lines = readFileSync(path, "utf8").split("\n");
+  lines.pop(); // "" after the last newline, or the unfinished last line
+  for (const line of lines) {
     if (line.trim() === "") continue;
     const v: unknown = JSON.parse(line);
     if (typeof v === "object" && v !== null && !Array.isArray(v)) {
