@@ -74,7 +74,7 @@ const ROWS: readonly Row[] = [
     absent:
       "psutil absent: `python3 -m pip install psutil` (or `apt-get install python3-psutil`), then `npm run bench -- kernel`",
     missed:
-      "strace -c of 2,000 calls: 4 syscalls each (one pread of the pinned /proc/<pid>/stat fd, the PIDFD_GET_INFO ioctl, readlinkat of exe and cwd): every /proc file is already opened once per pinned process, so the rest of the ~18 µs is the Node-API call and building the JS result; psutil fetches the same facts (ppid, uids, exe, cwd, terminal, create time; not our identity) in its oneshot() cache; next: time the bare addon call to split Node-API from the TypeScript side",
+      "the addon's own call is most of ours (`kernel.process_facts.bare_addon_median_*`: 14–16 µs of 17–18), and `perf` of 100,000 bare calls puts about 80% of it in the kernel: the readlinkat of exe and cwd 43% (d_path), the pread of /proc/<pid>/stat 28% (do_task_stat formats every field), PIDFD_GET_INFO the rest; psutil pays the same syscalls plus Python, so the ratio is the kernel's share and moves with psutil's own time (8.3x and 8.1x at ~300 and ~1,000 processes in this run, 5.0x at ~100); next: skip the stat read where PIDFD_GET_INFO (Linux ≥ 6.13) already gives the ppid, reading /proc/<pid>/stat only for the terminal",
   },
   {
     area: "kernel",
@@ -91,6 +91,8 @@ const ROWS: readonly Row[] = [
     what: "listener check of one known pid (`socketFacts(path, { pid })`) at ~1,000 processes, median",
     figure: "kernel.socket_listener_pid.median_1000",
     target: atMost(100, "µs"),
+    missed:
+      "only the pid's own socket fds are looked up, each by an exact sock_diag request, but the kernel walks its whole unix socket table for each (net/unix/diag.c unix_lookup_by_ino), so the figure grows with the machine's sockets, not its processes (the ~4,000-socket row); next: no unprivileged way around the walk is known to us (pidfd_getfd, which would let us ask the socket itself, needs ptrace rights over the leader)",
   },
   {
     area: "kernel",
@@ -143,36 +145,48 @@ const ROWS: readonly Row[] = [
     what: "frame encode+decode overhead over JSON.stringify+parse, 1 KiB ASCII message",
     figure: "leader.codec.1KiB.ascii.object.overhead_vs_json",
     target: atMost(25, "%"),
+    missed:
+      "our whole cost at 1 KiB ASCII is about 1 µs over JSON (a Buffer allocation and copy, the decoder's dispatch: profiled in stop 11), so a few hundred nanoseconds of machine noise move the percentage by tens of points between runs (the ASCII rows were met in stop 22); for non-ASCII text Node 20's UTF-8 to string decode alone costs about 2 µs per KiB (V8's slow path, ICU 1.8 µs, TextDecoder 2.0 µs), which no byte framing avoids, and at 1 MiB we stay below newline-delimited JSON (0.75x); next: Node 22's simdutf decode, measured again there",
   },
   {
     area: "leader",
     what: "… 1 KiB ASCII `acp` envelope",
     figure: "leader.codec.1KiB.ascii.acp.overhead_vs_json",
     target: atMost(25, "%"),
+    missed:
+      "our whole cost at 1 KiB ASCII is about 1 µs over JSON (a Buffer allocation and copy, the decoder's dispatch: profiled in stop 11), so a few hundred nanoseconds of machine noise move the percentage by tens of points between runs (the ASCII rows were met in stop 22); for non-ASCII text Node 20's UTF-8 to string decode alone costs about 2 µs per KiB (V8's slow path, ICU 1.8 µs, TextDecoder 2.0 µs), which no byte framing avoids, and at 1 MiB we stay below newline-delimited JSON (0.75x); next: Node 22's simdutf decode, measured again there",
   },
   {
     area: "leader",
     what: "… 1 MiB ASCII message",
     figure: "leader.codec.1MiB.ascii.object.overhead_vs_json",
     target: atMost(25, "%"),
+    missed:
+      "our whole cost at 1 KiB ASCII is about 1 µs over JSON (a Buffer allocation and copy, the decoder's dispatch: profiled in stop 11), so a few hundred nanoseconds of machine noise move the percentage by tens of points between runs (the ASCII rows were met in stop 22); for non-ASCII text Node 20's UTF-8 to string decode alone costs about 2 µs per KiB (V8's slow path, ICU 1.8 µs, TextDecoder 2.0 µs), which no byte framing avoids, and at 1 MiB we stay below newline-delimited JSON (0.75x); next: Node 22's simdutf decode, measured again there",
   },
   {
     area: "leader",
     what: "… 1 MiB ASCII `acp` envelope",
     figure: "leader.codec.1MiB.ascii.acp.overhead_vs_json",
     target: atMost(25, "%"),
+    missed:
+      "our whole cost at 1 KiB ASCII is about 1 µs over JSON (a Buffer allocation and copy, the decoder's dispatch: profiled in stop 11), so a few hundred nanoseconds of machine noise move the percentage by tens of points between runs (the ASCII rows were met in stop 22); for non-ASCII text Node 20's UTF-8 to string decode alone costs about 2 µs per KiB (V8's slow path, ICU 1.8 µs, TextDecoder 2.0 µs), which no byte framing avoids, and at 1 MiB we stay below newline-delimited JSON (0.75x); next: Node 22's simdutf decode, measured again there",
   },
   {
     area: "leader",
     what: "… 1 KiB non-ASCII `acp` envelope",
     figure: "leader.codec.1KiB.unicode.acp.overhead_vs_json",
     target: atMost(25, "%"),
+    missed:
+      "our whole cost at 1 KiB ASCII is about 1 µs over JSON (a Buffer allocation and copy, the decoder's dispatch: profiled in stop 11), so a few hundred nanoseconds of machine noise move the percentage by tens of points between runs (the ASCII rows were met in stop 22); for non-ASCII text Node 20's UTF-8 to string decode alone costs about 2 µs per KiB (V8's slow path, ICU 1.8 µs, TextDecoder 2.0 µs), which no byte framing avoids, and at 1 MiB we stay below newline-delimited JSON (0.75x); next: Node 22's simdutf decode, measured again there",
   },
   {
     area: "leader",
     what: "… 1 MiB non-ASCII `acp` envelope",
     figure: "leader.codec.1MiB.unicode.acp.overhead_vs_json",
     target: atMost(25, "%"),
+    missed:
+      "our whole cost at 1 KiB ASCII is about 1 µs over JSON (a Buffer allocation and copy, the decoder's dispatch: profiled in stop 11), so a few hundred nanoseconds of machine noise move the percentage by tens of points between runs (the ASCII rows were met in stop 22); for non-ASCII text Node 20's UTF-8 to string decode alone costs about 2 µs per KiB (V8's slow path, ICU 1.8 µs, TextDecoder 2.0 µs), which no byte framing avoids, and at 1 MiB we stay below newline-delimited JSON (0.75x); next: Node 22's simdutf decode, measured again there",
   },
   {
     area: "leader",
@@ -217,6 +231,8 @@ const ROWS: readonly Row[] = [
     what: "fence + dispatched per prompt vs one raw write+fsync",
     figure: "delivery.fence_dispatched_vs_raw",
     target: atMost(1.5, "x"),
+    missed:
+      "per prompt the journal does what the raw append does, one write and one fsync (strace: the dispatched line rides with the next fence, plus a statx of the lock path and an fstat of the journal), and its own CPU without the fsync is 25 µs (`delivery.fence_dispatched_overhead_us`); the rest is the disk: in blocks the raw side runs 50 back-to-back fsyncs of one small file, its best case, and the five interleaved rounds, where both see the same device state, stay under 1.5x (next row); next: time the fsync alone on both files to split device time from ours",
   },
   {
     area: "delivery",
@@ -231,6 +247,8 @@ const ROWS: readonly Row[] = [
     what: "recovery of a 100,000-record journal",
     figure: "delivery.recover_100k_records_ms",
     target: atMost(1000, "ms"),
+    missed:
+      "a CPU profile of the open (three opens of the bench's journal): valibot's check of each line about 490 ms, the line decoder 260 ms of its own, garbage collection 350 ms, and the compaction on open that this journal now triggers (25,000 finished prompts shrink it by more than a third: 170 ms, added with the self-compacting journal); stop 11's 438 ms predates the version-2 records and the compaction; a seat's own journal never grows this large, as the long-lived rows show (286 ms after 100,000 prompts); next: decode lines from the whole buffer without a string and a copy per line, and check only the fields the replay reads before the full schema",
   },
   {
     area: "delivery",
@@ -282,7 +300,7 @@ const ROWS: readonly Row[] = [
     also: "seat.hire.ours_cpu_ms.p99",
     target: atMost(15, "ms"),
     missed:
-      "measured now without a profiler running (the bench's 200 µs sampling profiler had been counting its own thread: it tripled this figure), and bounded reads no longer zero-fill their bound (8 MiB per `/proc/locks` read in `leader_proof`, 1 MiB per `active_sessions.json` poll): about 65 ms in a seat-only run on a loaded 2-core machine, down from about 106 ms. Per step (`seat.hire.cpu_by_step_ms`; a profile of separate hires by step and function in its `profileSteps`): `leader_wait` is the largest (about 18 ms of user CPU on the main thread for some 20 looks while the simulated Grok starts, of which the profile's JavaScript samples show about 4 ms: GC, Node internals, the lock read, the pid's fd check), then `agent`, `active_sessions`, `catalog` and `pane_proof` (4–8 ms each: every Herdr request is its own connection, gated by the server's peer credentials, and kernel reads); next: attribute `leader_wait`'s remaining CPU on a quiet machine with `perf` and `--perf-basic-prof`, and read the 64-byte lock file synchronously there",
+      "the timed hires now run in a plain node process on dist/, as a user's would (the bench's tsx module hooks had cost about 0.6 ms of CPU per dynamic import()), and the hire's waits read their small files synchronously (an asynchronous open, read and close cost 250–290 µs of CPU against 14–46 µs); what is left is spread over 18 steps, none above 10 ms (`seat.hire.cpu_by_step_ms`): 43 ms on the main thread, of which 19% in the kernel, 3 ms on V8's and libuv's threads; each of the 11 Herdr requests of a hire is its own connection, as Herdr's API has it, at about 0.6 ms of our CPU, half of it what a bare node:net connection costs (`herdr.request_cpu_us`); `leader_wait` also carries the pane-exit watch's subscription, armed at the end of `pane_proof` and set up while Grok starts; next: check the Herdr socket's directory ancestry once per hire instead of per connection, and fewer Herdr round trips in `pane_proof` and `agent`",
   },
   {
     area: "seat",
@@ -321,7 +339,7 @@ const ROWS: readonly Row[] = [
     figure: "startup.import_root.over_bare_ms",
     target: atMost(60, "ms"),
     missed:
-      "what is left is Node's ES module loader, about 1.5–1.8 ms of CPU per module on this machine (the import's own CPU: 155 ms for 62 modules, 113 ms for 38, one loaded run): the root entry loads 41 of our modules (38 before the ready seat's persona and bank watch of issue 14; 62 before the seat record's schema, `Seat`, `resume` and the refusals stopped reaching the kernel index, the pane proof's checks and the version probe) and valibot, each one its exports or the seat record's schema uses at import (module-load trace in the bench; test/seat/load-trace.test.ts keeps the heavy ones out); next: `readNativeTranscript` and `TranscriptReconciler` (9 modules) behind a lazy entry, or one bundled file for the root entry",
+      "the build bundles each entry (scripts/bundle.mjs), so the root import loads 17 files; its own CPU in parts (`startup.import_root.cpu_ms`): the ES module loader's start about 10 ms, about 0.6 ms per file, Node's built-in modules we import about 10 ms (node:crypto and node:fs/promises the largest), our code the rest; next: load node:crypto and node:fs/promises only where a call needs them",
   },
   {
     area: "startup",
@@ -334,7 +352,7 @@ const ROWS: readonly Row[] = [
     figure: "startup.verify_proof_process.vs_bare",
     target: atMost(1.3, "x"),
     missed:
-      "it loads 17 of our modules (28 before `verify-proof process` stopped loading the kernel index), valibot and the native addon; the rest is Node's: an ES module entry starts the ES module loader, and printing loads the stream modules, neither of which a bare `node -e 0` pays (CPU profile of one run); next: one bundled file for the CLI (a bundler is not a dependency today), and `module.enableCompileCache()` on Node ≥ 22.1 only into a private cache directory we own and check, never the shared temporary one Node picks by default",
+      "bundled, it loads 9 of our files and no package; the rest is Node's, which a bare `node -e 0` does not pay: the ES module loader's start (about 10 ms, `startup.import_root.cpu_ms`), the stream modules that process.stdout and process.stderr load, and node:fs's ES module facade, which loads fs/promises (perf of one run); a CommonJS build of the bin, tried once, was not faster beyond this machine's noise, so it is not shipped; next: write the output with fs.writeSync instead of the stream objects, and measure the CommonJS bin again on a quiet machine",
   },
   {
     area: "startup",
