@@ -2,17 +2,19 @@
  * Grok's skills as a seat relies on them (issue 14): the `[skills] paths` of the user-level
  * config.toml (xai-grok-agent `src/prompt/skills.rs` `collect_config_skills`), and the read-only
  * `x.ai/skills/list {cwd}` (xai-grok-shell `src/extensions/skills.rs`; `x.ai/skills/add` writes
- * the profile's config and is never called). A config path loads when it is a file named
- * `SKILL.md`, or a directory: its own `SKILL.md` and every `SKILL.md` in its subdirectories,
+ * the profile's config and is never called). A config path loads when it is a skill file (a file
+ * named `SKILL_FILE`), or a directory: its own skill file and every one in its subdirectories,
  * walked in sorted order at most 5 levels deep (xai-grok-tools `skills/discovery.rs`
  * `find_skill_md_paths`, `walk_for_skill_md`, `MAX_SKILL_WALK_DEPTH`). A list row's `path` is
- * the SKILL.md path as configured (never canonicalized), so rows and files are compared by their
- * canonical paths.
+ * the skill file's path as configured (never canonicalized), so rows and files are compared by
+ * their canonical paths.
  */
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import * as v from "valibot";
 
+/** The name of the file a skill is, as Grok looks for it (discovery.rs). */
+export const SKILL_FILE = "SKILL.md";
 /** `MAX_SKILL_WALK_DEPTH` (discovery.rs). */
 const MAX_WALK_DEPTH = 5;
 /** A bound on what one manifest entry may expand to. */
@@ -48,18 +50,18 @@ function walk(dir: string, out: string[], depth: number): void {
     .filter(isDir)
     .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   for (const d of dirs) {
-    const skill = join(d, "SKILL.md");
+    const skill = join(d, SKILL_FILE);
     if (isFile(skill)) out.push(skill);
     walk(d, out, depth + 1);
   }
 }
 
 /**
- * The SKILL.md files Grok loads for one `[skills] paths` entry, in its order: the file itself
- * when it is named SKILL.md, a directory's own SKILL.md and every one below it; [] otherwise.
+ * The skill files Grok loads for one `[skills] paths` entry, in its order: the file itself when
+ * it is named `SKILL_FILE`, a directory's own skill file and every one below it; [] otherwise.
  */
 export function skillFilesOf(path: string): string[] {
-  if (isFile(path)) return basename(path) === "SKILL.md" ? [path] : [];
+  if (isFile(path)) return basename(path) === SKILL_FILE ? [path] : [];
   if (!isDir(path)) return [];
   const out: string[] = [];
   const own = join(path, "SKILL.md");

@@ -129,7 +129,7 @@ export const SeatRecordSchema = v.object({
     v.nullable(v.object({ sha256: v.string(), bytes: uint, skillsNote: v.boolean() })),
   ),
   /**
-   * For a temporary profile with selected skills: each manifest entry, the SKILL.md files it
+   * For a temporary profile with selected skills: each manifest entry, the skill files it
    * yields and the names Grok listed for them (step `skills`). Null: not configured (the owner's
    * profile: readable paths only). Absent in older records.
    */

@@ -8,7 +8,7 @@
  *   (lib/grok/persona.ts; a model switch since the hire can have dropped it);
  * - `profile.config`: a temporary profile's `config.toml` (the bank's proxy, its permission rule,
  *   the skill paths) still has the bytes the seat wrote (SHA-256 and length);
- * - `skills.files`: each discovered manifest entry still yields the `SKILL.md` files Grok listed
+ * - `skills.files`: each discovered manifest entry still yields the skill files Grok listed
  *   at the hire (lib/grok/skills.ts, the walk Grok does).
  *
  * The bank's presence in Grok's live list is not re-checked here (it needs the leader).

@@ -2,7 +2,7 @@
  * Step `skills` (a temporary profile with selected skills; issue 14): Grok discovered every
  * manifest entry. The profile's `config.toml` named their canonical paths in `[skills] paths`
  * before launch (profile-config.ts); here the read-only `x.ai/skills/list {cwd}` must list, for
- * each entry, every `SKILL.md` Grok loads from it (lib/grok/skills.ts: a `SKILL.md` file, or each
+ * each entry, every skill file Grok loads from it (lib/grok/skills.ts: a skill file, or each
  * one below a directory), compared by canonical path; an entry that yields none, or a file Grok
  * did not list, refuses SKILL_NOT_DISCOVERED. An agent without the method (`-32601`) refuses
  * EXTENSION_UNSUPPORTED naming its version. `x.ai/skills/add` (which writes the profile's
@@ -26,7 +26,7 @@ export interface SkillsInput {
 /** One manifest entry with what Grok reported for it (recorded). */
 export interface DiscoveredSkill {
   readonly realPath: string;
-  /** The SKILL.md files the entry yields, canonical. */
+  /** The skill files the entry yields, canonical. */
   readonly files: readonly string[];
   /** The names Grok listed for them. */
   readonly names: readonly string[];
